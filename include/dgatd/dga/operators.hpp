@@ -1,0 +1,79 @@
+#pragma once
+// The discrete operators of the fractioned DGATD scheme, assembled on the host once per mesh:
+// the per-tet Faraday matrices K_t = (Mmu_t)^-1 C_t, the dual-volume blocks (Meps_v)^-1 restricted
+// to the free half-edges, the gather lists of the dual curl, and the numbering of the unknowns.
+
+#include "dgatd/mesh/geometry.hpp"
+#include "dgatd/mesh/mesh.hpp"
+#include "dgatd/mesh/topology.hpp"
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace dgatd::dga {
+
+using mesh::Index;
+
+// What each face of the mesh is for the boundary conditions.
+enum class FaceKind : std::uint8_t { interior_or_pmc = 0, pec = 1, port = 2 };
+
+// Absolute permittivity and permeability per tet (eps0 * eps_r, mu0 * mu_r in SI; tests in c = 1
+// units use eps = mu = 1).
+struct Materials {
+  std::vector<double> eps;
+  std::vector<double> mu;
+};
+
+struct AssemblyOptions {
+  // Order the dual blocks (and with them the unknowns) by decreasing size, so that a launch over
+  // blocks sees equal work side by side; otherwise blocks follow the vertex numbering.
+  bool group_blocks_by_degree = false;
+};
+
+// The unknowns: free half-edges first, in dual-block order (each block contiguous), then the
+// prescribed (port) half-edges, then one slot that always holds zero and stands for every PEC
+// half-edge, so the Faraday gather needs no branch.
+struct DofLayout {
+  Index num_free = 0;
+  Index num_prescribed = 0;
+  Index zero_slot = 0; // == num_free + num_prescribed
+  Index size() const { return zero_slot + 1; }
+  std::vector<Index> dof_of_half_edge;           // topology half-edge -> unknown
+  std::vector<Index> block_vertex;               // vertex of each dual block
+  std::vector<Index> block_offset;               // first unknown of block b, nblocks + 1 entries
+  std::vector<std::int64_t> block_matrix_offset; // first entry of block b's d_b x d_b matrix
+  Index num_blocks() const { return static_cast<Index>(block_vertex.size()); }
+  Index max_block_size = 0;
+};
+
+struct HostOperators {
+  DofLayout layout;
+  // For local edge k of tet t: [2k] the unknown of its half at the edge's tail, [2k+1] at its head.
+  std::vector<std::array<Index, 12>> tet_dofs;
+  std::vector<std::array<double, 24>> faraday; // K_t, 4 x 6 row-major: rows local faces, columns local edges
+  std::vector<std::array<double, 16>> mu;      // Mmu_t, 4 x 4 row-major
+  std::vector<double> eps_inverse;             // packed (Meps_v)^-1 blocks, row-major, at block_matrix_offset
+  std::vector<double> eps;                     // packed Meps_v blocks, same layout (energy, Rayleigh quotients)
+  // Dual curl gather per free unknown r: entries [curl_offsets[r], curl_offsets[r+1]) each encode a
+  // dual half-edge f^(t, j) and the incidence sign as ((4 t + j) << 1) | (sign < 0).
+  std::vector<Index> curl_offsets;
+  std::vector<Index> curl_entries;
+  double worst_block_condition = 0; // 1-norm condition number of the worst Meps_v block
+  double worst_tet_condition = 0;   // same for Mmu_t
+};
+
+HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, mesh::Geometry const& geometry,
+                       Materials const& materials, std::vector<FaceKind> const& face_kind,
+                       AssemblyOptions const& options = {});
+
+// Physical constants (SI).
+inline constexpr double speed_of_light = 299792458.0;
+inline constexpr double mu0 = 1.25663706212e-6;
+inline constexpr double eps0 = 1.0 / (mu0 * speed_of_light * speed_of_light);
+
+// Small dense SPD helpers shared by assembly and sources: in-place inverse of an n x n row-major
+// SPD matrix by Cholesky; returns false if it is not positive definite.
+bool invert_spd(double* a, int n);
+
+} // namespace dgatd::dga

@@ -1,0 +1,114 @@
+#pragma once
+// The operators and fields of the fractioned scheme on an execution space. Per-tet arrays take
+// their layout as a template parameter: tet index fastest (LayoutLeft) coalesces on GPUs,
+// contiguous per tet (LayoutRight) streams on CPUs; the default is what the space prefers.
+
+#include "dgatd/dga/operators.hpp"
+#include "dgatd/kokkos_compat.hpp"
+#include "dgatd/types.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace dgatd::kernels {
+
+template <class ExecutionSpace>
+using DefaultTetLayout = typename ExecutionSpace::array_layout;
+
+template <class ExecutionSpace, class TetLayout = DefaultTetLayout<ExecutionSpace>, class MatrixScalar = Real>
+struct DeviceOperators {
+  using execution_space = ExecutionSpace;
+  using memory_space = typename ExecutionSpace::memory_space;
+  using tet_layout = TetLayout;
+  using matrix_scalar = MatrixScalar;
+
+  Kokkos::View<Index* [12], TetLayout, memory_space> tet_dofs;
+  Kokkos::View<MatrixScalar* [24], TetLayout, memory_space> faraday;
+  Kokkos::View<MatrixScalar* [16], TetLayout, memory_space> mu;
+  Kokkos::View<MatrixScalar*, memory_space> eps_inverse;
+  Kokkos::View<MatrixScalar*, memory_space> eps;
+  Kokkos::View<Index*, memory_space> block_offset;
+  Kokkos::View<std::int64_t*, memory_space> block_matrix_offset;
+  Kokkos::View<Index*, memory_space> curl_offsets;
+  Kokkos::View<Index*, memory_space> curl_entries;
+  Index num_tets = 0;
+  Index num_blocks = 0;
+  Index num_free = 0;
+  Index num_prescribed = 0;
+  Index num_unknowns = 0; // free + prescribed + the zero slot
+  Index max_block_size = 0;
+  std::int64_t block_matrix_entries = 0;
+};
+
+template <class ExecutionSpace, class TetLayout = DefaultTetLayout<ExecutionSpace>, class FieldScalar = Real>
+struct Fields {
+  using memory_space = typename ExecutionSpace::memory_space;
+  Kokkos::View<FieldScalar*, memory_space> u; // half-edge circulations of e (free, prescribed, zero slot)
+  Kokkos::View<FieldScalar* [4], TetLayout, memory_space> f; // dual half-edge circulations of h, per tet
+};
+
+namespace detail {
+
+template <class DeviceView, class HostVector>
+DeviceView upload_flat(std::string const& label, HostVector const& values)
+{
+  DeviceView view(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), values.size());
+  auto host = compat::create_mirror_view_no_init(view);
+  for (std::size_t i = 0; i < values.size(); ++i) host(i) = static_cast<typename DeviceView::value_type>(values[i]);
+  Kokkos::deep_copy(view, host);
+  return view;
+}
+
+template <class DeviceView, class HostRows>
+DeviceView upload_rows(std::string const& label, HostRows const& rows)
+{
+  DeviceView view(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), rows.size());
+  auto host = compat::create_mirror_view_no_init(view);
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (std::size_t c = 0; c < rows[i].size(); ++c)
+      host(i, c) = static_cast<typename DeviceView::value_type>(rows[i][c]);
+  Kokkos::deep_copy(view, host);
+  return view;
+}
+
+} // namespace detail
+
+template <class ExecutionSpace, class TetLayout = DefaultTetLayout<ExecutionSpace>, class MatrixScalar = Real>
+DeviceOperators<ExecutionSpace, TetLayout, MatrixScalar> upload(dga::HostOperators const& host)
+{
+  using Ops = DeviceOperators<ExecutionSpace, TetLayout, MatrixScalar>;
+  Ops ops;
+  ops.tet_dofs = detail::upload_rows<decltype(ops.tet_dofs)>("dgatd::tet_dofs", host.tet_dofs);
+  ops.faraday = detail::upload_rows<decltype(ops.faraday)>("dgatd::faraday_matrices", host.faraday);
+  ops.mu = detail::upload_rows<decltype(ops.mu)>("dgatd::mu_matrices", host.mu);
+  ops.eps_inverse = detail::upload_flat<decltype(ops.eps_inverse)>("dgatd::dual_block_inverses", host.eps_inverse);
+  ops.eps = detail::upload_flat<decltype(ops.eps)>("dgatd::dual_blocks", host.eps);
+  ops.block_offset = detail::upload_flat<decltype(ops.block_offset)>("dgatd::block_offset", host.layout.block_offset);
+  ops.block_matrix_offset = detail::upload_flat<decltype(ops.block_matrix_offset)>("dgatd::block_matrix_offset",
+                                                                                   host.layout.block_matrix_offset);
+  ops.curl_offsets = detail::upload_flat<decltype(ops.curl_offsets)>("dgatd::curl_offsets", host.curl_offsets);
+  ops.curl_entries = detail::upload_flat<decltype(ops.curl_entries)>("dgatd::curl_entries", host.curl_entries);
+  ops.num_tets = static_cast<Index>(host.tet_dofs.size());
+  ops.num_blocks = host.layout.num_blocks();
+  ops.num_free = host.layout.num_free;
+  ops.num_prescribed = host.layout.num_prescribed;
+  ops.num_unknowns = host.layout.size();
+  ops.max_block_size = host.layout.max_block_size;
+  ops.block_matrix_entries = host.layout.block_matrix_offset.back();
+  return ops;
+}
+
+template <class ExecutionSpace, class TetLayout = DefaultTetLayout<ExecutionSpace>, class FieldScalar = Real,
+          class MatrixScalar>
+Fields<ExecutionSpace, TetLayout, FieldScalar>
+make_fields(DeviceOperators<ExecutionSpace, TetLayout, MatrixScalar> const& ops)
+{
+  Fields<ExecutionSpace, TetLayout, FieldScalar> fields;
+  fields.u = decltype(fields.u)("dgatd::u_hat", ops.num_unknowns);
+  fields.f = decltype(fields.f)("dgatd::f_hat", ops.num_tets);
+  return fields;
+}
+
+} // namespace dgatd::kernels

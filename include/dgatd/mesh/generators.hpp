@@ -1,0 +1,34 @@
+#pragma once
+// Meshes generated through the Gmsh SDK (OpenCASCADE kernel), each with named physical groups:
+//   box       a x b x d, corner at the origin:       volume "domain", surface "boundary"
+//   cylinder  radius r, height h, axis z from z = 0: volume "domain", surface "boundary"
+//   waveguide a x b x L, axis z from z = 0:          volume "domain", surfaces "walls" (the four
+//             sides), "port_in" (z = 0), "port_out" (z = L)
+// An optional inner box or cylinder becomes its own physical volume "inner" (a dielectric fill,
+// say), conformally meshed with the rest; "domain" is then the remainder.
+
+#include "dgatd/mesh/mesh.hpp"
+
+#include <array>
+#include <string>
+
+namespace dgatd::mesh {
+
+struct InnerRegion {
+  std::string shape;              // "", "box" or "cylinder"
+  std::array<double, 3> corner{}; // box: lower corner; cylinder: centre of its base
+  std::array<double, 3> size{};   // box: extent along x, y, z; cylinder: radius, height, unused
+};
+
+struct GeneratorSpec {
+  std::string shape;            // "box", "cylinder" or "waveguide"
+  std::array<double, 3> size{}; // box: a, b, d; waveguide: a, b, L; cylinder: radius, height, unused
+  double element_size = 0;      // target edge length h
+  InnerRegion inner;
+};
+
+// Generates the mesh (metres), validates and orients it; writes it to output_path too when that
+// is not empty (format from the extension, .msh 4.1 by default).
+Mesh generate_mesh(GeneratorSpec const& spec, std::string const& output_path = "");
+
+} // namespace dgatd::mesh

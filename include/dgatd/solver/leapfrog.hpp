@@ -1,0 +1,351 @@
+#pragma once
+// The fractioned DGATD leapfrog on one execution space: Faraday (eq. 5) then Ampere (eq. 6) per
+// step, sources and prescribed port values, the energy invariant, the stability bound by power
+// iteration, and point probes. Everything in the step runs as Kokkos kernels.
+
+#include "dgatd/kernels/ampere.hpp"
+#include "dgatd/kernels/device_operators.hpp"
+#include "dgatd/kernels/faraday.hpp"
+#include "dgatd/solver/stencils.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace dgatd::solver {
+
+using Waveform = std::function<double(double)>;
+
+struct PowerIterationResult {
+  double rho = 0;    // estimate of the spectral radius of K = (Meps)^-1 C~ (Mmu)^-1 C
+  double dt_max = 0; // 2 / sqrt(rho)
+  int iterations = 0;
+  bool converged = false;
+};
+
+template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>>
+class FractionedLeapfrog {
+public:
+  using memory_space = typename ExecutionSpace::memory_space;
+  using Operators = kernels::DeviceOperators<ExecutionSpace, TetLayout, Real>;
+  using FieldSet = kernels::Fields<ExecutionSpace, TetLayout, Real>;
+
+  FractionedLeapfrog(ExecutionSpace const& space, dga::HostOperators const& host)
+      : space_(space), ops_(kernels::upload<ExecutionSpace, TetLayout, Real>(host)),
+        fields_(kernels::make_fields<ExecutionSpace, TetLayout, Real>(ops_)),
+        f_previous_("dgatd::f_hat_previous", ops_.num_tets)
+  {
+  }
+
+  Operators const& operators() const { return ops_; }
+  FieldSet const& fields() const { return fields_; }
+  double dt() const { return dt_; }
+  std::int64_t steps_done() const { return steps_; }
+  double time() const { return steps_ * dt_; }
+  void set_dt(double dt) { dt_ = dt; }
+
+  void add_current_source(CurrentStencil const& stencil, double amplitude, Waveform waveform)
+  {
+    std::vector<double> weights(stencil.weights);
+    for (auto& w : weights) w *= amplitude;
+    sources_.push_back(
+        {kernels::detail::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::source_rows", stencil.rows),
+         kernels::detail::upload_flat<Kokkos::View<Real*, memory_space>>("dgatd::source_weights", weights),
+         std::move(waveform)});
+  }
+
+  void add_prescribed(PrescribedStencil const& stencil, double amplitude, Waveform waveform)
+  {
+    std::vector<double> weights(stencil.weights);
+    for (auto& w : weights) w *= amplitude;
+    prescribed_.push_back(
+        {kernels::detail::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::port_dofs", stencil.dofs),
+         kernels::detail::upload_flat<Kokkos::View<Real*, memory_space>>("dgatd::port_weights", weights),
+         std::move(waveform)});
+  }
+
+  // Random free unknowns (u^) and zero f^: a field with every mode, for invariant and spectrum tests.
+  void set_random_initial_field(std::uint64_t seed)
+  {
+    std::vector<double> values(ops_.num_unknowns, 0.0);
+    std::uint64_t state = seed;
+    for (Index i = 0; i < ops_.num_free; ++i) values[i] = uniform(state);
+    Kokkos::deep_copy(fields_.u,
+                      kernels::detail::upload_flat<Kokkos::View<Real*, memory_space>>("dgatd::u_init", values));
+    Kokkos::deep_copy(fields_.f, 0.0);
+    steps_ = 0;
+  }
+
+  // Sets u^ (all unknowns, as from project_field) and zero f^.
+  void set_initial_field(std::vector<double> const& u)
+  {
+    Kokkos::deep_copy(fields_.u, kernels::detail::upload_flat<Kokkos::View<Real*, memory_space>>("dgatd::u_init", u));
+    Kokkos::deep_copy(fields_.f, 0.0);
+    steps_ = 0;
+  }
+
+  // Point probes read e at t^n and h at t^(n-1/2) after each recorded step into a device buffer, so
+  // recording costs no host transfer until the buffer is drained.
+  int add_probe(ProbeStencil const& p)
+  {
+    probes_.push_back(p);
+    upload_probes();
+    return static_cast<int>(probes_.size()) - 1;
+  }
+
+  void record_probes()
+  {
+    if (probes_.empty()) return;
+    if (buffered_ == probe_buffer_.extent(0)) drain_into_host();
+    auto const dofs = probe_dofs_;
+    auto const faces = probe_faces_;
+    auto const tets = probe_tets_;
+    auto const w = probe_w_;
+    auto const u = fields_.u;
+    auto const f = fields_.f;
+    auto const buffer = probe_buffer_;
+    std::size_t const row = buffered_;
+    Kokkos::parallel_for(
+        "dgatd::probes", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, dofs.extent(0)), KOKKOS_LAMBDA(std::size_t p) {
+          for (int c = 0; c < 3; ++c) {
+            double e = 0, h = 0;
+            for (int i = 0; i < 3; ++i) {
+              e += u(dofs(p, i)) * w(p, 3 * i + c);
+              h += f(tets(p), faces(p, i)) * w(p, 9 + 3 * i + c);
+            }
+            buffer(row, p, c) = e;
+            buffer(row, p, 3 + c) = h;
+          }
+        });
+    ++buffered_;
+  }
+
+  // All recorded probe rows since the last call: row-major [step][probe][Ex Ey Ez Hx Hy Hz].
+  std::vector<double> take_probe_samples()
+  {
+    drain_into_host();
+    std::vector<double> out;
+    out.swap(probe_samples_);
+    return out;
+  }
+
+  // One leapfrog step from (u^n, f^(n-1/2)) to (u^(n+1), f^(n+1/2)).
+  void step() { advance(false); }
+
+  // Takes one step and returns W^n = 1/2 u^n.Meps u^n + 1/2 f^(n-1/2).Mmu f^(n+1/2), the quantity
+  // the leapfrog conserves exactly without sources.
+  double step_with_energy() { return advance(true); }
+
+  // u.Meps u over the free unknowns.
+  double electric_energy(Kokkos::View<Real*, memory_space> const& u) const { return mixed_electric(u, u); }
+
+  // Power iteration on K = (Meps)^-1 C~ (Mmu)^-1 C with the Rayleigh quotient in the Meps inner
+  // product (K is self-adjoint there, so the estimate rises monotonically to rho). The two kernels
+  // applied with dt = 1 from zero fields give -K x. The static null space of K (differences of the
+  // two halves of an edge) is annihilated by the first application and never returns.
+  PowerIterationResult estimate_stability(double tolerance = 1e-6, int max_iterations = 20000, std::uint64_t seed = 7)
+  {
+    FieldSet work = kernels::make_fields<ExecutionSpace, TetLayout, Real>(ops_);
+    Kokkos::View<Real*, memory_space> x("dgatd::power_x", ops_.num_unknowns);
+    std::vector<double> start(ops_.num_unknowns, 0.0);
+    std::uint64_t state = seed;
+    for (Index i = 0; i < ops_.num_free; ++i) start[i] = uniform(state);
+    Kokkos::deep_copy(x, kernels::detail::upload_flat<Kokkos::View<Real*, memory_space>>("dgatd::power_start", start));
+    PowerIterationResult result;
+    double previous = 0;
+    for (int it = 1; it <= max_iterations; ++it) {
+      double const norm = std::sqrt(electric_energy(x));
+      scale_into(work.u, x, 1.0 / norm);
+      Kokkos::deep_copy(space_, x, work.u);
+      Kokkos::deep_copy(space_, work.f, 0.0);
+      kernels::faraday_update(space_, ops_, work, 1.0);
+      Kokkos::deep_copy(space_, work.u, 0.0);
+      kernels::ampere_update(space_, ops_, work, 1.0);
+      // work.u = -K x; with <x, x>_Meps = 1 the Rayleigh quotient is <x, K x>_Meps.
+      double const rho = -mixed_electric(x, work.u);
+      Kokkos::deep_copy(space_, x, work.u);
+      result.rho = rho;
+      result.iterations = it;
+      if (it > 1 && std::abs(rho - previous) < tolerance * std::abs(rho)) {
+        result.converged = true;
+        break;
+      }
+      previous = rho;
+    }
+    result.dt_max = 2.0 / std::sqrt(result.rho);
+    return result;
+  }
+
+  ExecutionSpace const& space() const { return space_; }
+
+private:
+  void upload_probes()
+  {
+    Index const n = static_cast<Index>(probes_.size());
+    probe_dofs_ = decltype(probe_dofs_)("dgatd::probe_dofs", n);
+    probe_faces_ = decltype(probe_faces_)("dgatd::probe_faces", n);
+    probe_tets_ = decltype(probe_tets_)("dgatd::probe_tets", n);
+    probe_w_ = decltype(probe_w_)("dgatd::probe_frames", n);
+    auto dofs = Kokkos::create_mirror_view(probe_dofs_);
+    auto faces = Kokkos::create_mirror_view(probe_faces_);
+    auto tets = Kokkos::create_mirror_view(probe_tets_);
+    auto w = Kokkos::create_mirror_view(probe_w_);
+    for (Index p = 0; p < n; ++p) {
+      tets(p) = probes_[p].tet;
+      for (int i = 0; i < 3; ++i) {
+        dofs(p, i) = probes_[p].dofs[i];
+        faces(p, i) = probes_[p].faces[i];
+        for (int c = 0; c < 3; ++c) {
+          w(p, 3 * i + c) = probes_[p].w[i][c];
+          w(p, 9 + 3 * i + c) = probes_[p].w_dual[i][c];
+        }
+      }
+    }
+    Kokkos::deep_copy(probe_dofs_, dofs);
+    Kokkos::deep_copy(probe_faces_, faces);
+    Kokkos::deep_copy(probe_tets_, tets);
+    Kokkos::deep_copy(probe_w_, w);
+    drain_into_host();
+    probe_buffer_ = decltype(probe_buffer_)("dgatd::probe_buffer", probe_buffer_rows, n);
+  }
+
+  void drain_into_host()
+  {
+    if (buffered_ == 0) return;
+    auto const host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), probe_buffer_);
+    for (std::size_t r = 0; r < buffered_; ++r)
+      for (std::size_t p = 0; p < host.extent(1); ++p)
+        for (int c = 0; c < 6; ++c) probe_samples_.push_back(host(r, p, c));
+    buffered_ = 0;
+  }
+
+  struct Source {
+    Kokkos::View<Index*, memory_space> rows;
+    Kokkos::View<Real*, memory_space> weights;
+    Waveform waveform;
+  };
+
+  static double uniform(std::uint64_t& state)
+  {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return 2.0 * static_cast<double>(z >> 11) / static_cast<double>(1ULL << 53) - 1.0;
+  }
+
+  double advance(bool with_energy)
+  {
+    double energy = 0;
+    if (with_energy) {
+      energy += 0.5 * electric_energy(fields_.u);
+      Kokkos::deep_copy(space_, f_previous_, fields_.f);
+    }
+    kernels::faraday_update(space_, ops_, fields_, dt_);
+    if (with_energy) energy += 0.5 * magnetic_cross_energy();
+    kernels::ampere_update(space_, ops_, fields_, dt_);
+    double const t_half = (steps_ + 0.5) * dt_;
+    for (auto const& s : sources_) apply_source(s, -dt_ * s.waveform(t_half));
+    ++steps_;
+    for (auto const& p : prescribed_) apply_prescribed(p, p.waveform(steps_ * dt_));
+    return energy;
+  }
+
+  void apply_source(Source const& s, double factor) const
+  {
+    auto const rows = s.rows;
+    auto const weights = s.weights;
+    auto const u = fields_.u;
+    Kokkos::parallel_for(
+        "dgatd::current_source", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, rows.extent(0)),
+        KOKKOS_LAMBDA(std::size_t i) { u(rows(i)) += factor * weights(i); });
+  }
+
+  void apply_prescribed(Source const& s, double value) const
+  {
+    auto const rows = s.rows;
+    auto const weights = s.weights;
+    auto const u = fields_.u;
+    Kokkos::parallel_for(
+        "dgatd::prescribed_port", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, rows.extent(0)),
+        KOKKOS_LAMBDA(std::size_t i) { u(rows(i)) = value * weights(i); });
+  }
+
+  void scale_into(Kokkos::View<Real*, memory_space> const& out, Kokkos::View<Real*, memory_space> const& in,
+                  double factor) const
+  {
+    Kokkos::parallel_for(
+        "dgatd::scale", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, in.extent(0)),
+        KOKKOS_LAMBDA(std::size_t i) { out(i) = factor * in(i); });
+  }
+
+  // x.Meps y over the free unknowns.
+  double mixed_electric(Kokkos::View<Real*, memory_space> const& x, Kokkos::View<Real*, memory_space> const& y) const
+  {
+    auto const eps = ops_.eps;
+    auto const block_offset = ops_.block_offset;
+    auto const block_matrix_offset = ops_.block_matrix_offset;
+    double sum = 0;
+    Kokkos::parallel_reduce(
+        "dgatd::electric_product",
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Index>>(space_, 0, ops_.num_blocks),
+        KOKKOS_LAMBDA(Index b, double& acc) {
+          Index const first = block_offset(b);
+          Index const d = block_offset(b + 1) - first;
+          std::int64_t const m = block_matrix_offset(b);
+          for (Index i = 0; i < d; ++i) {
+            double row = 0;
+            for (Index j = 0; j < d; ++j) row += eps(m + i * d + j) * y(first + j);
+            acc += x(first + i) * row;
+          }
+        },
+        sum);
+    return sum;
+  }
+
+  // f^(n-1/2).Mmu f^(n+1/2), with f^(n-1/2) saved in f_previous_.
+  double magnetic_cross_energy() const
+  {
+    auto const mu = ops_.mu;
+    auto const f_old = f_previous_;
+    auto const f_new = fields_.f;
+    double sum = 0;
+    Kokkos::parallel_reduce(
+        "dgatd::magnetic_energy",
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Index>>(space_, 0, ops_.num_tets),
+        KOKKOS_LAMBDA(Index t, double& acc) {
+          for (int i = 0; i < 4; ++i) {
+            double row = 0;
+            for (int j = 0; j < 4; ++j) row += mu(t, 4 * i + j) * f_new(t, j);
+            acc += f_old(t, i) * row;
+          }
+        },
+        sum);
+    return sum;
+  }
+
+  ExecutionSpace space_;
+  Operators ops_;
+  FieldSet fields_;
+  Kokkos::View<Real* [4], TetLayout, memory_space> f_previous_;
+  std::vector<Source> sources_;
+  std::vector<Source> prescribed_;
+  double dt_ = 0;
+  std::int64_t steps_ = 0;
+
+  static constexpr std::size_t probe_buffer_rows = 4096;
+  std::vector<ProbeStencil> probes_;
+  Kokkos::View<Index* [3], memory_space> probe_dofs_;
+  Kokkos::View<int* [3], memory_space> probe_faces_;
+  Kokkos::View<Index*, memory_space> probe_tets_;
+  Kokkos::View<double* [18], memory_space> probe_w_;
+  Kokkos::View<double** [6], memory_space> probe_buffer_;
+  std::size_t buffered_ = 0;
+  std::vector<double> probe_samples_;
+};
+
+} // namespace dgatd::solver

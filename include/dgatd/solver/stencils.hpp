@@ -1,0 +1,77 @@
+#pragma once
+// Host-side preparation of what the leapfrog needs besides the operators: where a point probe
+// reads the fields, and which unknowns a source drives with which weights.
+
+#include "dgatd/dga/operators.hpp"
+#include "dgatd/mesh/geometry.hpp"
+#include "dgatd/mesh/mesh.hpp"
+#include "dgatd/mesh/topology.hpp"
+
+#include <array>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace dgatd::solver {
+
+using mesh::Index;
+using mesh::Vec3;
+
+// Everything needed to mesh-locate points quickly and to build local frames.
+struct MeshView {
+  mesh::Mesh const& mesh;
+  mesh::Topology const& topology;
+  mesh::Geometry const& geometry;
+};
+
+// The tet containing x (largest minimum barycentric coordinate within a small tolerance), or -1.
+Index locate(MeshView const& m, Vec3 const& x);
+
+// In the subregion Omega_(t,v) containing the probe the fields are uniform:
+// e = sum_i u^(dofs[i]) w^i and h = sum_j f^(tet, faces[j]) w~^j.
+struct ProbeStencil {
+  Index tet = -1;
+  std::array<Index, 3> dofs{};
+  std::array<Vec3, 3> w{};
+  std::array<int, 3> faces{};
+  std::array<Vec3, 3> w_dual{};
+};
+// Throws dgatd::Error naming the probe when the point lies outside the mesh.
+ProbeStencil probe_stencil(MeshView const& m, dga::DofLayout const& layout, std::string const& name, Vec3 const& x);
+
+// A current source I(t) = g(t) * vector over the free unknowns; stored already multiplied by the
+// block inverses, weights = (Meps_v)^-1 I, so the Ampere update subtracts dt g(t) weights.
+struct CurrentStencil {
+  std::vector<Index> rows;
+  std::vector<double> weights; // (Meps)^-1 I per row
+  std::vector<double> current; // I per row, before the inverse (for the assembled formulation)
+};
+
+// Point dipole of moment direction d (unit amplitude, A m) at x, Galerkin-injected into the
+// three half-edge rows of the subregion containing x: I_i = d . w^i.
+CurrentStencil dipole_stencil(MeshView const& m, dga::HostOperators const& ops, std::string const& name, Vec3 const& x,
+                              Vec3 const& direction);
+
+// Unit current (A) through the dual face of the edge whose midpoint is nearest to x, with the sign
+// of direction . (edge vector), on both halves of the edge.
+CurrentStencil edge_current_stencil(MeshView const& m, dga::HostOperators const& ops, std::string const& name,
+                                    Vec3 const& x, Vec3 const& direction);
+
+// Prescribed half-edge values u^ = g(t) * weight: a tangential field imposed on port edges, split
+// half and half: weight = (integral of e_profile along the edge) / 2.
+struct PrescribedStencil {
+  std::vector<Index> dofs;
+  std::vector<double> weights;
+};
+
+// TE10 on a port: e_profile = y-hat sin(pi (x - x_min) / a) over the port's bounding box in x.
+// The port lies in a plane z = const; a is its x extent.
+PrescribedStencil te10_port_stencil(MeshView const& m, dga::DofLayout const& layout, int surface_tag,
+                                    std::string const& surface_name);
+
+// Initial half-edge values of a field given as a function: u^(v,e) = e(x_mid) . (half-edge vector
+// oriented like e), x_mid the middle of the half-edge; PEC and port unknowns stay zero.
+std::vector<double> project_field(MeshView const& m, dga::DofLayout const& layout,
+                                  std::function<Vec3(Vec3 const&)> const& field);
+
+} // namespace dgatd::solver

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Installs what dgatd needs on Debian 12 and builds Kokkos + Kokkos Kernels 3.4.01 (from Debian's
+# bookworm trilinos source package) into a cache outside the checkout, keyed by version and backend.
+#
+#   scripts/setup_dependencies.sh            Debian packages + Kokkos/Kokkos Kernels (OpenMP, Serial)
+#   scripts/setup_dependencies.sh --cuda     also CUDA 11.8 (Debian non-free) + g++-11 + Kokkos CUDA
+#   scripts/setup_dependencies.sh --print-root openmp|cuda   print the install prefix and exit
+#
+# Idempotent: with the cache present and the packages installed it returns in seconds.
+set -euo pipefail
+
+KOKKOS_VERSION=3.4.01
+CACHE_ROOT="${DGATD_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/dgatd}"
+JOBS="$(nproc)"
+WITH_CUDA=0
+
+prefix_for() { echo "$CACHE_ROOT/kokkos-$KOKKOS_VERSION-$1"; }
+
+case "${1:-}" in
+  --print-root) prefix_for "${2:-openmp}"; exit 0 ;;
+  --cuda) WITH_CUDA=1 ;;
+  "") ;;
+  *) echo "setup_dependencies.sh: unknown option '$1' (use --cuda or --print-root BACKEND)" >&2; exit 2 ;;
+esac
+
+log() { printf '[setup] %s\n' "$*"; }
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# A private apt configuration: bookworm main/contrib/non-free binaries and main sources, with its
+# own package lists, so the system's sources stay untouched.
+APT_DIR="$CACHE_ROOT/apt"
+private_apt() {
+  mkdir -p "$APT_DIR/lists/partial" "$APT_DIR/archives/partial"
+  if [ ! -f "$APT_DIR/sources.list" ]; then
+    cat >"$APT_DIR/sources.list" <<LIST
+deb http://deb.debian.org/debian bookworm main contrib non-free non-free-firmware
+deb http://deb.debian.org/debian bookworm-updates main contrib non-free non-free-firmware
+deb http://deb.debian.org/debian-security bookworm-security main contrib non-free non-free-firmware
+deb-src http://deb.debian.org/debian bookworm main
+LIST
+  fi
+  local opts=(-o "Dir::Etc::SourceList=$APT_DIR/sources.list" -o "Dir::Etc::SourceParts=/nonexistent"
+    -o "Dir::State::Lists=$APT_DIR/lists" -o "Dir::Cache::Archives=$APT_DIR/archives")
+  # The private directories belong to root, so apt's unprivileged download user cannot write them.
+  [ "$(id -u)" -eq 0 ] && opts+=(-o "APT::Sandbox::User=root")
+  if [ -z "$(ls "$APT_DIR/lists" 2>/dev/null | grep -v partial || true)" ] && [ "$1" != update ]; then
+    as_root apt-get "${opts[@]}" -q update >/dev/null
+  fi
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get "${opts[@]}" "$@"
+}
+
+DEB_PACKAGES=(build-essential cmake pkg-config git dpkg-dev libgmsh-dev gmsh libhdf5-dev
+  libfftw3-dev libcli11-dev libtoml11-dev libspdlog-dev libfmt-dev libgtest-dev
+  python3 python3-numpy python3-h5py python3-matplotlib)
+CUDA_PACKAGES=(nvidia-cuda-toolkit g++-11)
+
+missing_packages() {
+  local p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$' || echo "$p"
+  done
+}
+
+install_packages() {
+  local missing
+  missing="$(missing_packages "$@")"
+  [ -z "$missing" ] && return 0
+  log "installing Debian packages: $(echo $missing)"
+  # shellcheck disable=SC2086
+  private_apt install -y -q --no-install-recommends $missing >/dev/null
+  private_apt clean
+}
+
+fetch_kokkos_sources() {
+  local src="$CACHE_ROOT/src/kokkos-$KOKKOS_VERSION"
+  if [ -f "$src/.complete" ]; then echo "$src"; return; fi
+  log "fetching Debian's trilinos source package for Kokkos $KOKKOS_VERSION" >&2
+  local dl="$CACHE_ROOT/src/download"
+  rm -rf "$dl" "$src"
+  mkdir -p "$dl" "$src"
+  (cd "$dl" && private_apt source --download-only trilinos >/dev/null)
+  local tarball
+  tarball="$(ls "$dl"/trilinos_*.orig.tar.* | head -n1)"
+  # Only Kokkos and Kokkos Kernels are needed out of the whole Trilinos tree.
+  tar -xf "$tarball" -C "$src" --strip-components=2 --wildcards \
+    '*/packages/kokkos/*' '*/packages/kokkos-kernels/*'
+  grep -q "Kokkos_VERSION_MINOR 4" "$src/kokkos/CMakeLists.txt" ||
+    { echo "setup: trilinos source does not carry Kokkos $KOKKOS_VERSION" >&2; exit 1; }
+  rm -rf "$dl"
+  touch "$src/.complete"
+  echo "$src"
+}
+
+build_kokkos() {
+  local backend="$1"
+  local prefix
+  prefix="$(prefix_for "$backend")"
+  if [ -f "$prefix/.complete" ]; then log "Kokkos $KOKKOS_VERSION ($backend) cached in $prefix"; return; fi
+  local src
+  src="$(fetch_kokkos_sources)"
+  local build="$CACHE_ROOT/build/$backend"
+  rm -rf "$build" "$prefix"
+  mkdir -p "$build" "$prefix"
+  local common=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 -DCMAKE_CXX_EXTENSIONS=OFF
+    -DCMAKE_INSTALL_PREFIX="$prefix" -DBUILD_SHARED_LIBS=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON)
+  local kokkos_opts kk_opts
+  kk_opts=(-DKokkosKernels_ADD_DEFAULT_ETI=OFF -DKokkosKernels_INST_DOUBLE=ON
+    -DKokkosKernels_INST_ORDINAL_INT=ON -DKokkosKernels_INST_OFFSET_INT=ON
+    -DKokkosKernels_INST_OFFSET_SIZE_T=OFF -DKokkosKernels_INST_LAYOUTLEFT=ON
+    -DKokkosKernels_INST_EXECSPACE_SERIAL=OFF -DKokkosKernels_INST_MEMSPACE_HOSTSPACE=ON
+    -DKokkosKernels_ENABLE_TESTS=OFF -DKokkosKernels_ENABLE_EXAMPLES=OFF)
+  if [ "$backend" = openmp ]; then
+    kokkos_opts=(-DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON)
+    kk_opts+=(-DKokkosKernels_INST_EXECSPACE_OPENMP=ON)
+  else
+    # Kokkos 3.4 needs CUDA 11.8's nvcc (not the machine's newer one) with g++-11 as host compiler;
+    # a small wrapper pins both so the Kokkos build and every dgatd CUDA build use the same pair.
+    mkdir -p "$prefix/bin"
+    cat >"$prefix/bin/dgatd-nvcc-wrapper" <<WRAP
+#!/bin/sh
+PATH="/usr/lib/nvidia-cuda-toolkit/bin:\$PATH" NVCC_WRAPPER_DEFAULT_COMPILER=g++-11 exec "$prefix/bin/nvcc_wrapper" "\$@"
+WRAP
+    chmod +x "$prefix/bin/dgatd-nvcc-wrapper"
+    cp "$src/kokkos/bin/nvcc_wrapper" "$prefix/bin/nvcc_wrapper"
+    common+=(-DCMAKE_CXX_COMPILER="$prefix/bin/dgatd-nvcc-wrapper")
+    kokkos_opts=(-DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ARCH_AMPERE80=ON
+      -DKokkos_ENABLE_SERIAL=ON)
+    kk_opts+=(-DKokkosKernels_INST_EXECSPACE_CUDA=ON -DKokkosKernels_INST_MEMSPACE_CUDASPACE=ON
+      -DKokkosKernels_INST_MEMSPACE_CUDAUVMSPACE=OFF -DKokkosKernels_INST_EXECSPACE_OPENMP=OFF
+      -DKokkosKernels_ENABLE_TPL_CUSPARSE=ON)
+  fi
+  log "building Kokkos $KOKKOS_VERSION ($backend) into $prefix"
+  cmake -S "$src/kokkos" -B "$build/kokkos" "${common[@]}" "${kokkos_opts[@]}" >"$build/kokkos.log" 2>&1 ||
+    { tail -30 "$build/kokkos.log"; exit 1; }
+  cmake --build "$build/kokkos" -j "$JOBS" >>"$build/kokkos.log" 2>&1 || { tail -30 "$build/kokkos.log"; exit 1; }
+  cmake --install "$build/kokkos" >>"$build/kokkos.log" 2>&1
+  log "building Kokkos Kernels $KOKKOS_VERSION ($backend)"
+  cmake -S "$src/kokkos-kernels" -B "$build/kk" "${common[@]}" -DKokkos_ROOT="$prefix" "${kk_opts[@]}" \
+    >"$build/kk.log" 2>&1 || { tail -30 "$build/kk.log"; exit 1; }
+  cmake --build "$build/kk" -j "$JOBS" >>"$build/kk.log" 2>&1 || { tail -30 "$build/kk.log"; exit 1; }
+  cmake --install "$build/kk" >>"$build/kk.log" 2>&1
+  rm -rf "$build"
+  touch "$prefix/.complete"
+}
+
+mkdir -p "$CACHE_ROOT"
+install_packages "${DEB_PACKAGES[@]}"
+build_kokkos openmp
+if [ "$WITH_CUDA" -eq 1 ]; then
+  install_packages "${CUDA_PACKAGES[@]}"
+  build_kokkos cuda
+fi
+log "ready: Kokkos_ROOT=$(prefix_for openmp)$([ "$WITH_CUDA" -eq 1 ] && echo " (CUDA: $(prefix_for cuda))" || true)"

@@ -1,0 +1,18 @@
+#pragma once
+// Each subcommand registers its options on the CLI and returns the action main runs once Kokkos
+// is initialised.
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace dgatd::app {
+
+using Action = std::function<int()>;
+
+// Adds a subcommand to app; when the user picks it, *action is set to what it runs.
+void add_info_command(CLI::App& app, Action* action);
+void add_mesh_command(CLI::App& app, Action* action);
+void add_spectrum_command(CLI::App& app, Action* action);
+
+} // namespace dgatd::app

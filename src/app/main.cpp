@@ -1,0 +1,84 @@
+// dgatd command line: splits off the Kokkos options, parses the subcommand, initialises Kokkos
+// once and turns every error into one line and a non-zero exit status.
+#include "commands.hpp"
+
+#include "dgatd/error.hpp"
+#include "dgatd/kokkos_compat.hpp"
+#include "dgatd/version.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+void print_version_banner()
+{
+  int const major = KOKKOS_VERSION / 10000;
+  int const minor = KOKKOS_VERSION / 100 % 100;
+  int const patch = KOKKOS_VERSION % 100;
+  std::cout << "dgatd " << dgatd::version_string << "  (fractioned DGATD Maxwell solver)\n"
+            << "Kokkos " << major << '.' << minor << '.' << patch << "\n"
+            << "execution spaces: " << dgatd::compat::enabled_execution_spaces() << "\n"
+            << "default execution space: " << Kokkos::DefaultExecutionSpace::name() << ", concurrency "
+            << Kokkos::DefaultExecutionSpace().concurrency() << "\n";
+}
+
+} // namespace
+
+int main(int argc, char* argv[])
+{
+  // Kokkos options go to Kokkos, everything else to the command line parser.
+  std::vector<std::string> kokkos_arguments{argv[0]};
+  std::vector<std::string> cli_arguments;
+  for (int i = 1; i < argc; ++i) {
+    std::string const argument = argv[i];
+    if (argument.rfind("--kokkos-", 0) == 0)
+      kokkos_arguments.push_back(dgatd::compat::translate_kokkos_argument(argument));
+    else
+      cli_arguments.push_back(argument);
+  }
+
+  CLI::App app{"dgatd: fractioned DGATD solver for Maxwell's equations in the time domain on "
+               "tetrahedral meshes (Kokkos: OpenMP, CUDA).\nKokkos options (--kokkos-num-threads=N, "
+               "--kokkos-device-id=N, ...) are passed through to Kokkos."};
+  app.name("dgatd");
+  bool show_version = false;
+  app.add_flag("--version", show_version, "Print the dgatd and Kokkos versions and the execution spaces");
+  app.require_subcommand(0, 1);
+  dgatd::app::Action action;
+  dgatd::app::add_info_command(app, &action);
+  dgatd::app::add_mesh_command(app, &action);
+  dgatd::app::add_spectrum_command(app, &action);
+
+  try {
+    std::vector<std::string> reversed(cli_arguments.rbegin(), cli_arguments.rend());
+    app.parse(reversed);
+  } catch (CLI::ParseError const& e) {
+    return app.exit(e);
+  }
+  if (!show_version && !action) {
+    std::cout << app.help();
+    return 0;
+  }
+
+  try {
+    std::vector<char*> kokkos_argv;
+    for (auto& argument : kokkos_arguments) kokkos_argv.push_back(argument.data());
+    kokkos_argv.push_back(nullptr);
+    int kokkos_argc = static_cast<int>(kokkos_arguments.size());
+    Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_argv.data());
+    if (show_version) print_version_banner();
+    return action ? action() : 0;
+  } catch (dgatd::Error const& e) {
+    std::cerr << "dgatd: error: " << e.what() << '\n';
+  } catch (std::exception const& e) {
+    std::cerr << "dgatd: error: " << e.what() << '\n';
+  }
+  return 1;
+}

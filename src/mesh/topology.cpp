@@ -1,0 +1,179 @@
+#include "dgatd/mesh/topology.hpp"
+
+#include "dgatd/error.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <utility>
+
+namespace dgatd::mesh {
+namespace {
+
+std::array<Index, 2> sorted_pair(Index a, Index b)
+{
+  return a < b ? std::array<Index, 2>{a, b} : std::array<Index, 2>{b, a};
+}
+
+std::array<Index, 3> sorted_triple(Index a, Index b, Index c)
+{
+  std::array<Index, 3> t{a, b, c};
+  std::sort(t.begin(), t.end());
+  return t;
+}
+
+// Entities are numbered in lexicographic order of their sorted vertex ids, which makes the
+// numbering a function of the mesh alone. Returns, for every (tet, local entity) slot, its id.
+template <std::size_t N>
+std::vector<Index> number_entities(std::vector<std::array<Index, N>> const& keys_by_slot,
+                                   std::vector<std::array<Index, N>>& entities)
+{
+  std::vector<Index> order(keys_by_slot.size());
+  std::iota(order.begin(), order.end(), Index{0});
+  std::sort(order.begin(), order.end(), [&](Index x, Index y) {
+    return keys_by_slot[x] < keys_by_slot[y] || (keys_by_slot[x] == keys_by_slot[y] && x < y);
+  });
+  std::vector<Index> id_of_slot(keys_by_slot.size());
+  entities.clear();
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (i == 0 || keys_by_slot[order[i]] != keys_by_slot[order[i - 1]]) entities.push_back(keys_by_slot[order[i]]);
+    id_of_slot[order[i]] = static_cast<Index>(entities.size() - 1);
+  }
+  return id_of_slot;
+}
+
+// Incidence of face (a,b,c), a < b < c, on edge (x,y), x < y: d f = e(a,b) + e(b,c) - e(a,c).
+signed char face_edge_incidence(std::array<Index, 3> const& f, std::array<Index, 2> const& e)
+{
+  if (e[0] == f[0] && e[1] == f[1]) return 1;
+  if (e[0] == f[1] && e[1] == f[2]) return 1;
+  if (e[0] == f[0] && e[1] == f[2]) return -1;
+  return 0;
+}
+
+// Sign of the permutation taking (x,y,z) (distinct) to increasing order.
+int permutation_parity(Index x, Index y, Index z)
+{
+  int inversions = (x > y) + (x > z) + (y > z);
+  return inversions % 2 == 0 ? 1 : -1;
+}
+
+void build_csr(Index rows, std::vector<std::pair<Index, Index>>& pairs, std::vector<Index>& offsets,
+               std::vector<Index>& values)
+{
+  std::sort(pairs.begin(), pairs.end());
+  offsets.assign(static_cast<std::size_t>(rows) + 1, 0);
+  for (auto const& p : pairs) ++offsets[static_cast<std::size_t>(p.first) + 1];
+  std::partial_sum(offsets.begin(), offsets.end(), offsets.begin());
+  values.resize(pairs.size());
+  for (std::size_t i = 0; i < pairs.size(); ++i) values[i] = pairs[i].second;
+}
+
+} // namespace
+
+Topology build_topology(Mesh const& mesh)
+{
+  Topology topo;
+  Index const num_tets = mesh.num_tets();
+  topo.num_vertices = mesh.num_vertices();
+
+  std::vector<std::array<Index, 2>> edge_slots(static_cast<std::size_t>(num_tets) * 6);
+  std::vector<std::array<Index, 3>> face_slots(static_cast<std::size_t>(num_tets) * 4);
+  for (Index t = 0; t < num_tets; ++t) {
+    auto const& v = mesh.tets[t];
+    for (int k = 0; k < 6; ++k)
+      edge_slots[6 * t + k] = sorted_pair(v[kTetEdgeVertices[k][0]], v[kTetEdgeVertices[k][1]]);
+    for (int j = 0; j < 4; ++j)
+      face_slots[4 * t + j] =
+          sorted_triple(v[kTetFaceVertices[j][0]], v[kTetFaceVertices[j][1]], v[kTetFaceVertices[j][2]]);
+  }
+  auto const edge_of_slot = number_entities<2>(edge_slots, topo.edge_vertices);
+  edge_slots = {};
+  auto const face_of_slot = number_entities<3>(face_slots, topo.face_vertices);
+  face_slots = {};
+
+  topo.tet_edges.resize(num_tets);
+  topo.tet_edge_sign.resize(num_tets);
+  topo.tet_faces.resize(num_tets);
+  topo.tet_face_sign.resize(num_tets);
+  topo.tet_curl.resize(num_tets);
+  topo.face_tets.assign(topo.face_vertices.size(), {-1, -1});
+  for (Index t = 0; t < num_tets; ++t) {
+    auto const& v = mesh.tets[t];
+    for (int k = 0; k < 6; ++k) {
+      topo.tet_edges[t][k] = edge_of_slot[6 * t + k];
+      topo.tet_edge_sign[t][k] = v[kTetEdgeVertices[k][0]] < v[kTetEdgeVertices[k][1]] ? 1 : -1;
+    }
+    for (int j = 0; j < 4; ++j) {
+      Index const f = face_of_slot[4 * t + j];
+      topo.tet_faces[t][j] = f;
+      // In a positively oriented tet the local order kTetFaceVertices[j] is outward for even j and
+      // inward for odd j; the global order (increasing ids) flips that with the sorting parity.
+      int const local_outward = (j % 2 == 0) ? 1 : -1;
+      auto const& lf = kTetFaceVertices[j];
+      topo.tet_face_sign[t][j] =
+          static_cast<signed char>(local_outward * permutation_parity(v[lf[0]], v[lf[1]], v[lf[2]]));
+      auto& slots = topo.face_tets[f];
+      if (slots[0] < 0)
+        slots[0] = t;
+      else if (slots[1] < 0)
+        slots[1] = t;
+      else
+        throw Error(mesh.source,
+                    "face (" + std::to_string(topo.face_vertices[f][0]) + ", " +
+                        std::to_string(topo.face_vertices[f][1]) + ", " + std::to_string(topo.face_vertices[f][2]) +
+                        ") is shared by more than two tetrahedra (tet " + std::to_string(t) + ")",
+                    "the volume mesh must be conforming and manifold; remesh it");
+      for (int k = 0; k < 6; ++k)
+        topo.tet_curl[t][j][k] = face_edge_incidence(topo.face_vertices[f], topo.edge_vertices[topo.tet_edges[t][k]]);
+    }
+  }
+
+  Index const num_edges = topo.num_edges();
+  std::vector<std::pair<Index, Index>> pairs;
+  pairs.reserve(2 * static_cast<std::size_t>(num_edges));
+  for (Index e = 0; e < num_edges; ++e) {
+    pairs.emplace_back(topo.edge_vertices[e][0], e);
+    pairs.emplace_back(topo.edge_vertices[e][1], e);
+  }
+  build_csr(topo.num_vertices, pairs, topo.v2e_offsets, topo.v2e);
+  topo.edge_half_edges.assign(num_edges, {-1, -1});
+  for (Index v = 0; v < topo.num_vertices; ++v)
+    for (Index h = topo.v2e_offsets[v]; h < topo.v2e_offsets[v + 1]; ++h) {
+      Index const e = topo.v2e[h];
+      topo.edge_half_edges[e][topo.edge_vertices[e][0] == v ? 0 : 1] = h;
+    }
+
+  pairs.clear();
+  pairs.reserve(4 * static_cast<std::size_t>(num_tets));
+  for (Index t = 0; t < num_tets; ++t)
+    for (int i = 0; i < 4; ++i) pairs.emplace_back(mesh.tets[t][i], t);
+  build_csr(topo.num_vertices, pairs, topo.v2t_offsets, topo.v2t);
+
+  topo.face_tag.assign(topo.face_vertices.size(), 0);
+  topo.edge_on_boundary.assign(num_edges, 0);
+  for (Index f = 0; f < topo.num_faces(); ++f)
+    if (topo.face_tets[f][1] < 0) topo.boundary_faces.push_back(f);
+  auto mark_edges_of_face = [&](Index f) {
+    auto const& t = topo.face_tets[f][0];
+    for (int j = 0; j < 4; ++j)
+      if (topo.tet_faces[t][j] == f)
+        for (int k : kTetFaceEdges[j]) topo.edge_on_boundary[topo.tet_edges[t][k]] = 1;
+  };
+  for (Index f : topo.boundary_faces) mark_edges_of_face(f);
+
+  for (std::size_t i = 0; i < mesh.boundary_triangles.size(); ++i) {
+    auto const& tri = mesh.boundary_triangles[i];
+    auto const key = sorted_triple(tri[0], tri[1], tri[2]);
+    auto it = std::lower_bound(topo.face_vertices.begin(), topo.face_vertices.end(), key);
+    if (it == topo.face_vertices.end() || *it != key)
+      throw Error(mesh.source,
+                  "surface triangle " + std::to_string(i) + " (physical surface " +
+                      std::to_string(mesh.boundary_triangle_tag[i]) + ") is not a face of any tetrahedron",
+                  "the surface and volume meshes must be conforming; remesh the model as one geometry");
+    topo.face_tag[static_cast<std::size_t>(it - topo.face_vertices.begin())] = mesh.boundary_triangle_tag[i];
+  }
+  return topo;
+}
+
+} // namespace dgatd::mesh

@@ -1,0 +1,215 @@
+#include "dgatd/solver/stencils.hpp"
+
+#include "dgatd/error.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace dgatd::solver {
+namespace {
+
+double dot(Vec3 const& x, Vec3 const& y) { return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]; }
+
+double squared_distance(Vec3 const& x, Vec3 const& y)
+{
+  return (x[0] - y[0]) * (x[0] - y[0]) + (x[1] - y[1]) * (x[1] - y[1]) + (x[2] - y[2]) * (x[2] - y[2]);
+}
+
+std::string format_point(Vec3 const& x)
+{
+  std::ostringstream s;
+  s << '(' << x[0] << ", " << x[1] << ", " << x[2] << ')';
+  return s.str();
+}
+
+Index block_of_dof(dga::DofLayout const& layout, Index dof)
+{
+  auto it = std::upper_bound(layout.block_offset.begin(), layout.block_offset.end(), dof);
+  return static_cast<Index>(it - layout.block_offset.begin()) - 1;
+}
+
+// Multiplies a current vector (entries on free unknowns) by the block inverses of the blocks it touches.
+CurrentStencil apply_block_inverses(dga::HostOperators const& ops, std::vector<Index> const& rows,
+                                    std::vector<double> const& current)
+{
+  auto const& layout = ops.layout;
+  std::vector<Index> blocks;
+  for (Index r : rows) blocks.push_back(block_of_dof(layout, r));
+  std::sort(blocks.begin(), blocks.end());
+  blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
+  CurrentStencil stencil;
+  for (Index b : blocks) {
+    Index const first = layout.block_offset[b];
+    Index const d = layout.block_offset[b + 1] - first;
+    double const* inverse = ops.eps_inverse.data() + layout.block_matrix_offset[b];
+    for (Index i = 0; i < d; ++i) {
+      double weight = 0, own_current = 0;
+      for (std::size_t k = 0; k < rows.size(); ++k) {
+        if (rows[k] < first || rows[k] >= first + d) continue;
+        weight += inverse[i * d + (rows[k] - first)] * current[k];
+        if (rows[k] == first + i) own_current += current[k];
+      }
+      stencil.rows.push_back(first + i);
+      stencil.weights.push_back(weight);
+      stencil.current.push_back(own_current);
+    }
+  }
+  return stencil;
+}
+
+} // namespace
+
+Index locate(MeshView const& m, Vec3 const& x)
+{
+  Index best = -1;
+  double best_min = -std::numeric_limits<double>::infinity();
+  for (Index t = 0; t < m.mesh.num_tets(); ++t) {
+    // Cheap rejection: a point of the tet is no farther from its barycentre than its farthest vertex.
+    auto const& c = m.geometry.tet_barycentre[t];
+    double reach = 0;
+    for (Index v : m.mesh.tets[t]) reach = std::max(reach, squared_distance(m.mesh.points[v], c));
+    if (squared_distance(x, c) > reach * (1 + 1e-9)) continue;
+    auto const lambda = mesh::barycentric(m.mesh, t, x);
+    double const smallest = *std::min_element(lambda.begin(), lambda.end());
+    if (smallest > best_min) {
+      best_min = smallest;
+      best = t;
+    }
+  }
+  return best_min >= -1e-9 ? best : -1;
+}
+
+ProbeStencil probe_stencil(MeshView const& m, dga::DofLayout const& layout, std::string const& name, Vec3 const& x)
+{
+  ProbeStencil probe;
+  probe.tet = locate(m, x);
+  if (probe.tet < 0)
+    throw Error("probe '" + name + "'", "position " + format_point(x) + " lies outside the mesh",
+                "move the probe inside the computational domain");
+  auto const lambda = mesh::barycentric(m.mesh, probe.tet, x);
+  int const lv = static_cast<int>(std::max_element(lambda.begin(), lambda.end()) - lambda.begin());
+  auto const s = mesh::subregion(m.mesh, m.topology, m.geometry, probe.tet, lv);
+  Index const v = m.mesh.tets[probe.tet][lv];
+  for (int i = 0; i < 3; ++i) {
+    Index const e = m.topology.tet_edges[probe.tet][mesh::kVertexEdges[lv][i]];
+    Index const h = m.topology.edge_half_edges[e][m.topology.edge_vertices[e][0] == v ? 0 : 1];
+    probe.dofs[i] = layout.dof_of_half_edge[h];
+    probe.w[i] = s.w[i];
+    probe.faces[i] = mesh::kVertexFaces[lv][i];
+    probe.w_dual[i] = s.w_dual[i];
+  }
+  return probe;
+}
+
+CurrentStencil dipole_stencil(MeshView const& m, dga::HostOperators const& ops, std::string const& name, Vec3 const& x,
+                              Vec3 const& direction)
+{
+  auto const probe = probe_stencil(m, ops.layout, name, x);
+  std::vector<Index> rows;
+  std::vector<double> current;
+  for (int i = 0; i < 3; ++i)
+    if (probe.dofs[i] < ops.layout.num_free) {
+      rows.push_back(probe.dofs[i]);
+      current.push_back(dot(direction, probe.w[i]));
+    }
+  return apply_block_inverses(ops, rows, current);
+}
+
+CurrentStencil edge_current_stencil(MeshView const& m, dga::HostOperators const& ops, std::string const& name,
+                                    Vec3 const& x, Vec3 const& direction)
+{
+  Index best = -1;
+  double best_distance = std::numeric_limits<double>::infinity();
+  for (Index e = 0; e < m.topology.num_edges(); ++e) {
+    double const d = squared_distance(x, m.geometry.edge_midpoint[e]);
+    if (d < best_distance) {
+      best_distance = d;
+      best = e;
+    }
+  }
+  if (best < 0) throw Error("source '" + name + "'", "the mesh has no edges", "use a non-empty mesh");
+  auto const& ab = m.topology.edge_vertices[best];
+  auto const& pa = m.mesh.points[ab[0]];
+  auto const& pb = m.mesh.points[ab[1]];
+  Vec3 const edge{pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
+  double const sign = dot(direction, edge) >= 0 ? 1.0 : -1.0;
+  std::vector<Index> rows;
+  std::vector<double> current;
+  for (Index h : m.topology.edge_half_edges[best]) {
+    Index const dof = ops.layout.dof_of_half_edge[h];
+    if (dof < ops.layout.num_free) {
+      rows.push_back(dof);
+      current.push_back(sign);
+    }
+  }
+  if (rows.empty())
+    throw Error("source '" + name + "'", "the edge nearest to " + format_point(x) + " lies on a PEC or port surface",
+                "move the source into the interior");
+  return apply_block_inverses(ops, rows, current);
+}
+
+PrescribedStencil te10_port_stencil(MeshView const& m, dga::DofLayout const& layout, int surface_tag,
+                                    std::string const& surface_name)
+{
+  std::vector<Index> edges;
+  double x_min = std::numeric_limits<double>::infinity(), x_max = -x_min;
+  for (Index f = 0; f < m.topology.num_faces(); ++f) {
+    if (m.topology.face_tag[f] != surface_tag) continue;
+    for (Index v : m.topology.face_vertices[f]) {
+      x_min = std::min(x_min, m.mesh.points[v][0]);
+      x_max = std::max(x_max, m.mesh.points[v][0]);
+    }
+    Index const t = m.topology.face_tets[f][0];
+    for (int j = 0; j < 4; ++j)
+      if (m.topology.tet_faces[t][j] == f)
+        for (int k : mesh::kTetFaceEdges[j]) edges.push_back(m.topology.tet_edges[t][k]);
+  }
+  if (edges.empty())
+    throw Error("port '" + surface_name + "'", "the surface has no faces in the mesh",
+                "name a physical surface of the mesh in the port source");
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  double const width = x_max - x_min;
+  double const k = M_PI / width;
+  PrescribedStencil stencil;
+  for (Index e : edges) {
+    auto const& pa = m.mesh.points[m.topology.edge_vertices[e][0]];
+    auto const& pb = m.mesh.points[m.topology.edge_vertices[e][1]];
+    // Exact line integral of y-hat sin(k (x - x_min)) along the straight edge.
+    double const dx = pb[0] - pa[0];
+    double const mean_sine = std::abs(dx) > 1e-12 * width
+                                 ? (std::cos(k * (pa[0] - x_min)) - std::cos(k * (pb[0] - x_min))) / (k * dx)
+                                 : std::sin(k * (pa[0] - x_min));
+    double const circulation = mean_sine * (pb[1] - pa[1]);
+    for (Index h : m.topology.edge_half_edges[e]) {
+      Index const dof = layout.dof_of_half_edge[h];
+      if (dof < layout.num_free || dof == layout.zero_slot) continue;
+      stencil.dofs.push_back(dof);
+      stencil.weights.push_back(0.5 * circulation);
+    }
+  }
+  return stencil;
+}
+
+std::vector<double> project_field(MeshView const& m, dga::DofLayout const& layout,
+                                  std::function<Vec3(Vec3 const&)> const& field)
+{
+  std::vector<double> values(layout.size(), 0.0);
+  for (Index e = 0; e < m.topology.num_edges(); ++e) {
+    auto const& pa = m.mesh.points[m.topology.edge_vertices[e][0]];
+    auto const& pb = m.mesh.points[m.topology.edge_vertices[e][1]];
+    Vec3 const half{0.5 * (pb[0] - pa[0]), 0.5 * (pb[1] - pa[1]), 0.5 * (pb[2] - pa[2])};
+    for (int side = 0; side < 2; ++side) {
+      Index const dof = layout.dof_of_half_edge[m.topology.edge_half_edges[e][side]];
+      if (dof >= layout.num_free) continue;
+      double const offset = side == 0 ? 0.25 : 0.75;
+      Vec3 const x{pa[0] + 2 * offset * half[0], pa[1] + 2 * offset * half[1], pa[2] + 2 * offset * half[2]};
+      values[dof] = dot(field(x), half);
+    }
+  }
+  return values;
+}
+
+} // namespace dgatd::solver

@@ -1,0 +1,114 @@
+// Invariants of the fractioned leapfrog, run on every enabled execution space.
+#include "cavity_fixture.hpp"
+
+#include "dgatd/solver/leapfrog.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace {
+
+using TestSpace = DGATD_TEST_EXEC_SPACE;
+using dgatd::solver::FractionedLeapfrog;
+
+// Closed PEC box, jittered, 6000 tets: big enough that the spectrum is rich, small enough for 1e4 steps.
+dgatd::testing::Cavity const& shared_cavity()
+{
+  static auto const cavity = dgatd::testing::pec_box(1.0, 0.75, 0.5, 10, 10, 10, 0.2);
+  return cavity;
+}
+
+TEST(Leapfrog, PowerIterationMatchesLongReference)
+{
+  FractionedLeapfrog<TestSpace> solver(TestSpace(), shared_cavity().operators);
+  auto const estimate = solver.estimate_stability(1e-6);
+  ASSERT_TRUE(estimate.converged);
+  auto const reference = solver.estimate_stability(1e-13, 200000, 12345);
+  // The Rayleigh quotient approaches rho from below; the 1e-6 stopping rule must already be within 0.1 %.
+  std::printf("rho %.10e after %d iterations, reference %.10e after %d\n", estimate.rho, estimate.iterations,
+              reference.rho, reference.iterations);
+  EXPECT_LE(estimate.rho, reference.rho * (1 + 1e-9));
+  EXPECT_NEAR(estimate.rho / reference.rho, 1.0, 1e-3) << estimate.iterations << " vs " << reference.iterations;
+}
+
+TEST(Leapfrog, EnergyIsConservedWithoutSources)
+{
+  FractionedLeapfrog<TestSpace> solver(TestSpace(), shared_cavity().operators);
+  auto const bound = solver.estimate_stability();
+  solver.set_dt(0.95 * bound.dt_max);
+  solver.set_random_initial_field(2024);
+  double const w0 = solver.step_with_energy();
+  ASSERT_GT(w0, 0);
+  double worst = 0;
+  for (int n = 1; n < 10000; ++n) {
+    double const w = (n % 10 == 0) ? solver.step_with_energy() : (solver.step(), w0);
+    worst = std::max(worst, std::abs(w - w0) / w0);
+  }
+  std::printf("W0 = %.6e, max relative drift %.3e over 1e4 steps\n", w0, worst);
+  // Exact invariant of the scheme: only rounding may move it (METHOD.md: 1e-12 over 1e4 steps).
+  EXPECT_LT(worst, 1e-12);
+}
+
+double energy_growth(double dt_factor, int steps)
+{
+  FractionedLeapfrog<TestSpace> solver(TestSpace(), shared_cavity().operators);
+  auto const bound = solver.estimate_stability();
+  solver.set_dt(dt_factor * bound.dt_max);
+  solver.set_random_initial_field(99);
+  double const w0 = solver.step_with_energy();
+  double largest = 0;
+  for (int n = 1; n < steps; ++n) {
+    double const w = (n % 100 == 0) ? solver.step_with_energy() : (solver.step(), 0.0);
+    largest = std::max(largest, std::abs(w) / w0);
+    if (!std::isfinite(w) || largest > 1e12) break;
+  }
+  return largest;
+}
+
+TEST(Leapfrog, StableJustBelowTheBoundUnstableJustAbove)
+{
+  // Below dt_max the conserved W is a norm, so it bounds the field; above, the top mode grows by
+  // |g| ~ 1.5 per step at 1.02 dt_max.
+  double const below = energy_growth(0.98, 20000), above = energy_growth(1.02, 20000);
+  std::printf("largest W/W0: %.6e at 0.98 dt_max, %.3e at 1.02 dt_max\n", below, above);
+  EXPECT_LT(below, 1.0 + 1e-9);
+  EXPECT_GT(above, 1e6);
+}
+
+TEST(Leapfrog, BackendsAgreeWithSerial)
+{
+  auto const& ops = shared_cavity().operators;
+  FractionedLeapfrog<TestSpace> tested(TestSpace(), ops);
+  FractionedLeapfrog<Kokkos::Serial> serial(Kokkos::Serial(), ops);
+  double const dt = 0.9 * serial.estimate_stability().dt_max;
+  tested.set_dt(dt);
+  serial.set_dt(dt);
+  tested.set_random_initial_field(5);
+  serial.set_random_initial_field(5);
+  for (int n = 0; n < 500; ++n) {
+    tested.step();
+    serial.step();
+  }
+  auto const u = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), tested.fields().u);
+  auto const u_ref = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), serial.fields().u);
+  auto const f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), tested.fields().f);
+  auto const f_ref = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), serial.fields().f);
+  double u_scale = 0, f_scale = 0, u_diff = 0, f_diff = 0;
+  for (std::size_t i = 0; i < u.extent(0); ++i) {
+    u_scale = std::max(u_scale, std::abs(u_ref(i)));
+    u_diff = std::max(u_diff, std::abs(u(i) - u_ref(i)));
+  }
+  for (std::size_t t = 0; t < f.extent(0); ++t)
+    for (int j = 0; j < 4; ++j) {
+      f_scale = std::max(f_scale, std::abs(f_ref(t, j)));
+      f_diff = std::max(f_diff, std::abs(f(t, j) - f_ref(t, j)));
+    }
+  // No reductions in the step: every value is computed by the same arithmetic on every backend.
+  EXPECT_LE(u_diff, 1e-13 * u_scale);
+  EXPECT_LE(f_diff, 1e-13 * f_scale);
+}
+
+} // namespace
