@@ -115,14 +115,21 @@ build_kokkos() {
   else
     # Kokkos 3.4 needs CUDA 11.8's nvcc (not the machine's newer one) with g++-11 as host compiler;
     # a small wrapper pins both so the Kokkos build and every dgatd CUDA build use the same pair.
+    # The machine's own CUDA (CUDA_HOME, first on PATH) must not be found by CMake's CUDAToolkit search.
+    export PATH="/usr/lib/nvidia-cuda-toolkit/bin:$PATH"
+    unset CUDA_HOME CUDA_PATH CUDA_ROOT
     mkdir -p "$prefix/bin"
     cat >"$prefix/bin/dgatd-nvcc-wrapper" <<WRAP
 #!/bin/sh
 PATH="/usr/lib/nvidia-cuda-toolkit/bin:\$PATH" NVCC_WRAPPER_DEFAULT_COMPILER=g++-11 exec "$prefix/bin/nvcc_wrapper" "\$@"
 WRAP
     chmod +x "$prefix/bin/dgatd-nvcc-wrapper"
-    cp "$src/kokkos/bin/nvcc_wrapper" "$prefix/bin/nvcc_wrapper"
-    common+=(-DCMAKE_CXX_COMPILER="$prefix/bin/dgatd-nvcc-wrapper")
+    # The wrapper's built-in default architecture (sm_35) is gone from CUDA 11.8; CMake's compiler
+    # probe compiles without -arch, so point the default at the architecture we build for.
+    sed 's/^default_arch="sm_[0-9]*"/default_arch="sm_80"/' "$src/kokkos/bin/nvcc_wrapper" >"$prefix/bin/nvcc_wrapper"
+    chmod +x "$prefix/bin/nvcc_wrapper"
+    # Debian lays CUDA 11.8 out under /usr (bin/nvcc, include, lib/x86_64-linux-gnu).
+    common+=(-DCMAKE_CXX_COMPILER="$prefix/bin/dgatd-nvcc-wrapper" -DCUDAToolkit_ROOT=/usr)
     kokkos_opts=(-DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ARCH_AMPERE80=ON
       -DKokkos_ENABLE_SERIAL=ON)
     kk_opts+=(-DKokkosKernels_INST_EXECSPACE_CUDA=ON -DKokkosKernels_INST_MEMSPACE_CUDASPACE=ON

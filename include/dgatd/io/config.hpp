@@ -1,0 +1,131 @@
+#pragma once
+// The run configuration: one TOML file that says which mesh, which materials, boundaries, sources
+// and probes, how long to run and where to write. Loading is strict: an unknown table or key, a
+// wrong type or a value out of range is a dgatd::Error naming the file, the line and the key, so a
+// typo never silently falls back to a default.
+//
+// Units: every length in Config is in metres. Lengths written in the file ([mesh] size, radius,
+// height, h, inner; source and probe positions) are in mesh units and are multiplied by
+// [mesh] scale on load; only the coordinates read from [mesh] file still need MeshConfig::scale.
+
+#include "dgatd/mesh/generators.hpp"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dgatd::io {
+
+using Vec3 = std::array<double, 3>;
+
+struct MeshConfig {
+  // Exactly one of file (absolute or relative to the working directory, resolved from the config
+  // file's directory) and generate.shape ("box", "cylinder", "waveguide") is set.
+  std::string file;
+  mesh::GeneratorSpec generate; // in metres; shape empty when the mesh comes from a file
+  double scale = 1.0;           // mesh units to metres
+  std::string output;           // where to write the generated mesh (resolved), empty for none
+};
+
+struct Material {
+  // The physical volume by name, or by tag when region_name is empty.
+  std::string region_name;
+  int region_tag = 0;
+  double eps_r = 1.0;
+  double mu_r = 1.0;
+  int line = 0; // of the [[material]] header, for messages about regions the mesh lacks
+};
+
+struct BoundaryConfig {
+  // PEC on the whole exterior boundary, or only on the listed physical surfaces (PMC elsewhere).
+  bool pec_everywhere = true;
+  std::vector<std::string> pec_surfaces;
+};
+
+enum class WaveformKind { gaussian, modulated_gaussian, sine };
+
+struct Waveform {
+  WaveformKind kind = WaveformKind::gaussian;
+  double t0 = 0;        // centre of the pulse, seconds (pulses only)
+  double sigma = 0;     // Gaussian width, seconds (pulses only)
+  double frequency = 0; // Hz (modulated_gaussian, sine)
+  double ramp = 0;      // turn-on time of the sine, seconds
+  double amplitude = 1; // units of the source: A·m (dipole), V/m (port_te10), A (edge_current)
+
+  // Dimensionless time shape, peak 1; the source strength is amplitude * value(t).
+  //   gaussian            exp(-((t-t0)/sigma)^2 / 2)
+  //   modulated_gaussian  the Gaussian times sin(2π f (t-t0))
+  //   sine                sin(2π f t) times 0.5 (1 - cos(π t/ramp)) for t < ramp, 1 after
+  double value(double t) const;
+  // After this the pulse is below exp(-18) ≈ 1.5e-8 of its peak (t0 + 6 sigma); infinity for sine.
+  double end_time() const;
+};
+
+enum class SourceKind { dipole, port_te10, edge_current };
+
+struct Source {
+  SourceKind kind = SourceKind::dipole;
+  Vec3 position{};     // metres (dipole; edge_current drives the edge nearest to it)
+  Vec3 direction{};    // unit vector (dipole, edge_current)
+  std::string surface; // physical surface of the port (port_te10)
+  Waveform waveform;
+  int line = 0; // of the [[source]] header
+};
+
+struct TimeConfig {
+  // Exactly one of t_end and steps is set.
+  std::optional<double> t_end;       // seconds
+  std::optional<std::int64_t> steps; // > 0
+  std::optional<double> dt;          // seconds; empty for "auto" (safety * the stability limit)
+  double safety = 0.95;              // 0 < safety < 1
+  bool allow_unstable = false;       // let an explicit dt above the stability limit run
+};
+
+struct Probe {
+  std::string name; // unique, [A-Za-z0-9_]+ (it becomes an HDF5 group name)
+  Vec3 position{};  // metres
+  int line = 0;
+};
+
+struct OutputConfig {
+  std::string file;                // resolved from the config file's directory
+  std::int64_t snapshot_every = 0; // steps between field snapshots, 0 for none
+  std::int64_t energy_every = 10;  // steps between energy samples, > 0
+  bool progress = true;
+};
+
+enum class Formulation { fractioned, assembled };
+enum class Backend { default_space, serial };
+
+struct SolverConfig {
+  Formulation formulation = Formulation::fractioned;
+  Backend backend = Backend::default_space;
+};
+
+struct Config {
+  std::string name;     // the config file as the user named it, used in messages
+  std::string base_dir; // directory relative paths in the file are resolved from
+  std::string text;     // the whole file, recorded in the output for reproducibility
+  MeshConfig mesh;
+  std::vector<Material> materials; // empty: vacuum everywhere
+  BoundaryConfig boundary;
+  std::vector<Source> sources;
+  TimeConfig time;
+  std::vector<Probe> probes;
+  OutputConfig output;
+  SolverConfig solver;
+};
+
+// Reads and validates the TOML file at path; throws dgatd::Error ("path:line: ...") on any problem.
+Config load_config(std::string const& path);
+// The same from text already in memory: name is used in messages, base_dir resolves relative paths.
+Config parse_config(std::string const& text, std::string const& name, std::string const& base_dir);
+
+char const* to_string(WaveformKind kind);
+char const* to_string(SourceKind kind);
+char const* to_string(Formulation formulation);
+char const* to_string(Backend backend); // "default" or "serial", as written in the file
+
+} // namespace dgatd::io

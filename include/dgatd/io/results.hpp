@@ -1,0 +1,28 @@
+#pragma once
+// Reading back what OutputFile wrote: the probe time series of a run, for post-processing
+// (dgatd spectrum) and tests.
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace dgatd::io {
+
+using Vec3 = std::array<double, 3>;
+
+struct ProbeRecord {
+  std::string name;
+  char field = 'E';         // 'E' or 'H'
+  Vec3 position{};          // metres
+  std::vector<double> time; // /time, one entry per step
+  std::vector<Vec3> values; // one field vector per step
+};
+
+// Names of the probes in the output file at path, sorted. Throws dgatd::Error when the file is
+// missing, not HDF5 or not a dgatd output file.
+std::vector<std::string> probe_names(std::string const& path);
+
+// The E or H series of one probe; a missing probe is a dgatd::Error listing the available ones.
+ProbeRecord read_probe(std::string const& path, std::string const& probe, char field);
+
+} // namespace dgatd::io

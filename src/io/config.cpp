@@ -1,0 +1,607 @@
+#include "dgatd/io/config.hpp"
+
+#include "dgatd/error.hpp"
+
+#include <toml.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <utility>
+
+namespace dgatd::io {
+
+namespace {
+
+std::string join(std::vector<std::string> const& items)
+{
+  std::string joined;
+  for (auto const& item : items) joined += (joined.empty() ? "" : ", ") + item;
+  return joined;
+}
+
+std::string format_number(double value)
+{
+  std::ostringstream out;
+  out.precision(15);
+  out << value;
+  return out.str();
+}
+
+int line_of(toml::value const& value) { return static_cast<int>(value.location().line()); }
+
+std::string resolve(std::string const& base_dir, std::string const& path)
+{
+  std::filesystem::path const p(path);
+  if (p.is_absolute() || base_dir.empty()) return p.lexically_normal().string();
+  return (std::filesystem::path(base_dir) / p).lexically_normal().string();
+}
+
+char const* type_name(toml::value const& value)
+{
+  switch (value.type()) {
+  case toml::value_t::boolean:
+    return "a boolean";
+  case toml::value_t::integer:
+    return "an integer";
+  case toml::value_t::floating:
+    return "a number";
+  case toml::value_t::string:
+    return "a string";
+  case toml::value_t::array:
+    return "an array";
+  case toml::value_t::table:
+    return "a table";
+  default:
+    return "a date or time";
+  }
+}
+
+// One TOML table being read: checks its keys against the known ones up front, then hands out typed
+// values with the file, line and key in every message.
+class TableReader {
+public:
+  TableReader(std::string const& file, toml::value const& table, std::string label, std::vector<std::string> known)
+      : file_(file), table_(table), label_(std::move(label))
+  {
+    // Report the first unknown key in file order so the message is stable.
+    toml::value const* unknown = nullptr;
+    std::string unknown_key;
+    for (auto const& [key, value] : table_.as_table()) {
+      if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+      if (!unknown || line_of(value) < line_of(*unknown)) {
+        unknown = &value;
+        unknown_key = key;
+      }
+    }
+    if (unknown)
+      throw Error(where(line_of(*unknown)),
+                  "unknown key '" + unknown_key + "' in " + label_ + " (known keys: " + join(known) + ")", "");
+  }
+
+  bool has(std::string const& key) const { return table_.as_table().count(key) != 0; }
+  toml::value const& at(std::string const& key) const { return table_.as_table().at(key); }
+  int line(std::string const& key) const { return line_of(at(key)); }
+  int table_line() const { return line_of(table_); }
+  std::string const& file() const { return file_; }
+
+  std::string where(int line) const { return line > 0 ? file_ + ":" + std::to_string(line) : file_; }
+
+  [[noreturn]] void fail(std::string const& key, std::string const& what) const
+  {
+    throw Error(where(line(key)), label_ + " " + key + " " + what, "");
+  }
+  [[noreturn]] void fail_table(std::string const& what) const { throw Error(where(table_line()), what, ""); }
+
+  void require(std::string const& key, std::string const& why = "") const
+  {
+    if (!has(key)) fail_table(label_ + " needs the key '" + key + "'" + why);
+  }
+  void forbid(std::string const& key, std::string const& why) const
+  {
+    if (has(key)) throw Error(where(line(key)), label_ + " key '" + key + "' " + why, "");
+  }
+
+  double number(std::string const& key) const
+  {
+    require(key);
+    auto const& value = at(key);
+    double result = 0;
+    if (value.is_integer())
+      result = static_cast<double>(value.as_integer());
+    else if (value.is_floating())
+      result = value.as_floating();
+    else
+      fail(key, std::string("must be a number, not ") + type_name(value));
+    if (!std::isfinite(result)) fail(key, "must be finite");
+    return result;
+  }
+  double number(std::string const& key, double fallback) const { return has(key) ? number(key) : fallback; }
+
+  double positive(std::string const& key) const
+  {
+    double const result = number(key);
+    if (!(result > 0)) fail(key, "= " + format_number(result) + " must be positive");
+    return result;
+  }
+  double positive(std::string const& key, double fallback) const { return has(key) ? positive(key) : fallback; }
+
+  std::int64_t integer(std::string const& key, std::int64_t fallback, std::int64_t minimum) const
+  {
+    if (!has(key)) return fallback;
+    auto const& value = at(key);
+    if (!value.is_integer()) fail(key, std::string("must be an integer, not ") + type_name(value));
+    auto const result = static_cast<std::int64_t>(value.as_integer());
+    if (result < minimum)
+      fail(key, "= " + std::to_string(result) + " must be " + (minimum == 1 ? "positive" : "zero or positive"));
+    return result;
+  }
+
+  bool boolean(std::string const& key, bool fallback) const
+  {
+    if (!has(key)) return fallback;
+    auto const& value = at(key);
+    if (!value.is_boolean()) fail(key, std::string("must be true or false, not ") + type_name(value));
+    return value.as_boolean();
+  }
+
+  std::string string(std::string const& key) const
+  {
+    require(key);
+    auto const& value = at(key);
+    if (!value.is_string()) fail(key, std::string("must be a string, not ") + type_name(value));
+    return value.as_string().str;
+  }
+
+  // One of choices; the message lists them.
+  std::string choice(std::string const& key, std::vector<std::string> const& choices) const
+  {
+    std::string const result = string(key);
+    if (std::find(choices.begin(), choices.end(), result) == choices.end())
+      fail(key, "= \"" + result + "\" is not one of " + join(choices));
+    return result;
+  }
+
+  std::vector<double> numbers(std::string const& key, std::size_t min_count, std::size_t max_count) const
+  {
+    require(key);
+    auto const& value = at(key);
+    std::string const expected = min_count == max_count ? "an array of " + std::to_string(min_count) + " numbers"
+                                                        : "an array of " + std::to_string(min_count) + " to " +
+                                                              std::to_string(max_count) + " numbers";
+    if (!value.is_array()) fail(key, "must be " + expected + ", not " + type_name(value));
+    auto const& array = value.as_array();
+    if (array.size() < min_count || array.size() > max_count)
+      fail(key, "must be " + expected + ", not " + std::to_string(array.size()));
+    std::vector<double> result;
+    for (auto const& item : array) {
+      if (item.is_integer())
+        result.push_back(static_cast<double>(item.as_integer()));
+      else if (item.is_floating() && std::isfinite(item.as_floating()))
+        result.push_back(item.as_floating());
+      else
+        fail(key, "must be " + expected + " (finite), but holds " + type_name(item));
+    }
+    return result;
+  }
+
+  Vec3 vec3(std::string const& key) const
+  {
+    auto const values = numbers(key, 3, 3);
+    return {values[0], values[1], values[2]};
+  }
+
+private:
+  std::string file_;
+  toml::value const& table_;
+  std::string label_;
+};
+
+// Tables of the file: [name] must be a table, [[name]] an array of tables.
+std::vector<std::string> const known_tables{"mesh", "material", "boundary", "source",
+                                            "time", "probe",    "output",   "solver"};
+std::vector<std::string> const array_tables{"material", "source", "probe"};
+
+Vec3 scaled(Vec3 v, double scale) { return {v[0] * scale, v[1] * scale, v[2] * scale}; }
+
+MeshConfig read_mesh(TableReader const& t, std::string const& base_dir)
+{
+  MeshConfig mesh;
+  mesh.scale = t.positive("scale", 1.0);
+  if (t.has("file") && t.has("generate"))
+    throw Error(t.where(std::max(t.line("file"), t.line("generate"))),
+                "[mesh] has both 'file' and 'generate'; keep one", "");
+  if (!t.has("file") && !t.has("generate"))
+    t.fail_table("[mesh] needs 'file' (a mesh file) or 'generate' (box, cylinder or waveguide)");
+
+  if (t.has("file")) {
+    for (auto const* key : {"generate", "size", "radius", "height", "h", "inner", "output"})
+      t.forbid(key, "only applies to generated meshes (generate = ...)");
+    std::string const file = t.string("file");
+    if (file.empty()) t.fail("file", "must not be empty");
+    mesh.file = resolve(base_dir, file);
+    return mesh;
+  }
+
+  auto& spec = mesh.generate;
+  spec.shape = t.choice("generate", {"box", "cylinder", "waveguide"});
+  double const s = mesh.scale;
+  if (spec.shape == "cylinder") {
+    t.forbid("size", "does not apply to a cylinder (give radius and height)");
+    spec.size = {t.positive("radius") * s, t.positive("height") * s, 0.0};
+  } else {
+    t.forbid("radius", "only applies to generate = \"cylinder\"");
+    t.forbid("height", "only applies to generate = \"cylinder\"");
+    auto const size = t.numbers("size", 3, 3);
+    for (double const extent : size)
+      if (!(extent > 0)) t.fail("size", "must hold three positive extents");
+    spec.size = {size[0] * s, size[1] * s, size[2] * s};
+  }
+  spec.element_size = t.positive("h") * s;
+  if (t.has("output")) {
+    std::string const output = t.string("output");
+    if (output.empty()) t.fail("output", "must not be empty");
+    mesh.output = resolve(base_dir, output);
+  }
+
+  if (t.has("inner")) {
+    if (!t.at("inner").is_table())
+      t.fail("inner", std::string("must be a table { shape, corner, size }, not ") + type_name(t.at("inner")));
+    TableReader const inner(t.file(), t.at("inner"), "[mesh] inner", {"shape", "corner", "size"});
+    spec.inner.shape = inner.choice("shape", {"box", "cylinder"});
+    spec.inner.corner = scaled(inner.vec3("corner"), s);
+    bool const cylinder = spec.inner.shape == "cylinder";
+    // A cylinder is [radius, height]; the generator's third entry is unused.
+    auto const size = cylinder ? inner.numbers("size", 2, 2) : inner.numbers("size", 3, 3);
+    for (double const extent : size)
+      if (!(extent > 0)) inner.fail("size", cylinder ? "must be [radius, height], both positive" : "must be positive");
+    spec.inner.size = {size[0] * s, size[1] * s, cylinder ? 0.0 : size[2] * s};
+  }
+  return mesh;
+}
+
+Material read_material(TableReader const& t)
+{
+  Material material;
+  material.line = t.table_line();
+  t.require("region", " (a physical volume name or tag)");
+  auto const& region = t.at("region");
+  if (region.is_string()) {
+    material.region_name = region.as_string().str;
+    if (material.region_name.empty()) t.fail("region", "must not be empty");
+  } else if (region.is_integer()) {
+    material.region_tag = static_cast<int>(region.as_integer());
+    if (material.region_tag <= 0) t.fail("region", "= " + std::to_string(material.region_tag) + " must be positive");
+  } else {
+    t.fail("region", std::string("must be a physical volume name or tag, not ") + type_name(region));
+  }
+  material.eps_r = t.positive("eps_r", 1.0);
+  material.mu_r = t.positive("mu_r", 1.0);
+  return material;
+}
+
+BoundaryConfig read_boundary(TableReader const& t)
+{
+  BoundaryConfig boundary;
+  if (!t.has("pec")) return boundary;
+  auto const& pec = t.at("pec");
+  if (pec.is_string()) {
+    if (pec.as_string().str != "*") t.fail("pec", "must be \"*\" (the whole boundary) or a list of surface names");
+    return boundary;
+  }
+  if (!pec.is_array()) t.fail("pec", std::string("must be \"*\" or a list of surface names, not ") + type_name(pec));
+  boundary.pec_everywhere = false;
+  for (auto const& item : pec.as_array()) {
+    if (!item.is_string() || item.as_string().str.empty() || item.as_string().str == "*")
+      t.fail("pec", "must list physical surface names (strings)");
+    boundary.pec_surfaces.push_back(item.as_string().str);
+  }
+  return boundary;
+}
+
+Waveform read_waveform(TableReader const& t)
+{
+  Waveform w;
+  std::string const kind = t.choice("waveform", {"gaussian", "modulated_gaussian", "sine"});
+  w.amplitude = t.number("amplitude", 1.0);
+  std::string const not_for = "does not apply to waveform = \"" + kind + "\"";
+  if (kind == "sine") {
+    w.kind = WaveformKind::sine;
+    t.forbid("t0", not_for);
+    t.forbid("sigma", not_for);
+    w.frequency = t.positive("frequency");
+    // Three periods of turn-on keep the switch-on transient's spectrum near the drive frequency.
+    w.ramp = t.positive("ramp", 3.0 / w.frequency);
+    return w;
+  }
+  w.kind = kind == "gaussian" ? WaveformKind::gaussian : WaveformKind::modulated_gaussian;
+  t.forbid("ramp", not_for);
+  if (w.kind == WaveformKind::gaussian)
+    t.forbid("frequency", not_for);
+  else
+    w.frequency = t.positive("frequency");
+  w.sigma = t.positive("sigma");
+  // Centred five widths in, the pulse starts from exp(-12.5) ≈ 4e-6 of its peak: no switch-on jump.
+  w.t0 = t.number("t0", 5.0 * w.sigma);
+  if (w.t0 < 0) t.fail("t0", "= " + format_number(w.t0) + " must not be negative");
+  return w;
+}
+
+Source read_source(TableReader const& t, double scale)
+{
+  Source source;
+  source.line = t.table_line();
+  std::string const kind = t.choice("kind", {"dipole", "port_te10", "edge_current"});
+  std::string const not_for = "does not apply to kind = \"" + kind + "\"";
+  t.require("waveform", " (gaussian, modulated_gaussian or sine)");
+  if (kind == "port_te10") {
+    source.kind = SourceKind::port_te10;
+    t.forbid("position", not_for);
+    t.forbid("direction", not_for);
+    source.surface = t.string("surface");
+    if (source.surface.empty()) t.fail("surface", "must not be empty");
+  } else {
+    source.kind = kind == "dipole" ? SourceKind::dipole : SourceKind::edge_current;
+    t.forbid("surface", not_for);
+    source.position = scaled(t.vec3("position"), scale);
+    Vec3 d = t.vec3("direction");
+    double const norm = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    if (!(norm > 0)) t.fail("direction", "must not be the zero vector");
+    for (double& component : d) component /= norm;
+    source.direction = d;
+  }
+  source.waveform = read_waveform(t);
+  return source;
+}
+
+TimeConfig read_time(TableReader const& t)
+{
+  TimeConfig time;
+  if (t.has("t_end") && t.has("steps"))
+    throw Error(t.where(std::max(t.line("t_end"), t.line("steps"))),
+                "[time] has both t_end and steps; give exactly one", "");
+  if (t.has("t_end"))
+    time.t_end = t.positive("t_end");
+  else if (t.has("steps"))
+    time.steps = t.integer("steps", 0, 1);
+  else
+    t.fail_table("[time] needs t_end (seconds) or steps");
+  if (t.has("dt")) {
+    auto const& dt = t.at("dt");
+    if (dt.is_string()) {
+      if (dt.as_string().str != "auto") t.fail("dt", "must be \"auto\" or a time step in seconds");
+    } else {
+      time.dt = t.positive("dt");
+    }
+  }
+  time.safety = t.number("safety", time.safety);
+  if (!(time.safety > 0 && time.safety < 1))
+    t.fail("safety", "= " + format_number(time.safety) + " must lie strictly between 0 and 1");
+  time.allow_unstable = t.boolean("allow_unstable", false);
+  return time;
+}
+
+Probe read_probe(TableReader const& t, double scale)
+{
+  Probe probe;
+  probe.line = t.table_line();
+  probe.name = t.string("name");
+  bool const valid = !probe.name.empty() && std::all_of(probe.name.begin(), probe.name.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+  if (!valid) t.fail("name", "= \"" + probe.name + "\" may only hold letters, digits and '_'");
+  probe.position = scaled(t.vec3("position"), scale);
+  return probe;
+}
+
+OutputConfig read_output(TableReader const* t, std::string const& base_dir)
+{
+  OutputConfig output;
+  std::string file = "dgatd_out.h5";
+  if (t) {
+    if (t->has("file")) file = t->string("file");
+    if (file.empty()) t->fail("file", "must not be empty");
+    output.snapshot_every = t->integer("snapshot_every", 0, 0);
+    output.energy_every = t->integer("energy_every", 10, 1);
+    output.progress = t->boolean("progress", true);
+  }
+  output.file = resolve(base_dir, file);
+  return output;
+}
+
+SolverConfig read_solver(TableReader const& t)
+{
+  SolverConfig solver;
+  if (t.has("formulation"))
+    solver.formulation = t.choice("formulation", {"fractioned", "assembled"}) == "assembled" ? Formulation::assembled
+                                                                                             : Formulation::fractioned;
+  if (t.has("backend"))
+    solver.backend = t.choice("backend", {"default", "serial"}) == "serial" ? Backend::serial : Backend::default_space;
+  return solver;
+}
+
+// The first line of toml11's multi-line report, without its "[error] toml::function:" prefix.
+std::string syntax_message(toml::exception const& e)
+{
+  std::string message = e.what();
+  message = message.substr(0, message.find('\n'));
+  if (message.rfind("[error] ", 0) == 0) message.erase(0, 8);
+  if (message.rfind("toml::", 0) == 0) {
+    auto const colon = message.find(": ");
+    if (colon != std::string::npos) message.erase(0, colon + 2);
+  }
+  std::string const& source_line = e.location().line_str();
+  if (!source_line.empty()) message += " (at '" + source_line + "')";
+  return message;
+}
+
+} // namespace
+
+double Waveform::value(double t) const
+{
+  constexpr double two_pi = 6.283185307179586476925286766559;
+  constexpr double pi = two_pi / 2;
+  switch (kind) {
+  case WaveformKind::gaussian: {
+    double const x = (t - t0) / sigma;
+    return std::exp(-0.5 * x * x);
+  }
+  case WaveformKind::modulated_gaussian: {
+    double const x = (t - t0) / sigma;
+    return std::exp(-0.5 * x * x) * std::sin(two_pi * frequency * (t - t0));
+  }
+  case WaveformKind::sine: {
+    if (t <= 0) return 0;
+    double const envelope = t < ramp ? 0.5 * (1 - std::cos(pi * t / ramp)) : 1.0;
+    return envelope * std::sin(two_pi * frequency * t);
+  }
+  }
+  return 0;
+}
+
+double Waveform::end_time() const
+{
+  return kind == WaveformKind::sine ? std::numeric_limits<double>::infinity() : t0 + 6 * sigma;
+}
+
+char const* to_string(WaveformKind kind)
+{
+  switch (kind) {
+  case WaveformKind::gaussian:
+    return "gaussian";
+  case WaveformKind::modulated_gaussian:
+    return "modulated_gaussian";
+  case WaveformKind::sine:
+    return "sine";
+  }
+  return "";
+}
+
+char const* to_string(SourceKind kind)
+{
+  switch (kind) {
+  case SourceKind::dipole:
+    return "dipole";
+  case SourceKind::port_te10:
+    return "port_te10";
+  case SourceKind::edge_current:
+    return "edge_current";
+  }
+  return "";
+}
+
+char const* to_string(Formulation formulation)
+{
+  return formulation == Formulation::assembled ? "assembled" : "fractioned";
+}
+
+char const* to_string(Backend backend) { return backend == Backend::serial ? "serial" : "default"; }
+
+Config parse_config(std::string const& text, std::string const& name, std::string const& base_dir)
+{
+  toml::value root;
+  try {
+    std::istringstream stream(text);
+    root = toml::parse(stream, name);
+  } catch (toml::exception const& e) {
+    throw Error(name + ":" + std::to_string(e.location().line()), "TOML syntax error: " + syntax_message(e), "");
+  }
+
+  // Top-level keys must be known tables of the right kind.
+  std::map<std::string, toml::value const*> tables;
+  for (auto const& [key, value] : root.as_table()) {
+    std::string const where = name + ":" + std::to_string(line_of(value));
+    bool const known = std::find(known_tables.begin(), known_tables.end(), key) != known_tables.end();
+    if (!known && !value.is_table())
+      throw Error(where, "unknown top-level key '" + key + "' (keys belong in tables: " + join(known_tables) + ")", "");
+    if (!known) throw Error(where, "unknown table [" + key + "] (known tables: " + join(known_tables) + ")", "");
+    bool const is_array = std::find(array_tables.begin(), array_tables.end(), key) != array_tables.end();
+    if (is_array) {
+      bool const array_of_tables =
+          value.is_array() && std::all_of(value.as_array().begin(), value.as_array().end(),
+                                          [](toml::value const& item) { return item.is_table(); });
+      if (!array_of_tables) throw Error(where, "'" + key + "' must be written as [[" + key + "]] tables", "");
+    } else if (!value.is_table()) {
+      throw Error(where, "'" + key + "' must be a table [" + key + "], not " + type_name(value), "");
+    }
+    tables[key] = &value;
+  }
+
+  Config config;
+  config.name = name;
+  config.base_dir = base_dir;
+  config.text = text;
+
+  if (!tables.count("mesh")) throw Error(name, "missing table [mesh] (give file = \"...\" or generate = \"box\")", "");
+  config.mesh =
+      read_mesh(TableReader(name, *tables["mesh"], "[mesh]",
+                            {"file", "generate", "size", "radius", "height", "h", "inner", "scale", "output"}),
+                base_dir);
+  double const scale = config.mesh.scale;
+
+  if (tables.count("material")) {
+    std::map<std::string, int> seen; // region (as written) -> line of its first [[material]]
+    for (auto const& table : tables["material"]->as_array()) {
+      TableReader const t(name, table, "[[material]]", {"region", "eps_r", "mu_r"});
+      Material material = read_material(t);
+      std::string const key =
+          material.region_name.empty() ? "tag " + std::to_string(material.region_tag) : material.region_name;
+      auto const [it, inserted] = seen.emplace(key, material.line);
+      if (!inserted)
+        t.fail("region",
+               "= " + key + " already has a material (line " + std::to_string(it->second) + "); give each region once");
+      config.materials.push_back(material);
+    }
+  }
+
+  if (tables.count("boundary"))
+    config.boundary = read_boundary(TableReader(name, *tables["boundary"], "[boundary]", {"pec"}));
+
+  if (tables.count("source"))
+    for (auto const& table : tables["source"]->as_array())
+      config.sources.push_back(read_source(TableReader(name, table, "[[source]]",
+                                                       {"kind", "position", "direction", "surface", "amplitude",
+                                                        "waveform", "t0", "sigma", "frequency", "ramp"}),
+                                           scale));
+
+  if (!tables.count("time")) throw Error(name, "missing table [time] (give t_end or steps)", "");
+  config.time =
+      read_time(TableReader(name, *tables["time"], "[time]", {"t_end", "steps", "dt", "safety", "allow_unstable"}));
+
+  if (tables.count("probe")) {
+    for (auto const& table : tables["probe"]->as_array()) {
+      TableReader const t(name, table, "[[probe]]", {"name", "position"});
+      Probe probe = read_probe(t, scale);
+      for (auto const& other : config.probes)
+        if (other.name == probe.name)
+          t.fail("name", "= \"" + probe.name + "\" is already used by the probe at line " + std::to_string(other.line));
+      config.probes.push_back(probe);
+    }
+  }
+
+  if (tables.count("output")) {
+    TableReader const t(name, *tables["output"], "[output]", {"file", "snapshot_every", "energy_every", "progress"});
+    config.output = read_output(&t, base_dir);
+  } else {
+    config.output = read_output(nullptr, base_dir);
+  }
+
+  if (tables.count("solver"))
+    config.solver = read_solver(TableReader(name, *tables["solver"], "[solver]", {"formulation", "backend"}));
+  return config;
+}
+
+Config load_config(std::string const& path)
+{
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path, "cannot read the configuration file", "check the path and its permissions");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_config(text.str(), path, std::filesystem::path(path).parent_path().string());
+}
+
+} // namespace dgatd::io

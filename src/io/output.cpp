@@ -1,0 +1,461 @@
+#include "dgatd/io/output.hpp"
+
+#include "dgatd/error.hpp"
+#include "dgatd/io/hdf5_handle.hpp"
+#include "dgatd/version.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <system_error>
+
+namespace dgatd::io {
+
+namespace {
+
+namespace fs = std::filesystem;
+using hdf5::Handle;
+
+// Rows buffered per flush: 4096 steps of a probe are 2 x 96 kB, small next to the fields, and a
+// 100k-step run then touches the file only a few dozen times.
+constexpr hsize_t rows_per_flush = 4096;
+
+class Writer {
+public:
+  explicit Writer(std::string path) : path_(std::move(path)) {}
+
+  hid_t check(hid_t id, char const* what) const
+  {
+    if (id < 0) fail(what);
+    return id;
+  }
+  void check(herr_t status, char const* what) const
+  {
+    if (status < 0) fail(what);
+  }
+  [[noreturn]] void fail(std::string const& what) const
+  {
+    throw Error(path_, "HDF5 could not " + what, "check the free disk space and the permissions of the directory");
+  }
+
+  Handle group(hid_t parent, std::string const& name) const
+  {
+    return {check(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "create a group"), H5Gclose};
+  }
+
+  void attribute(hid_t object, char const* name, hid_t type, void const* value) const
+  {
+    Handle const space(check(H5Screate(H5S_SCALAR), "create a dataspace"), H5Sclose);
+    Handle const attr(
+        check(H5Acreate2(object, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT), "create an attribute"), H5Aclose);
+    check(H5Awrite(attr.get(), type, value), "write an attribute");
+  }
+  void attribute(hid_t object, char const* name, double value) const
+  {
+    attribute(object, name, H5T_NATIVE_DOUBLE, &value);
+  }
+  void attribute(hid_t object, char const* name, std::int64_t value) const
+  {
+    attribute(object, name, H5T_NATIVE_INT64, &value);
+  }
+  void attribute(hid_t object, char const* name, std::string const& value) const
+  {
+    // Fixed-length (at least one byte, HDF5 refuses size 0) reads back as plain bytes everywhere.
+    Handle const type(check(H5Tcopy(H5T_C_S1), "create a string type"), H5Tclose);
+    check(H5Tset_size(type.get(), value.empty() ? 1 : value.size()), "size a string type");
+    check(H5Tset_strpad(type.get(), H5T_STR_NULLPAD), "pad a string type");
+    std::string const padded = value.empty() ? std::string(1, '\0') : value;
+    attribute(object, name, type.get(), padded.data());
+  }
+  void attribute(hid_t object, char const* name, Vec3 const& value) const
+  {
+    hsize_t const dims[1] = {3};
+    Handle const space(check(H5Screate_simple(1, dims, nullptr), "create a dataspace"), H5Sclose);
+    Handle const attr(check(H5Acreate2(object, name, H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                            "create an attribute"),
+                      H5Aclose);
+    check(H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, value.data()), "write an attribute");
+  }
+
+  // A fixed-size rows x cols (cols == 0: one-dimensional) dataset written at once.
+  void dataset(hid_t parent, char const* name, hid_t file_type, hid_t memory_type, hsize_t rows, hsize_t cols,
+               void const* data) const
+  {
+    hsize_t const dims[2] = {rows, cols};
+    Handle const space(check(H5Screate_simple(cols ? 2 : 1, dims, nullptr), "create a dataspace"), H5Sclose);
+    Handle const set(check(H5Dcreate2(parent, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                           "create a dataset"),
+                     H5Dclose);
+    if (rows > 0) check(H5Dwrite(set.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), "write a dataset");
+  }
+
+  // An empty dataset of double rows (cols == 0: one-dimensional) that grows along its first axis.
+  Handle extendible(hid_t parent, char const* name, hsize_t cols) const
+  {
+    int const rank = cols ? 2 : 1;
+    hsize_t const dims[2] = {0, cols};
+    hsize_t const max_dims[2] = {H5S_UNLIMITED, cols};
+    hsize_t const chunk[2] = {rows_per_flush, cols};
+    Handle const space(check(H5Screate_simple(rank, dims, max_dims), "create a dataspace"), H5Sclose);
+    Handle const properties(check(H5Pcreate(H5P_DATASET_CREATE), "create dataset properties"), H5Pclose);
+    check(H5Pset_chunk(properties.get(), rank, chunk), "set a chunk size");
+    return {check(H5Dcreate2(parent, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, properties.get(), H5P_DEFAULT),
+                  "create a dataset"),
+            H5Dclose};
+  }
+
+  // Appends rows (each of cols doubles, cols == 0 for one-dimensional) after the first `offset`.
+  void append(Handle const& set, hsize_t offset, std::vector<double> const& values, hsize_t cols) const
+  {
+    hsize_t const width = cols ? cols : 1;
+    hsize_t const rows = values.size() / width;
+    if (rows == 0) return;
+    int const rank = cols ? 2 : 1;
+    hsize_t const new_dims[2] = {offset + rows, cols};
+    check(H5Dset_extent(set.get(), new_dims), "extend a dataset");
+    Handle const file_space(check(H5Dget_space(set.get()), "get a dataspace"), H5Sclose);
+    hsize_t const start[2] = {offset, 0};
+    hsize_t const count[2] = {rows, cols};
+    check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), "select rows");
+    Handle const memory_space(check(H5Screate_simple(rank, count, nullptr), "create a dataspace"), H5Sclose);
+    check(H5Dwrite(set.get(), H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(), H5P_DEFAULT, values.data()),
+          "append rows");
+  }
+
+private:
+  std::string path_;
+};
+
+void append_vec3(std::vector<double>& rows, Vec3 const& v) { rows.insert(rows.end(), v.begin(), v.end()); }
+
+std::string xml_escape(std::string const& text)
+{
+  std::string escaped;
+  for (char const c : text) {
+    switch (c) {
+    case '&':
+      escaped += "&amp;";
+      break;
+    case '<':
+      escaped += "&lt;";
+      break;
+    case '>':
+      escaped += "&gt;";
+      break;
+    case '"':
+      escaped += "&quot;";
+      break;
+    default:
+      escaped += c;
+    }
+  }
+  return escaped;
+}
+
+} // namespace
+
+struct OutputFile::State {
+  std::string path;
+  std::string partial;
+  Writer writer;
+  Handle file;
+  bool closed = false;
+
+  std::int64_t num_points = 0;
+  std::int64_t num_tets = -1; // -1 until write_mesh
+  std::vector<double> snapshot_times;
+
+  struct ProbeSets {
+    Handle e;
+    Handle h;
+    std::vector<double> e_rows;
+    std::vector<double> h_rows;
+  };
+  std::vector<ProbeSets> probes;
+  Handle time_set;
+  std::vector<double> time_rows;
+  hsize_t steps_written = 0; // rows already in the file
+
+  Handle energy_set;
+  Handle energy_time_set;
+  std::vector<double> energy_rows;
+  std::vector<double> energy_time_rows;
+  hsize_t energy_written = 0;
+
+  explicit State(std::string final_path) : path(std::move(final_path)), partial(path + ".partial"), writer(partial) {}
+
+  void flush_steps()
+  {
+    writer.append(time_set, steps_written, time_rows, 0);
+    for (auto& probe : probes) {
+      writer.append(probe.e, steps_written, probe.e_rows, 3);
+      writer.append(probe.h, steps_written, probe.h_rows, 3);
+      probe.e_rows.clear();
+      probe.h_rows.clear();
+    }
+    steps_written += time_rows.size();
+    time_rows.clear();
+  }
+
+  void flush_energy()
+  {
+    writer.append(energy_time_set, energy_written, energy_time_rows, 0);
+    writer.append(energy_set, energy_written, energy_rows, 0);
+    energy_written += energy_rows.size();
+    energy_rows.clear();
+    energy_time_rows.clear();
+  }
+
+  std::string xdmf_path() const { return fs::path(path).replace_extension(".xdmf").string(); }
+
+  void write_xdmf() const
+  {
+    std::string const h5 = xml_escape(fs::path(path).filename().string());
+    auto item = [&](std::string const& dataset, std::int64_t rows, int cols, char const* type, int precision) {
+      std::ostringstream out;
+      out << "<DataItem Dimensions=\"" << rows;
+      if (cols) out << ' ' << cols;
+      out << "\" NumberType=\"" << type << "\" Precision=\"" << precision << "\" Format=\"HDF\">" << h5 << ':'
+          << dataset << "</DataItem>";
+      return out.str();
+    };
+    auto grid = [&](std::string const& name, std::string const& indent, std::string const& extra) {
+      std::ostringstream out;
+      out << indent << "<Grid Name=\"" << name << "\" GridType=\"Uniform\">\n"
+          << extra << indent << "  <Topology TopologyType=\"Tetrahedron\" NumberOfElements=\"" << num_tets << "\">\n"
+          << indent << "    " << item("/mesh/tets", num_tets, 4, "Int", 4) << "\n"
+          << indent << "  </Topology>\n"
+          << indent << "  <Geometry GeometryType=\"XYZ\">\n"
+          << indent << "    " << item("/mesh/points", num_points, 3, "Float", 8) << "\n"
+          << indent << "  </Geometry>\n"
+          << indent << "  <Attribute Name=\"region\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
+          << indent << "    " << item("/mesh/region", num_tets, 0, "Int", 4) << "\n"
+          << indent << "  </Attribute>\n";
+      return out.str();
+    };
+
+    std::ostringstream xml;
+    xml.precision(17);
+    xml << "<?xml version=\"1.0\" ?>\n"
+        << "<Xdmf Version=\"3.0\">\n"
+        << "  <Domain>\n";
+    if (snapshot_times.empty()) {
+      xml << grid("mesh", "    ", "") << "    </Grid>\n";
+    } else {
+      xml << "    <Grid Name=\"snapshots\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+      for (std::size_t k = 0; k < snapshot_times.size(); ++k) {
+        std::ostringstream time;
+        time.precision(17);
+        time << "        <Time Value=\"" << snapshot_times[k] << "\"/>\n";
+        xml << grid("snapshot_" + std::to_string(k), "      ", time.str());
+        for (char const* field : {"E", "H"}) {
+          xml << "        <Attribute Name=\"" << field << "\" AttributeType=\"Vector\" Center=\"Cell\">\n"
+              << "          " << item("/snapshots/" + std::to_string(k) + "/" + field, num_tets, 3, "Float", 8) << "\n"
+              << "        </Attribute>\n";
+        }
+        xml << "      </Grid>\n";
+      }
+      xml << "    </Grid>\n";
+    }
+    xml << "  </Domain>\n"
+        << "</Xdmf>\n";
+
+    std::string const target = xdmf_path();
+    std::string const temporary = target + ".partial";
+    {
+      std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+      out << xml.str();
+      if (!out.flush()) {
+        std::error_code ignored;
+        fs::remove(temporary, ignored);
+        throw Error(temporary, "cannot write the XDMF file", "check the free disk space");
+      }
+    }
+    std::error_code error;
+    fs::rename(temporary, target, error);
+    if (error) {
+      fs::remove(temporary, error);
+      throw Error(target, "cannot rename the XDMF file into place", "check the permissions of the directory");
+    }
+  }
+};
+
+OutputFile::OutputFile(std::string path, RunAttributes const& attributes)
+    : state_(std::make_unique<State>(std::move(path)))
+{
+  auto& s = *state_;
+  hdf5::QuietErrors const quiet;
+  // The 1.8 file format stores attributes above 64 kB (a long config text) densely.
+  Handle const access(s.writer.check(H5Pcreate(H5P_FILE_ACCESS), "create file properties"), H5Pclose);
+  s.writer.check(H5Pset_libver_bounds(access.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST), "set the file format");
+  hid_t const file = H5Fcreate(s.partial.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get());
+  if (file < 0)
+    throw Error(s.partial, "cannot create the output file", "check that the directory exists and is writable");
+  s.file = Handle(file, H5Fclose);
+
+  hid_t const root = s.file.get();
+  s.writer.attribute(root, "dgatd_version", std::string(version_string));
+  s.writer.attribute(root, "config", attributes.config_text);
+  s.writer.attribute(root, "dt", attributes.dt);
+  s.writer.attribute(root, "dt_max", attributes.dt_max);
+  s.writer.attribute(root, "num_vertices", attributes.num_vertices);
+  s.writer.attribute(root, "num_edges", attributes.num_edges);
+  s.writer.attribute(root, "num_faces", attributes.num_faces);
+  s.writer.attribute(root, "num_tets", attributes.num_tets);
+  s.writer.attribute(root, "formulation", attributes.formulation);
+  s.writer.attribute(root, "backend", attributes.backend);
+
+  s.time_set = s.writer.extendible(root, "time", 0);
+  s.energy_time_set = s.writer.extendible(root, "energy_time", 0);
+  s.energy_set = s.writer.extendible(root, "energy", 0);
+  s.writer.group(root, "probes");
+  s.writer.group(root, "snapshots");
+}
+
+OutputFile::~OutputFile()
+{
+  if (!state_ || state_->closed) return;
+  hdf5::QuietErrors const quiet;
+  state_->probes.clear();
+  state_->time_set.reset();
+  state_->energy_set.reset();
+  state_->energy_time_set.reset();
+  state_->file.reset();
+  std::error_code ignored;
+  fs::remove(state_->partial, ignored);
+}
+
+void OutputFile::write_mesh(std::vector<Vec3> const& points, std::vector<std::array<std::int32_t, 4>> const& tets,
+                            std::vector<std::int32_t> const& region)
+{
+  auto& s = *state_;
+  if (s.num_tets >= 0) throw std::logic_error("OutputFile::write_mesh called twice");
+  if (region.size() != tets.size()) throw std::invalid_argument("OutputFile::write_mesh: one region per tet needed");
+  hdf5::QuietErrors const quiet;
+  Handle const mesh = s.writer.group(s.file.get(), "mesh");
+  s.writer.dataset(mesh.get(), "points", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, points.size(), 3, points.data());
+  s.writer.dataset(mesh.get(), "tets", H5T_STD_I32LE, H5T_NATIVE_INT32, tets.size(), 4, tets.data());
+  s.writer.dataset(mesh.get(), "region", H5T_STD_I32LE, H5T_NATIVE_INT32, region.size(), 0, region.data());
+  s.num_points = static_cast<std::int64_t>(points.size());
+  s.num_tets = static_cast<std::int64_t>(tets.size());
+}
+
+std::size_t OutputFile::add_probe(std::string const& name, Vec3 const& position)
+{
+  auto& s = *state_;
+  if (s.steps_written + s.time_rows.size() > 0)
+    throw std::logic_error("OutputFile::add_probe after the first append_step");
+  // A '/' would silently nest groups; the config already restricts names to [A-Za-z0-9_].
+  if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
+    throw std::invalid_argument("OutputFile::add_probe: '" + name + "' is not a usable group name");
+  hdf5::QuietErrors const quiet;
+  Handle const probes(s.writer.check(H5Gopen2(s.file.get(), "probes", H5P_DEFAULT), "open /probes"), H5Gclose);
+  if (H5Lexists(probes.get(), name.c_str(), H5P_DEFAULT) > 0)
+    throw Error(s.partial, "probe '" + name + "' is written twice", "give each probe its own name");
+  Handle const group = s.writer.group(probes.get(), name);
+  s.writer.attribute(group.get(), "position", position);
+  State::ProbeSets sets;
+  sets.e = s.writer.extendible(group.get(), "E", 3);
+  sets.h = s.writer.extendible(group.get(), "H", 3);
+  s.probes.push_back(std::move(sets));
+  return s.probes.size() - 1;
+}
+
+void OutputFile::append_step(double time, std::vector<ProbeSample> const& samples)
+{
+  auto& s = *state_;
+  if (samples.size() != s.probes.size())
+    throw std::invalid_argument("OutputFile::append_step: one sample per probe needed");
+  s.time_rows.push_back(time);
+  for (std::size_t p = 0; p < samples.size(); ++p) {
+    append_vec3(s.probes[p].e_rows, samples[p].e);
+    append_vec3(s.probes[p].h_rows, samples[p].h);
+  }
+  if (s.time_rows.size() >= rows_per_flush) {
+    hdf5::QuietErrors const quiet;
+    s.flush_steps();
+  }
+}
+
+void OutputFile::append_energy(double time, double energy)
+{
+  auto& s = *state_;
+  s.energy_time_rows.push_back(time);
+  s.energy_rows.push_back(energy);
+  if (s.energy_rows.size() >= rows_per_flush) {
+    hdf5::QuietErrors const quiet;
+    s.flush_energy();
+  }
+}
+
+void OutputFile::write_snapshot(double time, std::vector<Vec3> const& e, std::vector<Vec3> const& h)
+{
+  auto& s = *state_;
+  if (s.num_tets < 0) throw std::logic_error("OutputFile::write_snapshot before write_mesh");
+  auto const tets = static_cast<std::size_t>(s.num_tets);
+  if (e.size() != tets || h.size() != tets)
+    throw std::invalid_argument("OutputFile::write_snapshot: one E and one H vector per tet needed");
+  hdf5::QuietErrors const quiet;
+  Handle const snapshots(s.writer.check(H5Gopen2(s.file.get(), "snapshots", H5P_DEFAULT), "open /snapshots"), H5Gclose);
+  Handle const group = s.writer.group(snapshots.get(), std::to_string(s.snapshot_times.size()));
+  s.writer.attribute(group.get(), "time", time);
+  s.writer.dataset(group.get(), "E", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, tets, 3, e.data());
+  s.writer.dataset(group.get(), "H", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, tets, 3, h.data());
+  s.snapshot_times.push_back(time);
+}
+
+void OutputFile::close(bool complete)
+{
+  auto& s = *state_;
+  if (s.closed) throw std::logic_error("OutputFile::close called twice");
+  {
+    hdf5::QuietErrors const quiet;
+    s.flush_steps();
+    s.flush_energy();
+    hid_t const root = s.file.get();
+    s.writer.attribute(root, "steps", static_cast<std::int64_t>(s.steps_written));
+    s.writer.attribute(root, "complete", static_cast<std::int64_t>(complete ? 1 : 0));
+    s.probes.clear();
+    s.time_set.reset();
+    s.energy_set.reset();
+    s.energy_time_set.reset();
+    s.writer.check(H5Fflush(root, H5F_SCOPE_GLOBAL), "flush the file");
+    if (!s.file.reset()) s.writer.fail("close the file");
+  }
+  std::error_code error;
+  fs::rename(s.partial, s.path, error);
+  if (error)
+    throw Error(s.path, "cannot rename " + s.partial + " into place: " + error.message(),
+                "check the permissions of the directory");
+  s.closed = true;
+  if (s.num_tets >= 0) s.write_xdmf();
+}
+
+std::string const& OutputFile::path() const { return state_->path; }
+std::string OutputFile::partial_path() const { return state_->partial; }
+std::string OutputFile::xdmf_path() const { return state_->xdmf_path(); }
+std::int64_t OutputFile::steps() const
+{
+  return static_cast<std::int64_t>(state_->steps_written + state_->time_rows.size());
+}
+
+void require_writable_output(std::string const& path)
+{
+  fs::path const file(path);
+  fs::path const directory = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  std::error_code error;
+  if (fs::is_directory(file, error))
+    throw Error(path, "the output file is a directory", "give a file name, e.g. " + (file / "out.h5").string());
+  if (!fs::is_directory(directory, error))
+    throw Error(path, "the output directory '" + directory.string() + "' does not exist",
+                "create it or choose another output file");
+  if (::access(directory.c_str(), W_OK) != 0)
+    throw Error(path, "the output directory '" + directory.string() + "' is not writable",
+                "choose another output file");
+}
+
+} // namespace dgatd::io

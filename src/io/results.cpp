@@ -1,0 +1,104 @@
+#include "dgatd/io/results.hpp"
+
+#include "dgatd/error.hpp"
+#include "dgatd/io/hdf5_handle.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace dgatd::io {
+
+namespace {
+
+using hdf5::Handle;
+
+Handle open_output(std::string const& path)
+{
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) throw Error(path, "no such file", "check the path");
+  if (H5Fis_hdf5(path.c_str()) <= 0)
+    throw Error(path, "not an HDF5 file", "give the .h5 file a dgatd run wrote (e.g. dgatd_out.h5)");
+  hid_t const file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file < 0) throw Error(path, "HDF5 cannot open the file", "check that it is readable and not truncated");
+  return {file, H5Fclose};
+}
+
+herr_t collect_name(hid_t, char const* name, H5L_info_t const*, void* names)
+{
+  static_cast<std::vector<std::string>*>(names)->emplace_back(name);
+  return 0;
+}
+
+std::vector<std::string> names_in_probes(hid_t file, std::string const& path)
+{
+  if (H5Lexists(file, "probes", H5P_DEFAULT) <= 0)
+    throw Error(path, "has no /probes group", "give the .h5 file of a dgatd run");
+  std::vector<std::string> names;
+  hsize_t index = 0;
+  if (H5Literate_by_name(file, "probes", H5_INDEX_NAME, H5_ITER_INC, &index, collect_name, &names, H5P_DEFAULT) < 0)
+    throw Error(path, "cannot list /probes", "the file may be damaged");
+  return names;
+}
+
+// A double dataset of rows x cols (cols == 0: one-dimensional), checked against what is expected.
+std::vector<double> read_doubles(hid_t file, std::string const& name, hsize_t cols, std::string const& path,
+                                 hsize_t& rows)
+{
+  Handle const set(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!set.valid()) throw Error(path, "has no dataset " + name, "give the .h5 file of a dgatd run");
+  Handle const space(H5Dget_space(set.get()), H5Sclose);
+  int const rank = H5Sget_simple_extent_ndims(space.get());
+  hsize_t dims[2] = {0, 0};
+  if (rank != (cols ? 2 : 1) || H5Sget_simple_extent_dims(space.get(), dims, nullptr) < 0 || (cols && dims[1] != cols))
+    throw Error(path, "dataset " + name + " has an unexpected shape", "give the .h5 file of a dgatd run");
+  rows = dims[0];
+  std::vector<double> values(rows * (cols ? cols : 1));
+  if (!values.empty() && H5Dread(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
+    throw Error(path, "cannot read " + name, "the file may be damaged");
+  return values;
+}
+
+} // namespace
+
+std::vector<std::string> probe_names(std::string const& path)
+{
+  hdf5::QuietErrors const quiet;
+  Handle const file = open_output(path);
+  return names_in_probes(file.get(), path);
+}
+
+ProbeRecord read_probe(std::string const& path, std::string const& probe, char field)
+{
+  if (field != 'E' && field != 'H') throw Error(path, std::string("unknown field '") + field + "'", "use E or H");
+  hdf5::QuietErrors const quiet;
+  Handle const file = open_output(path);
+  auto const names = names_in_probes(file.get(), path);
+  if (std::find(names.begin(), names.end(), probe) == names.end()) {
+    std::string available;
+    for (auto const& name : names) available += (available.empty() ? "" : ", ") + name;
+    throw Error(path, "no probe '" + probe + "'",
+                names.empty() ? "the run recorded no probes; add [[probe]] tables to the config"
+                              : "available probes: " + available);
+  }
+
+  ProbeRecord record;
+  record.name = probe;
+  record.field = field;
+  std::string const group = "/probes/" + probe;
+  Handle const attribute(H5Aopen_by_name(file.get(), group.c_str(), "position", H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+  if (attribute.valid()) H5Aread(attribute.get(), H5T_NATIVE_DOUBLE, record.position.data());
+
+  hsize_t steps = 0;
+  record.time = read_doubles(file.get(), "/time", 0, path, steps);
+  hsize_t rows = 0;
+  auto const flat = read_doubles(file.get(), group + "/" + field, 3, path, rows);
+  if (rows != steps)
+    throw Error(path,
+                group + "/" + field + " has " + std::to_string(rows) + " rows but /time has " + std::to_string(steps),
+                "the file may be damaged");
+  record.values.resize(rows);
+  for (hsize_t i = 0; i < rows; ++i) record.values[i] = {flat[3 * i], flat[3 * i + 1], flat[3 * i + 2]};
+  return record;
+}
+
+} // namespace dgatd::io

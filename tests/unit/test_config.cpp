@@ -1,0 +1,288 @@
+// The run configuration: a full file parses to the expected values, and every kind of mistake is
+// one dgatd::Error line naming the file, the line and the key.
+#include "dgatd/error.hpp"
+#include "dgatd/io/config.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <string>
+
+namespace {
+
+using dgatd::io::Config;
+using dgatd::io::parse_config;
+
+std::string const full_config = R"(# a dielectric-loaded cavity
+[mesh]
+generate = "box"
+size = [100, 50, 75]
+h = 10
+scale = 0.01
+output = "generated.msh"
+inner = { shape = "box", corner = [10, 10, 10], size = [20, 20, 20] }
+
+[[material]]
+region = "inner"
+eps_r = 4
+mu_r = 1.5
+
+[[material]]
+region = 1
+
+[boundary]
+pec = ["walls", "port_out"]
+
+[[source]]
+kind = "dipole"
+position = [50, 25, 30]
+direction = [0, 0, 2]
+amplitude = 2.5
+waveform = "modulated_gaussian"
+t0 = 1e-9
+sigma = 2e-10
+frequency = 3e9
+
+[[source]]
+kind = "port_te10"
+surface = "port_in"
+amplitude = 100
+waveform = "sine"
+frequency = 2e9
+
+[[source]]
+kind = "edge_current"
+position = [0, 0, 0]
+direction = [1, 0, 0]
+waveform = "gaussian"
+sigma = 1e-10
+
+[time]
+t_end = 5e-8
+dt = "auto"
+safety = 0.9
+
+[[probe]]
+name = "p1"
+position = [50, 25, 50]
+
+[[probe]]
+name = "centre_2"
+position = [1, 2, 3]
+
+[output]
+file = "out/run.h5"
+snapshot_every = 100
+energy_every = 5
+progress = false
+
+[solver]
+formulation = "assembled"
+backend = "serial"
+)";
+
+// The smallest valid file; the malformed cases add lines after line 4.
+std::string const minimal = "[mesh]\nfile = \"cavity.msh\"\n[time]\nsteps = 10\n";
+
+// Parses text as cavity.toml and returns the one-line message of the dgatd::Error it must throw.
+std::string error_of(std::string const& text)
+{
+  try {
+    parse_config(text, "cavity.toml", "/runs");
+  } catch (dgatd::Error const& e) {
+    std::string const message = e.what();
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    return message;
+  }
+  ADD_FAILURE() << "no error for:\n" << text;
+  return "";
+}
+
+void expect_mentions(std::string const& message, std::initializer_list<char const*> parts)
+{
+  for (auto const* part : parts)
+    EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' not in: " << message;
+}
+
+TEST(Config, FullFileParsesToExpectedValues)
+{
+  Config const c = parse_config(full_config, "cavity.toml", "/runs");
+  EXPECT_EQ(c.name, "cavity.toml");
+  EXPECT_EQ(c.text, full_config);
+
+  // Mesh lengths are in centimetres (scale 0.01) and come out in metres.
+  EXPECT_TRUE(c.mesh.file.empty());
+  EXPECT_EQ(c.mesh.generate.shape, "box");
+  EXPECT_DOUBLE_EQ(c.mesh.generate.size[0], 1.0);
+  EXPECT_DOUBLE_EQ(c.mesh.generate.size[1], 0.5);
+  EXPECT_DOUBLE_EQ(c.mesh.generate.size[2], 0.75);
+  EXPECT_DOUBLE_EQ(c.mesh.generate.element_size, 0.1);
+  EXPECT_DOUBLE_EQ(c.mesh.scale, 0.01);
+  EXPECT_EQ(c.mesh.output, "/runs/generated.msh");
+  EXPECT_EQ(c.mesh.generate.inner.shape, "box");
+  EXPECT_DOUBLE_EQ(c.mesh.generate.inner.corner[1], 0.1);
+  EXPECT_DOUBLE_EQ(c.mesh.generate.inner.size[2], 0.2);
+
+  ASSERT_EQ(c.materials.size(), 2u);
+  EXPECT_EQ(c.materials[0].region_name, "inner");
+  EXPECT_DOUBLE_EQ(c.materials[0].eps_r, 4.0);
+  EXPECT_DOUBLE_EQ(c.materials[0].mu_r, 1.5);
+  EXPECT_EQ(c.materials[0].line, 10);
+  EXPECT_TRUE(c.materials[1].region_name.empty());
+  EXPECT_EQ(c.materials[1].region_tag, 1);
+  EXPECT_DOUBLE_EQ(c.materials[1].eps_r, 1.0);
+
+  EXPECT_FALSE(c.boundary.pec_everywhere);
+  EXPECT_EQ(c.boundary.pec_surfaces, (std::vector<std::string>{"walls", "port_out"}));
+
+  ASSERT_EQ(c.sources.size(), 3u);
+  auto const& dipole = c.sources[0];
+  EXPECT_EQ(dipole.kind, dgatd::io::SourceKind::dipole);
+  EXPECT_DOUBLE_EQ(dipole.position[0], 0.5);
+  EXPECT_DOUBLE_EQ(dipole.position[2], 0.3);
+  EXPECT_DOUBLE_EQ(dipole.direction[2], 1.0); // normalised
+  EXPECT_EQ(dipole.waveform.kind, dgatd::io::WaveformKind::modulated_gaussian);
+  EXPECT_DOUBLE_EQ(dipole.waveform.amplitude, 2.5);
+  EXPECT_DOUBLE_EQ(dipole.waveform.t0, 1e-9);
+  EXPECT_DOUBLE_EQ(dipole.waveform.sigma, 2e-10);
+  EXPECT_DOUBLE_EQ(dipole.waveform.frequency, 3e9);
+  auto const& port = c.sources[1];
+  EXPECT_EQ(port.kind, dgatd::io::SourceKind::port_te10);
+  EXPECT_EQ(port.surface, "port_in");
+  EXPECT_EQ(port.waveform.kind, dgatd::io::WaveformKind::sine);
+  EXPECT_DOUBLE_EQ(port.waveform.amplitude, 100.0);
+  EXPECT_DOUBLE_EQ(port.waveform.ramp, 3.0 / 2e9); // default: three periods
+  auto const& edge = c.sources[2];
+  EXPECT_EQ(edge.kind, dgatd::io::SourceKind::edge_current);
+  EXPECT_DOUBLE_EQ(edge.waveform.amplitude, 1.0);
+  EXPECT_DOUBLE_EQ(edge.waveform.t0, 5e-10); // default: five widths
+
+  ASSERT_TRUE(c.time.t_end.has_value());
+  EXPECT_DOUBLE_EQ(*c.time.t_end, 5e-8);
+  EXPECT_FALSE(c.time.steps.has_value());
+  EXPECT_FALSE(c.time.dt.has_value());
+  EXPECT_DOUBLE_EQ(c.time.safety, 0.9);
+  EXPECT_FALSE(c.time.allow_unstable);
+
+  ASSERT_EQ(c.probes.size(), 2u);
+  EXPECT_EQ(c.probes[0].name, "p1");
+  EXPECT_DOUBLE_EQ(c.probes[0].position[2], 0.5);
+  EXPECT_EQ(c.probes[1].name, "centre_2");
+
+  EXPECT_EQ(c.output.file, "/runs/out/run.h5");
+  EXPECT_EQ(c.output.snapshot_every, 100);
+  EXPECT_EQ(c.output.energy_every, 5);
+  EXPECT_FALSE(c.output.progress);
+  EXPECT_EQ(c.solver.formulation, dgatd::io::Formulation::assembled);
+  EXPECT_EQ(c.solver.backend, dgatd::io::Backend::serial);
+}
+
+TEST(Config, MinimalFileGetsDefaults)
+{
+  Config const c = parse_config(minimal + "dt = 1e-12\n", "cavity.toml", "/runs");
+  EXPECT_EQ(c.mesh.file, "/runs/cavity.msh");
+  EXPECT_TRUE(c.mesh.generate.shape.empty());
+  EXPECT_TRUE(c.materials.empty());
+  EXPECT_TRUE(c.boundary.pec_everywhere);
+  EXPECT_TRUE(c.sources.empty());
+  EXPECT_EQ(*c.time.steps, 10);
+  EXPECT_DOUBLE_EQ(*c.time.dt, 1e-12);
+  EXPECT_DOUBLE_EQ(c.time.safety, 0.95);
+  EXPECT_EQ(c.output.file, "/runs/dgatd_out.h5");
+  EXPECT_EQ(c.output.snapshot_every, 0);
+  EXPECT_EQ(c.output.energy_every, 10);
+  EXPECT_TRUE(c.output.progress);
+  EXPECT_EQ(c.solver.formulation, dgatd::io::Formulation::fractioned);
+  EXPECT_EQ(c.solver.backend, dgatd::io::Backend::default_space);
+}
+
+TEST(Config, LoadResolvesPathsFromTheFilesDirectory)
+{
+  auto const dir = std::filesystem::temp_directory_path() / ("dgatd_test_config_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto const file = dir / "cavity.toml";
+  std::ofstream(file) << minimal;
+  Config const c = dgatd::io::load_config(file.string());
+  EXPECT_EQ(c.mesh.file, (dir / "cavity.msh").string());
+  EXPECT_EQ(c.output.file, (dir / "dgatd_out.h5").string());
+  std::filesystem::remove_all(dir);
+
+  try {
+    dgatd::io::load_config(file.string());
+    ADD_FAILURE() << "no error for a missing file";
+  } catch (dgatd::Error const& e) {
+    expect_mentions(e.what(), {file.string().c_str(), "cannot read"});
+  }
+}
+
+TEST(Config, UnknownKeyListsTheKnownOnes)
+{
+  EXPECT_EQ(error_of(minimal + "foo = 1\n"), "cavity.toml:5: unknown key 'foo' in [time] (known keys: t_end, steps, "
+                                             "dt, safety, allow_unstable)");
+}
+
+TEST(Config, UnknownTable)
+{
+  expect_mentions(error_of(minimal + "[solvr]\nformulation = \"assembled\"\n"),
+                  {"cavity.toml:5:", "unknown table [solvr]", "solver"});
+}
+
+TEST(Config, WrongType)
+{
+  expect_mentions(error_of(minimal + "safety = \"high\"\n"), {"cavity.toml:5:", "[time] safety", "must be a number"});
+  expect_mentions(error_of(minimal + "[output]\nenergy_every = 2.5\n"),
+                  {"cavity.toml:6:", "[output] energy_every", "must be an integer"});
+}
+
+TEST(Config, NegativePermittivity)
+{
+  EXPECT_EQ(error_of(minimal + "[[material]]\nregion = \"domain\"\neps_r = -2\n"),
+            "cavity.toml:7: [[material]] eps_r = -2 must be positive");
+}
+
+TEST(Config, MissingMeshTable)
+{
+  expect_mentions(error_of("[time]\nsteps = 10\n"), {"cavity.toml", "missing table [mesh]"});
+}
+
+TEST(Config, MissingRequiredKeyNamesTheTable)
+{
+  expect_mentions(error_of(minimal + "[[probe]]\nname = \"p\"\n"), {"cavity.toml:5:", "[[probe]]", "position"});
+}
+
+TEST(Config, BothEndTimeAndSteps)
+{
+  expect_mentions(error_of(minimal + "t_end = 1e-9\n"), {"cavity.toml:5:", "t_end", "steps", "exactly one"});
+}
+
+TEST(Config, BadWaveformName)
+{
+  expect_mentions(error_of(minimal + "[[source]]\nkind = \"dipole\"\nposition = [0, 0, 0]\ndirection = [0, 0, "
+                                     "1]\nwaveform = \"square\"\nsigma = 1e-10\n"),
+                  {"cavity.toml:9:", "[[source]] waveform", "square", "gaussian"});
+}
+
+TEST(Config, DuplicateProbeName)
+{
+  expect_mentions(error_of(minimal + "[[probe]]\nname = \"p1\"\nposition = [0, 0, 0]\n[[probe]]\nname = "
+                                     "\"p1\"\nposition = [1, 1, 1]\n"),
+                  {"cavity.toml:9:", "[[probe]] name", "p1", "already used", "line 5"});
+}
+
+TEST(Config, SafetyOutOfRange)
+{
+  EXPECT_EQ(error_of(minimal + "safety = 1.5\n"),
+            "cavity.toml:5: [time] safety = 1.5 must lie strictly between 0 and 1");
+}
+
+TEST(Config, SyntaxErrorIsOneLine)
+{
+  expect_mentions(error_of("[mesh]\nfile = 'cavity.msh\n[time]\nsteps = 10\n"),
+                  {"cavity.toml:2:", "TOML syntax error"});
+}
+
+} // namespace
