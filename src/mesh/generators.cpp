@@ -1,0 +1,226 @@
+#include "dgatd/mesh/generators.hpp"
+
+#include "dgatd/error.hpp"
+#include "dgatd/mesh/gmsh_io.hpp"
+#include "dgatd/mesh/gmsh_session.hpp"
+
+#include <gmsh.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace dgatd::mesh {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+// Beyond this many tetrahedra (estimated) a typo in --h would run for hours: refuse instead.
+constexpr double kMaxEstimatedTets = 2e7;
+// Tets per unit volume at edge length h: a regular tet of edge h has volume h^3 / (6 sqrt 2).
+constexpr double kTetsPerCubedEdge = 8.49;
+
+constexpr int kDomainTag = 1;
+constexpr int kInnerTag = 2;
+constexpr int kBoundaryTag = 1;
+constexpr int kWallsTag = 1;
+constexpr int kPortInTag = 2;
+constexpr int kPortOutTag = 3;
+
+std::string describe(GeneratorSpec const& spec)
+{
+  std::ostringstream s;
+  s << "generated " << spec.shape << ' ';
+  if (spec.shape == "cylinder")
+    s << "r=" << spec.size[0] << " height=" << spec.size[1];
+  else
+    s << spec.size[0] << 'x' << spec.size[1] << 'x' << spec.size[2];
+  s << " h=" << spec.element_size;
+  if (!spec.inner.shape.empty()) s << " with inner " << spec.inner.shape;
+  return s.str();
+}
+
+// Axis-aligned bounds of a shape: lower corner and upper corner.
+struct Bounds {
+  double lo[3];
+  double hi[3];
+};
+
+void check_positive(std::string const& where, std::string const& what, double value)
+{
+  if (!(value > 0 && std::isfinite(value)))
+    throw Error(where, what + " must be a positive length, not " + std::to_string(value),
+                "give positive sizes in metres");
+}
+
+// The inner region must lie inside the domain, else fragmenting would add volumes outside it.
+void check_inner_inside(std::string const& where, GeneratorSpec const& spec)
+{
+  auto const& in = spec.inner;
+  double const tol = 1e-12 * std::max({spec.size[0], spec.size[1], spec.size[2]});
+  bool const inner_cylinder = in.shape == "cylinder";
+  check_positive(where, "the inner " + in.shape + (inner_cylinder ? " radius" : " x extent"), in.size[0]);
+  check_positive(where, "the inner " + in.shape + (inner_cylinder ? " height" : " y extent"), in.size[1]);
+  if (!inner_cylinder) check_positive(where, "the inner box z extent", in.size[2]);
+  Bounds inner;
+  if (inner_cylinder)
+    inner = {{in.corner[0] - in.size[0], in.corner[1] - in.size[0], in.corner[2]},
+             {in.corner[0] + in.size[0], in.corner[1] + in.size[0], in.corner[2] + in.size[1]}};
+  else
+    inner = {{in.corner[0], in.corner[1], in.corner[2]},
+             {in.corner[0] + in.size[0], in.corner[1] + in.size[1], in.corner[2] + in.size[2]}};
+
+  bool inside = true;
+  if (spec.shape == "cylinder") {
+    double const r = spec.size[0];
+    inside = inner.lo[2] >= -tol && inner.hi[2] <= spec.size[1] + tol;
+    if (inner_cylinder) {
+      inside = inside && std::hypot(in.corner[0], in.corner[1]) + in.size[0] <= r + tol;
+    } else {
+      for (double x : {inner.lo[0], inner.hi[0]})
+        for (double y : {inner.lo[1], inner.hi[1]}) inside = inside && std::hypot(x, y) <= r + tol;
+    }
+  } else {
+    for (int c = 0; c < 3; ++c) inside = inside && inner.lo[c] >= -tol && inner.hi[c] <= spec.size[c] + tol;
+  }
+  if (!inside)
+    throw Error(where, "the inner " + in.shape + " is not inside the " + spec.shape,
+                "move or shrink the inner region so it lies within the domain");
+}
+
+double domain_volume(GeneratorSpec const& spec)
+{
+  if (spec.shape == "cylinder") return kPi * spec.size[0] * spec.size[0] * spec.size[1];
+  return spec.size[0] * spec.size[1] * spec.size[2];
+}
+
+void check_spec(std::string const& where, GeneratorSpec const& spec)
+{
+  if (spec.shape != "box" && spec.shape != "cylinder" && spec.shape != "waveguide")
+    throw Error(where, "unknown shape '" + spec.shape + "'", "use box, cylinder or waveguide");
+  if (spec.shape == "cylinder") {
+    check_positive(where, "the cylinder radius", spec.size[0]);
+    check_positive(where, "the cylinder height", spec.size[1]);
+  } else {
+    for (int c = 0; c < 3; ++c) check_positive(where, "the " + spec.shape + " size", spec.size[c]);
+  }
+  check_positive(where, "the element size h", spec.element_size);
+  double const estimate = kTetsPerCubedEdge * domain_volume(spec) / std::pow(spec.element_size, 3);
+  if (estimate > kMaxEstimatedTets)
+    throw Error(where,
+                "h = " + std::to_string(spec.element_size) + " would give about " +
+                    std::to_string(static_cast<long long>(estimate)) + " tetrahedra",
+                "use a larger h (at most 2e7 tetrahedra are generated)");
+  if (!spec.inner.shape.empty()) {
+    if (spec.inner.shape != "box" && spec.inner.shape != "cylinder")
+      throw Error(where, "unknown inner shape '" + spec.inner.shape + "'", "use an inner box or cylinder");
+    check_inner_inside(where, spec);
+  }
+}
+
+std::vector<int> tags_of(gmsh::vectorpair const& dim_tags)
+{
+  std::vector<int> tags;
+  for (auto const& dim_tag : dim_tags) tags.push_back(dim_tag.second);
+  std::sort(tags.begin(), tags.end());
+  return tags;
+}
+
+void add_named_group(int dim, std::vector<int> const& entities, int tag, std::string const& name)
+{
+  gmsh::model::addPhysicalGroup(dim, entities, tag);
+  gmsh::model::setPhysicalName(dim, tag, name);
+}
+
+// Builds the CAD model, its physical groups and the mesh in the current Gmsh model.
+void build_model(GeneratorSpec const& spec)
+{
+  // One thread and fixed algorithms (Frontal-Delaunay surfaces, Delaunay volumes): the same mesh
+  // on every run and machine.
+  gmsh::option::setNumber("General.NumThreads", 1);
+  gmsh::option::setNumber("Mesh.Algorithm", 6);
+  gmsh::option::setNumber("Mesh.Algorithm3D", 1);
+  gmsh::option::setNumber("Mesh.ElementOrder", 1);
+  gmsh::option::setNumber("Mesh.MeshSizeFromCurvature", 0);
+  gmsh::option::setNumber("Mesh.MeshSizeMin", 0);
+  gmsh::option::setNumber("Mesh.MeshSizeMax", spec.element_size);
+
+  auto const& s = spec.size;
+  int const outer = spec.shape == "cylinder" ? gmsh::model::occ::addCylinder(0, 0, 0, 0, 0, s[1], s[0])
+                                             : gmsh::model::occ::addBox(0, 0, 0, s[0], s[1], s[2]);
+  gmsh::vectorpair domain{{3, outer}}, inner;
+  if (!spec.inner.shape.empty()) {
+    auto const& c = spec.inner.corner;
+    auto const& d = spec.inner.size;
+    int const tool = spec.inner.shape == "cylinder" ? gmsh::model::occ::addCylinder(c[0], c[1], c[2], 0, 0, d[1], d[0])
+                                                    : gmsh::model::occ::addBox(c[0], c[1], c[2], d[0], d[1], d[2]);
+    gmsh::vectorpair pieces;
+    std::vector<gmsh::vectorpair> pieces_of_input;
+    gmsh::model::occ::fragment(domain, {{3, tool}}, pieces, pieces_of_input);
+    // pieces_of_input[0] covers the outer shape, [1] the inner one, which lies inside it.
+    inner = pieces_of_input[1];
+    domain.clear();
+    for (auto const& piece : pieces_of_input[0])
+      if (std::find(inner.begin(), inner.end(), piece) == inner.end()) domain.push_back(piece);
+    if (domain.empty())
+      throw Error(describe(spec), "the inner " + spec.inner.shape + " fills the whole domain",
+                  "make the inner region smaller than the domain");
+  }
+  gmsh::model::occ::synchronize();
+
+  add_named_group(3, tags_of(domain), kDomainTag, "domain");
+  if (!inner.empty()) add_named_group(3, tags_of(inner), kInnerTag, "inner");
+
+  gmsh::vectorpair all = domain, boundary;
+  all.insert(all.end(), inner.begin(), inner.end());
+  gmsh::model::getBoundary(all, boundary, true, false, false);
+  if (spec.shape == "waveguide") {
+    double const length = s[2];
+    // OpenCASCADE pads bounding boxes by its tolerance; port faces are flat in z, every other
+    // boundary face spans a good part of the length.
+    double const tol = 1e-3 * length;
+    std::vector<int> walls, port_in, port_out;
+    for (auto const& [dim, tag] : boundary) {
+      double lo[3], hi[3];
+      gmsh::model::getBoundingBox(dim, tag, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+      if (hi[2] < tol)
+        port_in.push_back(tag);
+      else if (lo[2] > length - tol)
+        port_out.push_back(tag);
+      else
+        walls.push_back(tag);
+    }
+    add_named_group(2, walls, kWallsTag, "walls");
+    add_named_group(2, port_in, kPortInTag, "port_in");
+    add_named_group(2, port_out, kPortOutTag, "port_out");
+  } else {
+    add_named_group(2, tags_of(boundary), kBoundaryTag, "boundary");
+  }
+  gmsh::model::mesh::generate(3);
+}
+
+} // namespace
+
+Mesh generate_mesh(GeneratorSpec const& spec, std::string const& output_path)
+{
+  std::string const source = describe(spec);
+  check_spec(source, spec);
+  Mesh mesh;
+  {
+    detail::GmshSession session;
+    detail::GmshModel model("generate");
+    std::vector<std::size_t> element_tags;
+    detail::call_gmsh(source, "Gmsh could not mesh the geometry",
+                      "try another h, or keep the inner region off the domain boundary", [&] {
+                        build_model(spec);
+                        mesh = detail::mesh_from_current_model(source, 1.0, element_tags);
+                      });
+    detail::validate_and_orient(mesh, &element_tags);
+  }
+  if (!output_path.empty()) write_mesh(mesh, output_path);
+  return mesh;
+}
+
+} // namespace dgatd::mesh
