@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -55,6 +56,8 @@ int main(int argc, char* argv[])
   dgatd::app::add_info_command(app, &action);
   dgatd::app::add_mesh_command(app, &action);
   dgatd::app::add_spectrum_command(app, &action);
+  dgatd::app::add_bench_command(app, &action);
+  dgatd::app::add_run_command(app, &action);
 
   try {
     std::vector<std::string> reversed(cli_arguments.rbegin(), cli_arguments.rend());
@@ -66,6 +69,10 @@ int main(int argc, char* argv[])
     std::cout << app.help();
     return 0;
   }
+
+  // libgomp has read its environment already, so this changes no binding: it only keeps Kokkos from
+  // warning on every start that OMP_PROC_BIND is unset.
+  if (std::getenv("OMP_PROC_BIND") == nullptr) setenv("OMP_PROC_BIND", "false", 0);
 
   try {
     std::vector<char*> kokkos_argv;

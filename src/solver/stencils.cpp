@@ -212,4 +212,27 @@ std::vector<double> project_field(MeshView const& m, dga::DofLayout const& layou
   return values;
 }
 
+void tet_average_fields(MeshView const& m, dga::DofLayout const& layout, std::vector<double> const& u,
+                        std::vector<double> const& f, std::vector<Vec3>& e, std::vector<Vec3>& h)
+{
+  Index const num_tets = m.mesh.num_tets();
+  e.assign(num_tets, Vec3{0, 0, 0});
+  h.assign(num_tets, Vec3{0, 0, 0});
+  for (Index t = 0; t < num_tets; ++t)
+    for (int lv = 0; lv < 4; ++lv) {
+      auto const s = mesh::subregion(m.mesh, m.topology, m.geometry, t, lv);
+      Index const v = m.mesh.tets[t][lv];
+      for (int i = 0; i < 3; ++i) {
+        Index const edge = m.topology.tet_edges[t][mesh::kVertexEdges[lv][i]];
+        Index const half = m.topology.edge_half_edges[edge][m.topology.edge_vertices[edge][0] == v ? 0 : 1];
+        double const u_i = u[layout.dof_of_half_edge[half]];
+        double const f_i = f[4 * static_cast<std::size_t>(t) + mesh::kVertexFaces[lv][i]];
+        for (int c = 0; c < 3; ++c) {
+          e[t][c] += 0.25 * u_i * s.w[i][c];
+          h[t][c] += 0.25 * f_i * s.w_dual[i][c];
+        }
+      }
+    }
+}
+
 } // namespace dgatd::solver

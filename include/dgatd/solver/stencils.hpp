@@ -74,4 +74,9 @@ PrescribedStencil te10_port_stencil(MeshView const& m, dga::DofLayout const& lay
 std::vector<double> project_field(MeshView const& m, dga::DofLayout const& layout,
                                   std::function<Vec3(Vec3 const&)> const& field);
 
+// Per-tet field vectors for snapshots: e and h averaged over the four subregions of each tet, from
+// host copies of u^ (per unknown) and f^ (4 per tet, row-major).
+void tet_average_fields(MeshView const& m, dga::DofLayout const& layout, std::vector<double> const& u,
+                        std::vector<double> const& f, std::vector<Vec3>& e, std::vector<Vec3>& h);
+
 } // namespace dgatd::solver
