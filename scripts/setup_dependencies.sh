@@ -121,13 +121,13 @@ build_kokkos() {
     mkdir -p "$prefix/bin"
     cat >"$prefix/bin/dgatd-nvcc-wrapper" <<WRAP
 #!/bin/sh
-PATH="/usr/lib/nvidia-cuda-toolkit/bin:\$PATH" NVCC_WRAPPER_DEFAULT_COMPILER=g++-11 exec "$prefix/bin/nvcc_wrapper" "\$@"
+PATH="/usr/lib/nvidia-cuda-toolkit/bin:\$PATH" NVCC_WRAPPER_DEFAULT_COMPILER=g++-11 exec "$prefix/bin/nvcc_wrapper_sm80" "\$@"
 WRAP
     chmod +x "$prefix/bin/dgatd-nvcc-wrapper"
     # The wrapper's built-in default architecture (sm_35) is gone from CUDA 11.8; CMake's compiler
     # probe compiles without -arch, so point the default at the architecture we build for.
-    sed 's/^default_arch="sm_[0-9]*"/default_arch="sm_80"/' "$src/kokkos/bin/nvcc_wrapper" >"$prefix/bin/nvcc_wrapper"
-    chmod +x "$prefix/bin/nvcc_wrapper"
+    sed 's/^default_arch="sm_[0-9]*"/default_arch="sm_80"/' "$src/kokkos/bin/nvcc_wrapper" >"$prefix/bin/nvcc_wrapper_sm80"
+    chmod +x "$prefix/bin/nvcc_wrapper_sm80"
     # Debian lays CUDA 11.8 out under /usr (bin/nvcc, include, lib/x86_64-linux-gnu).
     common+=(-DCMAKE_CXX_COMPILER="$prefix/bin/dgatd-nvcc-wrapper" -DCUDAToolkit_ROOT=/usr)
     kokkos_opts=(-DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ARCH_AMPERE80=ON

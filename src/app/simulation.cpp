@@ -198,10 +198,10 @@ std::vector<io::ProbeSample> probe_values_on_host(std::vector<solver::ProbeStenc
 {
   std::vector<io::ProbeSample> samples(probes.size());
   for (std::size_t p = 0; p < probes.size(); ++p)
-    for (int i = 0; i < 3; ++i)
+    for (int k = 0; k < 12; ++k)
       for (int c = 0; c < 3; ++c) {
-        samples[p].e[c] += u[probes[p].dofs[i]] * probes[p].w[i][c];
-        samples[p].h[c] += f[4 * static_cast<std::size_t>(probes[p].tet) + probes[p].faces[i]] * probes[p].w_dual[i][c];
+        samples[p].e[c] += u[probes[p].dofs[k]] * probes[p].w[k][c];
+        samples[p].h[c] += f[4 * static_cast<std::size_t>(probes[p].tet) + probes[p].faces[k]] * probes[p].w_dual[k][c];
       }
   return samples;
 }

@@ -445,6 +445,9 @@ double Waveform::value(double t) const
 {
   constexpr double two_pi = 6.283185307179586476925286766559;
   constexpr double pi = two_pi / 2;
+  // Pulses are cut at 6 sigma (1.5e-8 of the peak) so that a source really stops: after end_time()
+  // the run is source-free and its energy is an exact invariant.
+  if (kind != WaveformKind::sine && std::abs(t - t0) > 6 * sigma) return 0;
   switch (kind) {
   case WaveformKind::gaussian: {
     double const x = (t - t0) / sigma;

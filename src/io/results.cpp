@@ -101,4 +101,16 @@ ProbeRecord read_probe(std::string const& path, std::string const& probe, char f
   return record;
 }
 
+EnergyRecord read_energy(std::string const& path)
+{
+  hdf5::QuietErrors const quiet;
+  Handle const file = open_output(path);
+  EnergyRecord record;
+  hsize_t rows = 0, samples = 0;
+  record.time = read_doubles(file.get(), "/energy_time", 0, path, rows);
+  record.energy = read_doubles(file.get(), "/energy", 0, path, samples);
+  if (rows != samples) throw Error(path, "/energy and /energy_time differ in length", "the file may be damaged");
+  return record;
+}
+
 } // namespace dgatd::io

@@ -178,16 +178,16 @@ void build_model(GeneratorSpec const& spec)
   gmsh::model::getBoundary(all, boundary, true, false, false);
   if (spec.shape == "waveguide") {
     double const length = s[2];
-    // OpenCASCADE pads bounding boxes by its tolerance; port faces are flat in z, every other
-    // boundary face spans a good part of the length.
+    // OpenCASCADE bounding boxes can be padded far beyond the shape, so faces are told apart by
+    // their centre of mass: the ports lie in z = 0 and z = L, every wall's centre in between.
     double const tol = 1e-3 * length;
     std::vector<int> walls, port_in, port_out;
     for (auto const& [dim, tag] : boundary) {
-      double lo[3], hi[3];
-      gmsh::model::getBoundingBox(dim, tag, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
-      if (hi[2] < tol)
+      double x, y, z;
+      gmsh::model::occ::getCenterOfMass(dim, tag, x, y, z);
+      if (z < tol)
         port_in.push_back(tag);
-      else if (lo[2] > length - tol)
+      else if (z > length - tol)
         port_out.push_back(tag);
       else
         walls.push_back(tag);

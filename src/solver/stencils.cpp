@@ -61,6 +61,24 @@ CurrentStencil apply_block_inverses(dga::HostOperators const& ops, std::vector<I
 
 } // namespace
 
+namespace {
+
+void fill_frame(MeshView const& m, dga::DofLayout const& layout, SubregionFrame& frame)
+{
+  auto const s = mesh::subregion(m.mesh, m.topology, m.geometry, frame.tet, frame.local_vertex);
+  Index const v = m.mesh.tets[frame.tet][frame.local_vertex];
+  for (int i = 0; i < 3; ++i) {
+    Index const e = m.topology.tet_edges[frame.tet][mesh::kVertexEdges[frame.local_vertex][i]];
+    Index const h = m.topology.edge_half_edges[e][m.topology.edge_vertices[e][0] == v ? 0 : 1];
+    frame.dofs[i] = layout.dof_of_half_edge[h];
+    frame.w[i] = s.w[i];
+    frame.faces[i] = mesh::kVertexFaces[frame.local_vertex][i];
+    frame.w_dual[i] = s.w_dual[i];
+  }
+}
+
+} // namespace
+
 Index locate(MeshView const& m, Vec3 const& x)
 {
   Index best = -1;
@@ -81,24 +99,45 @@ Index locate(MeshView const& m, Vec3 const& x)
   return best_min >= -1e-9 ? best : -1;
 }
 
-ProbeStencil probe_stencil(MeshView const& m, dga::DofLayout const& layout, std::string const& name, Vec3 const& x)
+SubregionFrame locate_subregion(MeshView const& m, dga::DofLayout const& layout, std::string const& name, Vec3 const& x)
 {
+  SubregionFrame frame;
+  frame.tet = locate(m, x);
+  if (frame.tet < 0)
+    throw Error(name, "position " + format_point(x) + " lies outside the mesh",
+                "move it inside the computational domain");
+  auto const lambda = mesh::barycentric(m.mesh, frame.tet, x);
+  frame.local_vertex = static_cast<int>(std::max_element(lambda.begin(), lambda.end()) - lambda.begin());
+  fill_frame(m, layout, frame);
+  return frame;
+}
+
+ProbeStencil probe_stencil(MeshView const& m, dga::DofLayout const& layout, std::string const& name, Vec3 const& x,
+                           ProbeReading reading)
+{
+  auto const located = locate_subregion(m, layout, "probe '" + name + "'", x);
   ProbeStencil probe;
-  probe.tet = locate(m, x);
-  if (probe.tet < 0)
-    throw Error("probe '" + name + "'", "position " + format_point(x) + " lies outside the mesh",
-                "move the probe inside the computational domain");
-  auto const lambda = mesh::barycentric(m.mesh, probe.tet, x);
-  int const lv = static_cast<int>(std::max_element(lambda.begin(), lambda.end()) - lambda.begin());
-  auto const s = mesh::subregion(m.mesh, m.topology, m.geometry, probe.tet, lv);
-  Index const v = m.mesh.tets[probe.tet][lv];
-  for (int i = 0; i < 3; ++i) {
-    Index const e = m.topology.tet_edges[probe.tet][mesh::kVertexEdges[lv][i]];
-    Index const h = m.topology.edge_half_edges[e][m.topology.edge_vertices[e][0] == v ? 0 : 1];
-    probe.dofs[i] = layout.dof_of_half_edge[h];
-    probe.w[i] = s.w[i];
-    probe.faces[i] = mesh::kVertexFaces[lv][i];
-    probe.w_dual[i] = s.w_dual[i];
+  probe.tet = located.tet;
+  probe.dofs.fill(layout.zero_slot);
+  int const first = reading == ProbeReading::subregion ? located.local_vertex : 0;
+  int const last = reading == ProbeReading::subregion ? located.local_vertex + 1 : 4;
+  auto const lambda = mesh::barycentric(m.mesh, located.tet, x);
+  for (int lv = first; lv < last; ++lv) {
+    double const share =
+        reading == ProbeReading::subregion ? 1.0 : (reading == ProbeReading::tet_average ? 0.25 : lambda[lv]);
+    SubregionFrame frame;
+    frame.tet = located.tet;
+    frame.local_vertex = lv;
+    fill_frame(m, layout, frame);
+    for (int i = 0; i < 3; ++i) {
+      int const k = 3 * (lv - first) + i;
+      probe.dofs[k] = frame.dofs[i];
+      probe.faces[k] = frame.faces[i];
+      for (int c = 0; c < 3; ++c) {
+        probe.w[k][c] = share * frame.w[i][c];
+        probe.w_dual[k][c] = share * frame.w_dual[i][c];
+      }
+    }
   }
   return probe;
 }
@@ -106,13 +145,13 @@ ProbeStencil probe_stencil(MeshView const& m, dga::DofLayout const& layout, std:
 CurrentStencil dipole_stencil(MeshView const& m, dga::HostOperators const& ops, std::string const& name, Vec3 const& x,
                               Vec3 const& direction)
 {
-  auto const probe = probe_stencil(m, ops.layout, name, x);
+  auto const frame = locate_subregion(m, ops.layout, name, x);
   std::vector<Index> rows;
   std::vector<double> current;
   for (int i = 0; i < 3; ++i)
-    if (probe.dofs[i] < ops.layout.num_free) {
-      rows.push_back(probe.dofs[i]);
-      current.push_back(dot(direction, probe.w[i]));
+    if (frame.dofs[i] < ops.layout.num_free) {
+      rows.push_back(frame.dofs[i]);
+      current.push_back(dot(direction, frame.w[i]));
     }
   return apply_block_inverses(ops, rows, current);
 }

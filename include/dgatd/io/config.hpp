@@ -59,7 +59,8 @@ struct Waveform {
   //   modulated_gaussian  the Gaussian times sin(2π f (t-t0))
   //   sine                sin(2π f t) times 0.5 (1 - cos(π t/ramp)) for t < ramp, 1 after
   double value(double t) const;
-  // After this the pulse is below exp(-18) ≈ 1.5e-8 of its peak (t0 + 6 sigma); infinity for sine.
+  // Pulses are zero farther than 6 sigma from t0 (cut at exp(-18) ≈ 1.5e-8 of the peak), so the
+  // source has stopped after t0 + 6 sigma; infinity for sine.
   double end_time() const;
 };
 

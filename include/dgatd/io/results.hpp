@@ -25,4 +25,12 @@ std::vector<std::string> probe_names(std::string const& path);
 // The E or H series of one probe; a missing probe is a dgatd::Error listing the available ones.
 ProbeRecord read_probe(std::string const& path, std::string const& probe, char field);
 
+struct EnergyRecord {
+  std::vector<double> time;   // /energy_time
+  std::vector<double> energy; // /energy, joules
+};
+
+// The energy samples of the run at path.
+EnergyRecord read_energy(std::string const& path);
+
 } // namespace dgatd::io

@@ -113,9 +113,9 @@ public:
         "dgatd::probes", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, dofs.extent(0)), KOKKOS_LAMBDA(std::size_t p) {
           for (int c = 0; c < 3; ++c) {
             double e = 0, h = 0;
-            for (int i = 0; i < 3; ++i) {
-              e += u(dofs(p, i)) * w(p, 3 * i + c);
-              h += f(tets(p), faces(p, i)) * w(p, 9 + 3 * i + c);
+            for (int k = 0; k < 12; ++k) {
+              e += u(dofs(p, k)) * w(p, 3 * k + c);
+              h += f(tets(p), faces(p, k)) * w(p, 36 + 3 * k + c);
             }
             buffer(row, p, c) = e;
             buffer(row, p, 3 + c) = h;
@@ -196,12 +196,12 @@ private:
     auto w = Kokkos::create_mirror_view(probe_w_);
     for (Index p = 0; p < n; ++p) {
       tets(p) = probes_[p].tet;
-      for (int i = 0; i < 3; ++i) {
-        dofs(p, i) = probes_[p].dofs[i];
-        faces(p, i) = probes_[p].faces[i];
+      for (int k = 0; k < 12; ++k) {
+        dofs(p, k) = probes_[p].dofs[k];
+        faces(p, k) = probes_[p].faces[k];
         for (int c = 0; c < 3; ++c) {
-          w(p, 3 * i + c) = probes_[p].w[i][c];
-          w(p, 9 + 3 * i + c) = probes_[p].w_dual[i][c];
+          w(p, 3 * k + c) = probes_[p].w[k][c];
+          w(p, 36 + 3 * k + c) = probes_[p].w_dual[k][c];
         }
       }
     }
@@ -339,10 +339,10 @@ private:
 
   static constexpr std::size_t probe_buffer_rows = 4096;
   std::vector<ProbeStencil> probes_;
-  Kokkos::View<Index* [3], memory_space> probe_dofs_;
-  Kokkos::View<int* [3], memory_space> probe_faces_;
+  Kokkos::View<Index* [12], memory_space> probe_dofs_;
+  Kokkos::View<int* [12], memory_space> probe_faces_;
   Kokkos::View<Index*, memory_space> probe_tets_;
-  Kokkos::View<double* [18], memory_space> probe_w_;
+  Kokkos::View<double* [72], memory_space> probe_w_;
   Kokkos::View<double** [6], memory_space> probe_buffer_;
   std::size_t buffered_ = 0;
   std::vector<double> probe_samples_;

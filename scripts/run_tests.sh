@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# README command 2: install what the tests need (as command 1 does), build everything with the
+# openmp preset (OpenMP + Serial) and run the whole suite: unit tests on Serial and on OpenMP at 1
+# and 2 threads, the physics regression cases, and a smoke run of every benchmark.
+# DGATD_SANITIZE=1 also builds the debug-sanitize preset (address + undefined) and runs its unit tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/setup_dependencies.sh
+cmake --preset openmp >/dev/null
+cmake --build --preset openmp -j "$(nproc)"
+ctest --preset openmp -j 1
+if [ "${DGATD_SANITIZE:-0}" = 1 ]; then
+  cmake --preset debug-sanitize >/dev/null
+  cmake --build --preset debug-sanitize -j "$(nproc)"
+  ctest --preset debug-sanitize -L unit -j 1
+fi

@@ -1,0 +1,82 @@
+#pragma once
+// Running the real dgatd executable on a configuration, as a user does, and reading what it wrote.
+
+#include "dgatd/io/results.hpp"
+#include "dgatd/io/spectrum.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <vector>
+
+namespace dgatd::testing {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// A fresh directory under the system temporary directory, removed with the object.
+class ScratchDirectory {
+public:
+  explicit ScratchDirectory(std::string const& tag)
+  {
+    path_ = std::filesystem::temp_directory_path() / ("dgatd_" + tag + "_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~ScratchDirectory() { std::filesystem::remove_all(path_); }
+  ScratchDirectory(ScratchDirectory const&) = delete;
+  ScratchDirectory& operator=(ScratchDirectory const&) = delete;
+  std::filesystem::path const& path() const { return path_; }
+  std::string write(std::string const& name, std::string const& text) const
+  {
+    auto const file = path_ / name;
+    std::ofstream(file) << text;
+    return file.string();
+  }
+
+private:
+  std::filesystem::path path_;
+};
+
+inline std::string slurp(std::filesystem::path const& file)
+{
+  std::ifstream in(file);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline CommandResult run_dgatd(std::string const& arguments, std::filesystem::path const& scratch)
+{
+  auto const out = scratch / "stdout.txt";
+  auto const err = scratch / "stderr.txt";
+  std::string const command =
+      std::string(DGATD_EXECUTABLE) + " " + arguments + " > " + out.string() + " 2> " + err.string();
+  int const status = std::system(command.c_str());
+  CommandResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return r;
+}
+
+// One component (0, 1, 2) of a probe's record.
+inline std::vector<double> component(io::ProbeRecord const& record, int c)
+{
+  std::vector<double> values;
+  for (auto const& v : record.values) values.push_back(v[c]);
+  return values;
+}
+
+} // namespace dgatd::testing

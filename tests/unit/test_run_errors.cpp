@@ -1,0 +1,86 @@
+// Every malformed run configuration ends in one clear line and a non-zero exit, and leaves no
+// output file behind.
+#include "run_helpers.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+namespace {
+
+using dgatd::testing::run_dgatd;
+using dgatd::testing::ScratchDirectory;
+
+std::string const base_mesh = "[mesh]\ngenerate = \"box\"\nsize = [1, 1, 1]\nh = 0.3\n";
+std::string const base_tail = "[time]\nsteps = 20\n[output]\nfile = \"out.h5\"\n";
+
+struct Case {
+  std::string name;
+  std::string config;
+  std::string expected; // must appear in the message
+  bool names_fix = true;
+};
+
+void expect_clean_failure(Case const& c)
+{
+  ScratchDirectory scratch("run_error_" + c.name);
+  auto const config = scratch.write("bad.toml", c.config);
+  auto const r = run_dgatd("run " + config, scratch.path());
+  EXPECT_NE(r.exit_code, 0) << c.name;
+  // One line on stderr, starting with the program's error prefix and naming the file at fault.
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.name << ": " << r.err;
+  EXPECT_EQ(r.err.rfind("dgatd: error: ", 0), 0u) << c.name << ": " << r.err;
+  EXPECT_NE(r.err.find(c.expected), std::string::npos) << c.name << ": " << r.err;
+  // Configuration errors say what is allowed in the message itself; the others spell out a fix.
+  if (c.names_fix) {
+    EXPECT_NE(r.err.find("(fix: "), std::string::npos) << c.name << ": " << r.err;
+  }
+  for (auto const& entry : std::filesystem::directory_iterator(scratch.path())) {
+    auto const file = entry.path().filename().string();
+    EXPECT_TRUE(file == "bad.toml") << c.name << " left " << file;
+  }
+}
+
+TEST(RunErrors, UnknownKey)
+{
+  expect_clean_failure({"unknown_key", base_mesh + "[time]\nsteps = 20\nfoo = 1\n[output]\nfile = \"out.h5\"\n",
+                        "bad.toml:7: unknown key 'foo' in [time] (known keys:", false});
+}
+
+TEST(RunErrors, WrongType)
+{
+  expect_clean_failure(
+      {"wrong_type", base_mesh + "[time]\nsteps = \"many\"\n", "bad.toml:6: [time] steps must be an integer", false});
+}
+
+TEST(RunErrors, NegativePermittivity)
+{
+  expect_clean_failure({"negative_eps", base_mesh + "[[material]]\nregion = \"domain\"\neps_r = -2\n" + base_tail,
+                        "bad.toml:7: [[material]] eps_r = -2 must be positive", false});
+}
+
+TEST(RunErrors, ProbeOutsideTheMesh)
+{
+  expect_clean_failure({"probe_outside", base_mesh + "[[probe]]\nname = \"p\"\nposition = [2, 0.5, 0.5]\n" + base_tail,
+                        "probe 'p': position (2, 0.5, 0.5) lies outside the mesh"});
+}
+
+TEST(RunErrors, MissingMeshFile)
+{
+  expect_clean_failure({"missing_mesh", "[mesh]\nfile = \"nowhere.msh\"\n" + base_tail, "nowhere.msh"});
+}
+
+TEST(RunErrors, TimeStepAboveTheStabilityBound)
+{
+  expect_clean_failure({"unstable_dt", base_mesh + "[time]\nsteps = 20\ndt = 1e-6\n[output]\nfile = \"out.h5\"\n",
+                        "exceeds the stability bound dt_max"});
+}
+
+TEST(RunErrors, UnknownMaterialRegion)
+{
+  expect_clean_failure({"unknown_region", base_mesh + "[[material]]\nregion = \"teflon\"\neps_r = 2\n" + base_tail,
+                        "'teflon' is not a physical volume"});
+}
+
+} // namespace
