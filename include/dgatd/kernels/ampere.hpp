@@ -12,13 +12,16 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 namespace dgatd::kernels {
 
 template <class ExecutionSpace, class TetLayout, class MatrixScalar, class FieldScalar>
 struct AmpereKernel {
   using memory_space = typename ExecutionSpace::memory_space;
-  using policy_type = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Static>, Kokkos::IndexType<Index>>;
+  // Dynamic: on a shared host a descheduled thread would otherwise hold up the whole launch with its
+  // static share of blocks (GPUs ignore the schedule).
+  using policy_type = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<Index>>;
   using member_type = typename policy_type::member_type;
   using scratch_view = Kokkos::View<FieldScalar*, typename ExecutionSpace::scratch_memory_space,
                                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -28,7 +31,10 @@ struct AmpereKernel {
   Kokkos::View<std::int64_t const*, memory_space> block_matrix_offset;
   Kokkos::View<Index const*, memory_space> curl_offsets;
   Kokkos::View<Index const*, memory_space> curl_entries;
-  Kokkos::View<FieldScalar const* [4], TetLayout, memory_space, Kokkos::MemoryTraits<Kokkos::RandomAccess>> f;
+  // f^ seen as its flat allocation: the gather computes one offset per entry instead of Kokkos'
+  // two-index arithmetic, which costs as much as the load itself on CPUs.
+  Kokkos::View<FieldScalar const*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> f;
+  Index f_face_stride;
   Kokkos::View<FieldScalar*, memory_space> u;
   FieldScalar dt;
   Index num_blocks;
@@ -37,9 +43,13 @@ struct AmpereKernel {
   AmpereKernel(DeviceOperators<ExecutionSpace, TetLayout, MatrixScalar> const& ops,
                Fields<ExecutionSpace, TetLayout, FieldScalar> const& fields, FieldScalar time_step)
       : eps_inverse(ops.eps_inverse), block_offset(ops.block_offset), block_matrix_offset(ops.block_matrix_offset),
-        curl_offsets(ops.curl_offsets), curl_entries(ops.curl_entries), f(fields.f), u(fields.u), dt(time_step),
-        num_blocks(ops.num_blocks), max_block_size(ops.max_block_size)
+        curl_offsets(ops.curl_offsets), curl_entries(ops.curl_entries), f(fields.f.data(), fields.f.span()),
+        f_face_stride(static_cast<Index>(fields.f.stride(1))), u(fields.u), dt(time_step), num_blocks(ops.num_blocks),
+        max_block_size(ops.max_block_size)
   {
+    if (!fields.f.span_is_contiguous())
+      throw Error("Ampere kernel", "the dual half-edge field f^ is not one contiguous allocation",
+                  "allocate it with make_fields");
   }
 
   static std::size_t scratch_bytes(Index max_rows) { return scratch_view::shmem_size(max_rows); }
@@ -60,16 +70,36 @@ struct AmpereKernel {
     return p.set_scratch_size(0, Kokkos::PerTeam(needed));
   }
 
+  // Where f^(t, j), slot 4 t + j, lives: rows of four are contiguous in LayoutRight, so the slot is
+  // the offset.
+  KOKKOS_INLINE_FUNCTION Index offset_of(Index slot) const
+  {
+    if constexpr (std::is_same_v<TetLayout, Kokkos::LayoutRight>)
+      return slot;
+    else
+      return (slot >> 2) + (slot & 3) * f_face_stride;
+  }
+
+  // The sign by table lookup, not a branch: on unstructured meshes incidence signs look random to a
+  // branch predictor.
+  KOKKOS_INLINE_FUNCTION FieldScalar signed_entry(Index code) const
+  {
+    FieldScalar const sign[2] = {1, -1};
+    return sign[code & 1] * f(offset_of(code >> 1));
+  }
+
+  // Two partial sums shorten the dependent chain of additions (about 10 % faster on a CPU core).
   KOKKOS_INLINE_FUNCTION FieldScalar dual_curl(Index row) const
   {
-    FieldScalar s = 0;
-    for (Index i = curl_offsets(row); i < curl_offsets(row + 1); ++i) {
-      Index const code = curl_entries(i);
-      Index const slot = code >> 1;
-      FieldScalar const value = f(slot >> 2, slot & 3);
-      s += (code & 1) ? -value : value;
+    FieldScalar even = 0, odd = 0;
+    Index i = curl_offsets(row);
+    Index const end = curl_offsets(row + 1);
+    for (; i + 1 < end; i += 2) {
+      even += signed_entry(curl_entries(i));
+      odd += signed_entry(curl_entries(i + 1));
     }
-    return s;
+    if (i < end) even += signed_entry(curl_entries(i));
+    return even + odd;
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(member_type const& team) const

@@ -36,9 +36,13 @@ struct FaradayKernel {
     }
   }
 
-  Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Index>> policy(ExecutionSpace const& space) const
+  // Dynamic: on a shared host a descheduled thread would otherwise hold up the whole launch with its
+  // static share of tets (GPUs ignore the schedule).
+  using policy_type = Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<Index>>;
+
+  policy_type policy(ExecutionSpace const& space) const
   {
-    return Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Index>>(space, 0, static_cast<Index>(f.extent(0)));
+    return policy_type(space, 0, static_cast<Index>(f.extent(0)));
   }
 
   // Compulsory traffic, each array element moved once: K_t (24 per tet) and the 12 unknown indices

@@ -182,78 +182,12 @@ public:
 
   ExecutionSpace const& space() const { return space_; }
 
-private:
-  void upload_probes()
-  {
-    Index const n = static_cast<Index>(probes_.size());
-    probe_dofs_ = decltype(probe_dofs_)("dgatd::probe_dofs", n);
-    probe_faces_ = decltype(probe_faces_)("dgatd::probe_faces", n);
-    probe_tets_ = decltype(probe_tets_)("dgatd::probe_tets", n);
-    probe_w_ = decltype(probe_w_)("dgatd::probe_frames", n);
-    auto dofs = Kokkos::create_mirror_view(probe_dofs_);
-    auto faces = Kokkos::create_mirror_view(probe_faces_);
-    auto tets = Kokkos::create_mirror_view(probe_tets_);
-    auto w = Kokkos::create_mirror_view(probe_w_);
-    for (Index p = 0; p < n; ++p) {
-      tets(p) = probes_[p].tet;
-      for (int k = 0; k < 12; ++k) {
-        dofs(p, k) = probes_[p].dofs[k];
-        faces(p, k) = probes_[p].faces[k];
-        for (int c = 0; c < 3; ++c) {
-          w(p, 3 * k + c) = probes_[p].w[k][c];
-          w(p, 36 + 3 * k + c) = probes_[p].w_dual[k][c];
-        }
-      }
-    }
-    Kokkos::deep_copy(probe_dofs_, dofs);
-    Kokkos::deep_copy(probe_faces_, faces);
-    Kokkos::deep_copy(probe_tets_, tets);
-    Kokkos::deep_copy(probe_w_, w);
-    drain_into_host();
-    probe_buffer_ = decltype(probe_buffer_)("dgatd::probe_buffer", probe_buffer_rows, n);
-  }
-
-  void drain_into_host()
-  {
-    if (buffered_ == 0) return;
-    auto const host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), probe_buffer_);
-    for (std::size_t r = 0; r < buffered_; ++r)
-      for (std::size_t p = 0; p < host.extent(1); ++p)
-        for (int c = 0; c < 6; ++c) probe_samples_.push_back(host(r, p, c));
-    buffered_ = 0;
-  }
-
+  // The helpers below launch device lambdas, which nvcc accepts only in public member functions.
   struct Source {
     Kokkos::View<Index*, memory_space> rows;
     Kokkos::View<Real*, memory_space> weights;
     Waveform waveform;
   };
-
-  static double uniform(std::uint64_t& state)
-  {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    return 2.0 * static_cast<double>(z >> 11) / static_cast<double>(1ULL << 53) - 1.0;
-  }
-
-  double advance(bool with_energy)
-  {
-    double energy = 0;
-    if (with_energy) {
-      energy += 0.5 * electric_energy(fields_.u);
-      Kokkos::deep_copy(space_, f_previous_, fields_.f);
-    }
-    kernels::faraday_update(space_, ops_, fields_, dt_);
-    if (with_energy) energy += 0.5 * magnetic_cross_energy();
-    kernels::ampere_update(space_, ops_, fields_, dt_);
-    double const t_half = (steps_ + 0.5) * dt_;
-    for (auto const& s : sources_) apply_source(s, -dt_ * s.waveform(t_half));
-    ++steps_;
-    for (auto const& p : prescribed_) apply_prescribed(p, p.waveform(steps_ * dt_));
-    return energy;
-  }
 
   void apply_source(Source const& s, double factor) const
   {
@@ -326,6 +260,73 @@ private:
         },
         sum);
     return sum;
+  }
+
+private:
+  void upload_probes()
+  {
+    Index const n = static_cast<Index>(probes_.size());
+    probe_dofs_ = decltype(probe_dofs_)("dgatd::probe_dofs", n);
+    probe_faces_ = decltype(probe_faces_)("dgatd::probe_faces", n);
+    probe_tets_ = decltype(probe_tets_)("dgatd::probe_tets", n);
+    probe_w_ = decltype(probe_w_)("dgatd::probe_frames", n);
+    auto dofs = Kokkos::create_mirror_view(probe_dofs_);
+    auto faces = Kokkos::create_mirror_view(probe_faces_);
+    auto tets = Kokkos::create_mirror_view(probe_tets_);
+    auto w = Kokkos::create_mirror_view(probe_w_);
+    for (Index p = 0; p < n; ++p) {
+      tets(p) = probes_[p].tet;
+      for (int k = 0; k < 12; ++k) {
+        dofs(p, k) = probes_[p].dofs[k];
+        faces(p, k) = probes_[p].faces[k];
+        for (int c = 0; c < 3; ++c) {
+          w(p, 3 * k + c) = probes_[p].w[k][c];
+          w(p, 36 + 3 * k + c) = probes_[p].w_dual[k][c];
+        }
+      }
+    }
+    Kokkos::deep_copy(probe_dofs_, dofs);
+    Kokkos::deep_copy(probe_faces_, faces);
+    Kokkos::deep_copy(probe_tets_, tets);
+    Kokkos::deep_copy(probe_w_, w);
+    drain_into_host();
+    probe_buffer_ = decltype(probe_buffer_)("dgatd::probe_buffer", probe_buffer_rows, n);
+  }
+
+  void drain_into_host()
+  {
+    if (buffered_ == 0) return;
+    auto const host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), probe_buffer_);
+    for (std::size_t r = 0; r < buffered_; ++r)
+      for (std::size_t p = 0; p < host.extent(1); ++p)
+        for (int c = 0; c < 6; ++c) probe_samples_.push_back(host(r, p, c));
+    buffered_ = 0;
+  }
+
+  static double uniform(std::uint64_t& state)
+  {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return 2.0 * static_cast<double>(z >> 11) / static_cast<double>(1ULL << 53) - 1.0;
+  }
+
+  double advance(bool with_energy)
+  {
+    double energy = 0;
+    if (with_energy) {
+      energy += 0.5 * electric_energy(fields_.u);
+      Kokkos::deep_copy(space_, f_previous_, fields_.f);
+    }
+    kernels::faraday_update(space_, ops_, fields_, dt_);
+    if (with_energy) energy += 0.5 * magnetic_cross_energy();
+    kernels::ampere_update(space_, ops_, fields_, dt_);
+    double const t_half = (steps_ + 0.5) * dt_;
+    for (auto const& s : sources_) apply_source(s, -dt_ * s.waveform(t_half));
+    ++steps_;
+    for (auto const& p : prescribed_) apply_prescribed(p, p.waveform(steps_ * dt_));
+    return energy;
   }
 
   ExecutionSpace space_;

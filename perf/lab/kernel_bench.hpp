@@ -1,0 +1,66 @@
+#pragma once
+// The performance lab behind `dgatd bench` and perf/bench_kernels: STREAM copy and triad, the
+// Faraday and Ampere kernels, a whole fractioned and a whole assembled leapfrog step, on generated
+// PEC boxes of growing size, on the default execution space (and Kokkos::Serial for the paper's
+// Table I). Every kernel is timed interleaved with a same-process triad, so its figure of merit is
+// the median of per-pair bandwidth ratios, robust to a shared, noisy machine.
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace dgatd::perf {
+
+struct LabOptions {
+  std::vector<int> sizes;         // cells per side of the unit box; DoFs ~ 38 n^3
+  int repetitions = 20;           // timed rounds, after warm-up
+  int warmup = 3;                 // untimed rounds; the first also sizes the batches
+  bool all_layouts = true;        // per-tet LayoutRight and LayoutLeft x dual blocks by degree or not
+  bool serial_everywhere = false; // Kokkos::Serial at every size, not only the largest
+  bool smoke = false;
+  std::string json;
+  // Each STREAM array is this large, well above any last-level cache, so the triad is a DRAM roof.
+  std::size_t stream_array_bytes = std::size_t{64} << 20;
+  // A timed sample runs the kernel back to back until it lasts about this long, so that kernels
+  // of a few microseconds are timed in the steady state a time-stepping run sees, not one launch.
+  double min_sample_seconds = 2e-3;
+};
+
+// One measured kernel at one size, layout and backend (one JSON object).
+struct Record {
+  std::string backend;
+  int threads = 1;
+  int cells = 0;
+  std::int64_t dofs = 0; // fractioned unknowns of the mesh, 2E + 4T
+  std::string kernel;    // stream_copy, stream_triad, faraday, ampere, step_fractioned, step_assembled
+  std::string layout;
+  int repetitions = 0;
+  int batch = 1;
+  double seconds_median = 0; // per launch
+  std::int64_t bytes = 0;    // the kernel's compulsory-traffic model, each array element once
+  double flops = 0;
+  double gbps = 0;              // bytes / seconds_median
+  double triad_gbps = 0;        // the paired triad, bytes / its median time
+  double fraction_of_triad = 0; // median over the rounds of (kernel GB/s) / (same round's triad GB/s)
+  std::int64_t updates = 0;     // unknowns the kernel writes per launch
+  double dof_updates_per_second = 0;
+  // Medians of per-round time ratios from the same interleaved rounds, 0 where not measured.
+  double speedup_vs_assembled = 0; // step_fractioned: t(assembled step) / t(this step)
+  double speedup_vs_serial = 0;    // steps in the Table I round: t(Serial fractioned step) / t(this)
+  double arithmetic_intensity() const { return bytes > 0 ? flops / static_cast<double>(bytes) : 0; }
+};
+
+// Five or more sizes from about 1e4 to over 3e6 DoFs; --smoke: two tiny ones.
+std::vector<int> default_sizes(bool smoke);
+
+// Registers the options shared by `dgatd bench` and perf/bench_kernels.
+void add_options(CLI::App& app, LabOptions& options);
+
+// Runs the whole lab with Kokkos initialised, printing progress and the tables to out, and writes
+// the JSON file if asked. Returns the records.
+std::vector<Record> run_lab(LabOptions const& options, std::ostream& out);
+
+} // namespace dgatd::perf
