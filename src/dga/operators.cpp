@@ -211,6 +211,41 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
       ops.curl_offsets[row + 1] = static_cast<Index>(ops.curl_entries.size());
     }
   }
+  ops.block_pair_offsets.assign(static_cast<std::size_t>(layout.num_blocks()) + 1, 0);
+  if (layout.max_block_size >= 255)
+    throw Error(mesh.source,
+                "a vertex has " + std::to_string(layout.max_block_size) + " free edges (at most 254 supported)",
+                "remesh with better-shaped tetrahedra around high-degree vertices");
+  for (Index b = 0; b < layout.num_blocks(); ++b) {
+    Index const v = layout.block_vertex[b];
+    for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1]; ++i) {
+      Index const t = topology.v2t[i];
+      int const lv = static_cast<int>(std::find(mesh.tets[t].begin(), mesh.tets[t].end(), v) - mesh.tets[t].begin());
+      std::uint32_t code = 0;
+      for (int m = 0; m < 3; ++m) {
+        Index const e = topology.tet_edges[t][kVertexEdges[lv][m]];
+        Index const dof =
+            layout.dof_of_half_edge[topology.edge_half_edges[e][topology.edge_vertices[e][0] == v ? 0 : 1]];
+        std::uint32_t const row =
+            dof < layout.num_free ? static_cast<std::uint32_t>(dof - layout.block_offset[b]) : 255u;
+        code |= row << (8 * m);
+      }
+      int bit = 24;
+      for (int f = 0; f < 3; ++f)
+        for (int m = 0; m < 3; ++m) {
+          if (f == m) continue;
+          int const sign = topology.tet_curl[t][kVertexFaces[lv][f]][kVertexEdges[lv][m]];
+          if (sign == 0)
+            throw Error(mesh.source, "inconsistent face-edge incidence in tet " + std::to_string(t),
+                        "report this mesh");
+          if (sign < 0) code |= 1u << bit;
+          ++bit;
+        }
+      ops.pair_tet_vertex.push_back(4 * t + lv);
+      ops.pair_code.push_back(code);
+    }
+    ops.block_pair_offsets[b + 1] = static_cast<Index>(ops.pair_tet_vertex.size());
+  }
   return ops;
 }
 

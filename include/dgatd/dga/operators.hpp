@@ -59,6 +59,16 @@ struct HostOperators {
   // dual half-edge f^(t, j) and the incidence sign as ((4 t + j) << 1) | (sign < 0).
   std::vector<Index> curl_offsets;
   std::vector<Index> curl_entries;
+  // The same dual curl grouped for the Ampere kernel: per dual block, one entry per tet around its
+  // vertex, so each tet's three f^ at that vertex are read once and added to the (up to) three rows
+  // of its edges at the vertex. pair_tet_vertex = 4 t + lv (lv: the vertex's local index in t);
+  // pair_code packs the three rows in the block (8 bits each, 255 for a half-edge that is not
+  // free) and, in bits 24-29, the signs inc(f_i, e_m) for i != m, set when negative. Face i is the
+  // one opposite local vertex i + (i >= lv), edge m joins lv to local vertex m + (m >= lv): face i
+  // holds every edge at lv but edge i.
+  std::vector<Index> block_pair_offsets;
+  std::vector<Index> pair_tet_vertex;
+  std::vector<std::uint32_t> pair_code;
   double worst_block_condition = 0; // 1-norm condition number of the worst Meps_v block
   double worst_tet_condition = 0;   // same for Mmu_t
 };

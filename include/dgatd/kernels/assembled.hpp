@@ -4,6 +4,7 @@
 
 #include "dgatd/dga/assembled.hpp"
 #include "dgatd/kernels/device_operators.hpp"
+#include "dgatd/kernels/small_kernels.hpp"
 
 #include <KokkosSparse_CrsMatrix.hpp>
 #include <KokkosSparse_spmv.hpp>
@@ -73,13 +74,8 @@ public:
     }
     double const t_half = (steps_ + 0.5) * dt_;
     for (auto const& s : sources_) {
-      double const factor = -dt_ * s.waveform(t_half);
-      auto const rows = s.rows;
-      auto const weights = s.weights;
-      auto const u = u_;
-      Kokkos::parallel_for(
-          "dgatd::assembled_source", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, rows.extent(0)),
-          KOKKOS_LAMBDA(std::size_t i) { u(rows(i)) += factor * weights(i); });
+      Kokkos::parallel_for("dgatd::assembled_source", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, s.rows.extent(0)),
+                           ScatterAdd<memory_space>{s.rows, s.weights, u_, -dt_ * s.waveform(t_half)});
     }
     ++steps_;
   }

@@ -31,8 +31,9 @@ struct DeviceOperators {
   Kokkos::View<MatrixScalar*, memory_space> eps;
   Kokkos::View<Index*, memory_space> block_offset;
   Kokkos::View<std::int64_t*, memory_space> block_matrix_offset;
-  Kokkos::View<Index*, memory_space> curl_offsets;
-  Kokkos::View<Index*, memory_space> curl_entries;
+  Kokkos::View<Index*, memory_space> block_pair_offsets;
+  Kokkos::View<Index*, memory_space> pair_tet_vertex;
+  Kokkos::View<std::uint32_t*, memory_space> pair_code;
   Index num_tets = 0;
   Index num_blocks = 0;
   Index num_free = 0;
@@ -88,8 +89,11 @@ DeviceOperators<ExecutionSpace, TetLayout, MatrixScalar> upload(dga::HostOperato
   ops.block_offset = detail::upload_flat<decltype(ops.block_offset)>("dgatd::block_offset", host.layout.block_offset);
   ops.block_matrix_offset = detail::upload_flat<decltype(ops.block_matrix_offset)>("dgatd::block_matrix_offset",
                                                                                    host.layout.block_matrix_offset);
-  ops.curl_offsets = detail::upload_flat<decltype(ops.curl_offsets)>("dgatd::curl_offsets", host.curl_offsets);
-  ops.curl_entries = detail::upload_flat<decltype(ops.curl_entries)>("dgatd::curl_entries", host.curl_entries);
+  ops.block_pair_offsets =
+      detail::upload_flat<decltype(ops.block_pair_offsets)>("dgatd::block_pair_offsets", host.block_pair_offsets);
+  ops.pair_tet_vertex =
+      detail::upload_flat<decltype(ops.pair_tet_vertex)>("dgatd::pair_tet_vertex", host.pair_tet_vertex);
+  ops.pair_code = detail::upload_flat<decltype(ops.pair_code)>("dgatd::pair_code", host.pair_code);
   ops.num_tets = static_cast<Index>(host.tet_dofs.size());
   ops.num_blocks = host.layout.num_blocks();
   ops.num_free = host.layout.num_free;

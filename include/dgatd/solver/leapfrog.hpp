@@ -6,6 +6,7 @@
 #include "dgatd/kernels/ampere.hpp"
 #include "dgatd/kernels/device_operators.hpp"
 #include "dgatd/kernels/faraday.hpp"
+#include "dgatd/kernels/small_kernels.hpp"
 #include "dgatd/solver/stencils.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -101,26 +102,10 @@ public:
   {
     if (probes_.empty()) return;
     if (buffered_ == probe_buffer_.extent(0)) drain_into_host();
-    auto const dofs = probe_dofs_;
-    auto const faces = probe_faces_;
-    auto const tets = probe_tets_;
-    auto const w = probe_w_;
-    auto const u = fields_.u;
-    auto const f = fields_.f;
-    auto const buffer = probe_buffer_;
-    std::size_t const row = buffered_;
-    Kokkos::parallel_for(
-        "dgatd::probes", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, dofs.extent(0)), KOKKOS_LAMBDA(std::size_t p) {
-          for (int c = 0; c < 3; ++c) {
-            double e = 0, h = 0;
-            for (int k = 0; k < 12; ++k) {
-              e += u(dofs(p, k)) * w(p, 3 * k + c);
-              h += f(tets(p), faces(p, k)) * w(p, 36 + 3 * k + c);
-            }
-            buffer(row, p, c) = e;
-            buffer(row, p, 3 + c) = h;
-          }
-        });
+    Kokkos::parallel_for("dgatd::probes", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, probe_dofs_.extent(0)),
+                         kernels::ProbeSampler<TetLayout, memory_space>{probe_dofs_, probe_faces_, probe_tets_,
+                                                                        probe_w_, fields_.u, fields_.f, probe_buffer_,
+                                                                        buffered_});
     ++buffered_;
   }
 
@@ -182,7 +167,6 @@ public:
 
   ExecutionSpace const& space() const { return space_; }
 
-  // The helpers below launch device lambdas, which nvcc accepts only in public member functions.
   struct Source {
     Kokkos::View<Index*, memory_space> rows;
     Kokkos::View<Real*, memory_space> weights;
@@ -191,74 +175,41 @@ public:
 
   void apply_source(Source const& s, double factor) const
   {
-    auto const rows = s.rows;
-    auto const weights = s.weights;
-    auto const u = fields_.u;
-    Kokkos::parallel_for(
-        "dgatd::current_source", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, rows.extent(0)),
-        KOKKOS_LAMBDA(std::size_t i) { u(rows(i)) += factor * weights(i); });
+    Kokkos::parallel_for("dgatd::current_source", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, s.rows.extent(0)),
+                         kernels::ScatterAdd<memory_space>{s.rows, s.weights, fields_.u, factor});
   }
 
   void apply_prescribed(Source const& s, double value) const
   {
-    auto const rows = s.rows;
-    auto const weights = s.weights;
-    auto const u = fields_.u;
-    Kokkos::parallel_for(
-        "dgatd::prescribed_port", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, rows.extent(0)),
-        KOKKOS_LAMBDA(std::size_t i) { u(rows(i)) = value * weights(i); });
+    Kokkos::parallel_for("dgatd::prescribed_port", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, s.rows.extent(0)),
+                         kernels::ScatterSet<memory_space>{s.rows, s.weights, fields_.u, value});
   }
 
   void scale_into(Kokkos::View<Real*, memory_space> const& out, Kokkos::View<Real*, memory_space> const& in,
                   double factor) const
   {
-    Kokkos::parallel_for(
-        "dgatd::scale", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, in.extent(0)),
-        KOKKOS_LAMBDA(std::size_t i) { out(i) = factor * in(i); });
+    Kokkos::parallel_for("dgatd::scale", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, in.extent(0)),
+                         kernels::Scale<memory_space>{out, in, factor});
   }
 
   // x.Meps y over the free unknowns.
   double mixed_electric(Kokkos::View<Real*, memory_space> const& x, Kokkos::View<Real*, memory_space> const& y) const
   {
-    auto const eps = ops_.eps;
-    auto const block_offset = ops_.block_offset;
-    auto const block_matrix_offset = ops_.block_matrix_offset;
     double sum = 0;
     Kokkos::parallel_reduce(
         "dgatd::electric_product",
         Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Index>>(space_, 0, ops_.num_blocks),
-        KOKKOS_LAMBDA(Index b, double& acc) {
-          Index const first = block_offset(b);
-          Index const d = block_offset(b + 1) - first;
-          std::int64_t const m = block_matrix_offset(b);
-          for (Index i = 0; i < d; ++i) {
-            double row = 0;
-            for (Index j = 0; j < d; ++j) row += eps(m + i * d + j) * y(first + j);
-            acc += x(first + i) * row;
-          }
-        },
-        sum);
+        kernels::BlockQuadraticForm<memory_space>{ops_.eps, ops_.block_offset, ops_.block_matrix_offset, x, y}, sum);
     return sum;
   }
 
   // f^(n-1/2).Mmu f^(n+1/2), with f^(n-1/2) saved in f_previous_.
   double magnetic_cross_energy() const
   {
-    auto const mu = ops_.mu;
-    auto const f_old = f_previous_;
-    auto const f_new = fields_.f;
     double sum = 0;
-    Kokkos::parallel_reduce(
-        "dgatd::magnetic_energy",
-        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Index>>(space_, 0, ops_.num_tets),
-        KOKKOS_LAMBDA(Index t, double& acc) {
-          for (int i = 0; i < 4; ++i) {
-            double row = 0;
-            for (int j = 0; j < 4; ++j) row += mu(t, 4 * i + j) * f_new(t, j);
-            acc += f_old(t, i) * row;
-          }
-        },
-        sum);
+    Kokkos::parallel_reduce("dgatd::magnetic_energy",
+                            Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Index>>(space_, 0, ops_.num_tets),
+                            kernels::TetQuadraticForm<TetLayout, memory_space>{ops_.mu, f_previous_, fields_.f}, sum);
     return sum;
   }
 

@@ -1,0 +1,105 @@
+#pragma once
+// The short, non-hot loops of the leapfrog (sources, ports, scaling, quadratic forms, probes) as
+// named functors: nvcc 11.8 miscompiles extended lambdas inside member functions of the solver's
+// class templates, and functors compile the same on every backend.
+
+#include "dgatd/types.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace dgatd::kernels {
+
+// u(rows(i)) += factor weights(i): a current source's contribution.
+template <class MemorySpace>
+struct ScatterAdd {
+  Kokkos::View<Index*, MemorySpace> rows;
+  Kokkos::View<Real*, MemorySpace> weights;
+  Kokkos::View<Real*, MemorySpace> u;
+  Real factor;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const { u(rows(i)) += factor * weights(i); }
+};
+
+// u(rows(i)) = value weights(i): prescribed (port) unknowns.
+template <class MemorySpace>
+struct ScatterSet {
+  Kokkos::View<Index*, MemorySpace> rows;
+  Kokkos::View<Real*, MemorySpace> weights;
+  Kokkos::View<Real*, MemorySpace> u;
+  Real value;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const { u(rows(i)) = value * weights(i); }
+};
+
+template <class MemorySpace>
+struct Scale {
+  Kokkos::View<Real*, MemorySpace> out;
+  Kokkos::View<Real*, MemorySpace> in;
+  Real factor;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const { out(i) = factor * in(i); }
+};
+
+// sum over dual blocks of x_b . Meps_b y_b.
+template <class MemorySpace>
+struct BlockQuadraticForm {
+  Kokkos::View<Real*, MemorySpace> eps;
+  Kokkos::View<Index*, MemorySpace> block_offset;
+  Kokkos::View<std::int64_t*, MemorySpace> block_matrix_offset;
+  Kokkos::View<Real*, MemorySpace> x;
+  Kokkos::View<Real*, MemorySpace> y;
+  KOKKOS_INLINE_FUNCTION void operator()(Index b, double& acc) const
+  {
+    Index const first = block_offset(b);
+    Index const d = block_offset(b + 1) - first;
+    std::int64_t const m = block_matrix_offset(b);
+    for (Index i = 0; i < d; ++i) {
+      double row = 0;
+      for (Index j = 0; j < d; ++j) row += eps(m + i * d + j) * y(first + j);
+      acc += x(first + i) * row;
+    }
+  }
+};
+
+// sum over tets of f_old_t . Mmu_t f_new_t.
+template <class TetLayout, class MemorySpace>
+struct TetQuadraticForm {
+  Kokkos::View<Real* [16], TetLayout, MemorySpace> mu;
+  Kokkos::View<Real* [4], TetLayout, MemorySpace> f_old;
+  Kokkos::View<Real* [4], TetLayout, MemorySpace> f_new;
+  KOKKOS_INLINE_FUNCTION void operator()(Index t, double& acc) const
+  {
+    for (int i = 0; i < 4; ++i) {
+      double row = 0;
+      for (int j = 0; j < 4; ++j) row += mu(t, 4 * i + j) * f_new(t, j);
+      acc += f_old(t, i) * row;
+    }
+  }
+};
+
+// Each probe's e and h from its twelve weighted terms, into one row of the device buffer.
+template <class TetLayout, class MemorySpace>
+struct ProbeSampler {
+  Kokkos::View<Index* [12], MemorySpace> dofs;
+  Kokkos::View<int* [12], MemorySpace> faces;
+  Kokkos::View<Index*, MemorySpace> tets;
+  Kokkos::View<double* [72], MemorySpace> w;
+  Kokkos::View<Real*, MemorySpace> u;
+  Kokkos::View<Real* [4], TetLayout, MemorySpace> f;
+  Kokkos::View<double** [6], MemorySpace> buffer;
+  std::size_t row;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t p) const
+  {
+    for (int c = 0; c < 3; ++c) {
+      double e = 0, h = 0;
+      for (int k = 0; k < 12; ++k) {
+        e += u(dofs(p, k)) * w(p, 3 * k + c);
+        h += f(tets(p), faces(p, k)) * w(p, 36 + 3 * k + c);
+      }
+      buffer(row, p, c) = e;
+      buffer(row, p, 3 + c) = h;
+    }
+  }
+};
+
+} // namespace dgatd::kernels
