@@ -3,6 +3,7 @@
 
 #include "dgatd/io/results.hpp"
 #include "dgatd/io/spectrum.hpp"
+#include "scratch_directory.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -21,30 +22,6 @@ struct CommandResult {
   int exit_code = -1;
   std::string out;
   std::string err;
-};
-
-// A fresh directory under the system temporary directory, removed with the object.
-class ScratchDirectory {
-public:
-  explicit ScratchDirectory(std::string const& tag)
-  {
-    path_ = std::filesystem::temp_directory_path() / ("dgatd_" + tag + "_" + std::to_string(::getpid()));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~ScratchDirectory() { std::filesystem::remove_all(path_); }
-  ScratchDirectory(ScratchDirectory const&) = delete;
-  ScratchDirectory& operator=(ScratchDirectory const&) = delete;
-  std::filesystem::path const& path() const { return path_; }
-  std::string write(std::string const& name, std::string const& text) const
-  {
-    auto const file = path_ / name;
-    std::ofstream(file) << text;
-    return file.string();
-  }
-
-private:
-  std::filesystem::path path_;
 };
 
 inline std::string slurp(std::filesystem::path const& file)

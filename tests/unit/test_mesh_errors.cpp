@@ -17,36 +17,13 @@
 #include <sstream>
 #include <string>
 
+#include "scratch_directory.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-class TemporaryDirectory {
-public:
-  TemporaryDirectory()
-      : path_(fs::temp_directory_path() / ("dgatd_test_mesh_errors_" + std::to_string(::getpid()) + "_" +
-                                           std::to_string(std::chrono::steady_clock::now().time_since_epoch().count())))
-  {
-    fs::create_directories(path_);
-  }
-  ~TemporaryDirectory()
-  {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TemporaryDirectory(TemporaryDirectory const&) = delete;
-  TemporaryDirectory& operator=(TemporaryDirectory const&) = delete;
-
-  std::string file(std::string const& name) const { return (path_ / name).string(); }
-  std::string write(std::string const& name, std::string const& text) const
-  {
-    std::ofstream(file(name), std::ios::binary) << text;
-    return file(name);
-  }
-
-private:
-  fs::path path_;
-};
+using dgatd::testing::ScratchDirectory;
 
 struct ProcessResult {
   int exit_status = -1;
@@ -62,7 +39,7 @@ std::string read_all(std::string const& path)
 
 // Runs `dgatd info path`, keeping stdout and stderr apart. One OpenMP thread without binding keeps
 // Kokkos itself quiet, so whatever reaches stderr comes from dgatd (or leaked Gmsh output).
-ProcessResult dgatd_info(TemporaryDirectory const& dir, std::string const& path)
+ProcessResult dgatd_info(ScratchDirectory const& dir, std::string const& path)
 {
   std::string const err_file = dir.file("stderr.txt");
   std::string const command = "OMP_PROC_BIND=false OMP_NUM_THREADS=1 '" + std::string(DGATD_EXECUTABLE) + "' info '" +
@@ -109,21 +86,21 @@ std::string elements(std::string const& lines, int count)
 
 TEST(MeshErrors, MissingFile)
 {
-  TemporaryDirectory dir;
+  ScratchDirectory dir("mesh_errors");
   std::string const path = dir.file("missing.msh");
   expect_one_line_error(dgatd_info(dir, path), path, {"no such file"});
 }
 
 TEST(MeshErrors, NotAMeshFile)
 {
-  TemporaryDirectory dir;
+  ScratchDirectory dir("mesh_errors");
   std::string const path = dir.write("notes.msh", "these are not the nodes you are looking for\n");
   expect_one_line_error(dgatd_info(dir, path), path, {"not a Gmsh .msh file"});
 }
 
 TEST(MeshErrors, TruncatedFile)
 {
-  TemporaryDirectory dir;
+  ScratchDirectory dir("mesh_errors");
   std::string const path =
       dir.write("truncated.msh", "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 4 1 4\n3 1 0 4\n1\n2\n");
   expect_one_line_error(dgatd_info(dir, path), path, {"cannot read the mesh"});
@@ -131,21 +108,21 @@ TEST(MeshErrors, TruncatedFile)
 
 TEST(MeshErrors, CorruptElements)
 {
-  TemporaryDirectory dir;
+  ScratchDirectory dir("mesh_errors");
   std::string const path = dir.write("corrupt.msh", kHeader + kNodes + elements("1 4 2 1 1 1 2 x 4\n", 1));
   expect_one_line_error(dgatd_info(dir, path), path, {"cannot read the mesh"});
 }
 
 TEST(MeshErrors, NoTetrahedra)
 {
-  TemporaryDirectory dir;
+  ScratchDirectory dir("mesh_errors");
   std::string const path = dir.write("surface.msh", kHeader + kNodes + elements("1 2 2 1 1 1 2 3\n", 1));
   expect_one_line_error(dgatd_info(dir, path), path, {"no tetrahedra", "gmsh -3 -order 1"});
 }
 
 TEST(MeshErrors, SecondOrderTetrahedra)
 {
-  TemporaryDirectory dir;
+  ScratchDirectory dir("mesh_errors");
   std::string const nodes = "$Nodes\n10\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 0.5 0 0\n6 0.5 0.5 0\n"
                             "7 0 0.5 0\n8 0 0 0.5\n9 0 0.5 0.5\n10 0.5 0 0.5\n$EndNodes\n";
   std::string const path =
@@ -156,7 +133,7 @@ TEST(MeshErrors, SecondOrderTetrahedra)
 
 TEST(MeshErrors, Hexahedra)
 {
-  TemporaryDirectory dir;
+  ScratchDirectory dir("mesh_errors");
   std::string const nodes = "$Nodes\n8\n1 0 0 0\n2 1 0 0\n3 1 1 0\n4 0 1 0\n5 0 0 1\n6 1 0 1\n7 1 1 1\n8 0 1 1\n"
                             "$EndNodes\n";
   std::string const path = dir.write("hexahedra.msh", kHeader + nodes + elements("3 5 2 1 1 1 2 3 4 5 6 7 8\n", 1));
@@ -166,7 +143,7 @@ TEST(MeshErrors, Hexahedra)
 
 TEST(MeshErrors, DegenerateTetrahedron)
 {
-  TemporaryDirectory dir;
+  ScratchDirectory dir("mesh_errors");
   std::string const path =
       dir.write("flat.msh", kHeader + kNodes + elements("1 4 2 1 1 1 2 3 4\n42 4 2 1 1 1 2 6 3\n", 2));
   expect_one_line_error(dgatd_info(dir, path), path, {"1 degenerate", "element", "42"});
@@ -174,7 +151,7 @@ TEST(MeshErrors, DegenerateTetrahedron)
 
 TEST(MeshErrors, InvertedTetrahedraAreReoriented)
 {
-  TemporaryDirectory dir;
+  ScratchDirectory dir("mesh_errors");
   // Tet 2 lists 3-2-4-5, a negative orientation of the tet 2-3-4-5 beyond face 2-3-4.
   std::string const path =
       dir.write("inverted.msh", kHeader + kNodes + elements("1 4 2 1 1 1 2 3 4\n2 4 2 1 1 3 2 4 5\n", 2));
@@ -197,7 +174,7 @@ TEST(MeshErrors, InvertedTetrahedraAreReoriented)
 
 TEST(MeshErrors, UnknownPhysicalGroupName)
 {
-  TemporaryDirectory dir;
+  ScratchDirectory dir("mesh_errors");
   std::string const names = "$PhysicalNames\n2\n2 5 \"boundary\"\n3 1 \"domain\"\n$EndPhysicalNames\n";
   std::string const path =
       dir.write("named.msh", kHeader + names + kNodes + elements("1 4 2 1 1 1 2 3 4\n2 2 2 5 2 2 3 4\n", 2));

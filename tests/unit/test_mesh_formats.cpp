@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#include "scratch_directory.hpp"
 #include <unistd.h>
 
 namespace dgatd::mesh {
@@ -20,26 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TemporaryDirectory {
-public:
-  TemporaryDirectory()
-      : path_(fs::temp_directory_path() / ("dgatd_test_mesh_formats_" + std::to_string(::getpid()) + "_" +
-                                           std::to_string(std::chrono::steady_clock::now().time_since_epoch().count())))
-  {
-    fs::create_directories(path_);
-  }
-  ~TemporaryDirectory()
-  {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TemporaryDirectory(TemporaryDirectory const&) = delete;
-  TemporaryDirectory& operator=(TemporaryDirectory const&) = delete;
-  std::string file(std::string const& name) const { return (path_ / name).string(); }
-
-private:
-  fs::path path_;
-};
+using dgatd::testing::ScratchDirectory;
 
 Mesh waveguide_with_inner_box()
 {
@@ -114,7 +97,7 @@ constexpr Format kFormats[] = {
 
 TEST(MeshFormats, AllFormatsGiveTheSameComplex)
 {
-  TemporaryDirectory dir;
+  ScratchDirectory dir("mesh_formats");
   Mesh const original = waveguide_with_inner_box();
   ASSERT_EQ(original.groups.size(), 5u); // walls, port_in, port_out, domain, inner
   Topology const reference = build_topology(original);
@@ -129,7 +112,7 @@ TEST(MeshFormats, AllFormatsGiveTheSameComplex)
 
 TEST(MeshFormats, GeneratorWritesMsh41)
 {
-  TemporaryDirectory dir;
+  ScratchDirectory dir("mesh_formats");
   GeneratorSpec spec;
   spec.shape = "cylinder";
   spec.size = {0.3, 0.5, 0.0};
@@ -150,7 +133,7 @@ TEST(MeshFormats, GeneratorWritesMsh41)
 // which tags entities; MSH 2.2 tags elements and can only hold a mesh without any tags.
 TEST(MeshFormats, UntaggedTetsSurvive)
 {
-  TemporaryDirectory dir;
+  ScratchDirectory dir("mesh_formats");
   StructuredBox box;
   box.jitter = 0.2;
   Mesh mesh = structured_box(box);
@@ -172,7 +155,7 @@ TEST(MeshFormats, UntaggedTetsSurvive)
 
 TEST(MeshFormats, ScaleMultipliesCoordinates)
 {
-  TemporaryDirectory dir;
+  ScratchDirectory dir("mesh_formats");
   Mesh const mesh = structured_box(StructuredBox{});
   write_mesh(mesh, dir.file("unit.msh"), "4.1", true);
   Mesh const scaled = read_mesh(dir.file("unit.msh"), 1e-3);
@@ -183,7 +166,7 @@ TEST(MeshFormats, ScaleMultipliesCoordinates)
 
 TEST(MeshFormats, RefusesUnknownVersionAndExtension)
 {
-  TemporaryDirectory dir;
+  ScratchDirectory dir("mesh_formats");
   Mesh const mesh = structured_box(StructuredBox{});
   EXPECT_THROW(write_mesh(mesh, dir.file("a.msh"), "3.0"), Error);
   EXPECT_THROW(write_mesh(mesh, dir.file("a.vtk")), Error);
