@@ -60,7 +60,23 @@ bool invert_spd(double* a, int n)
     }
     for (int i = 0; i < n; ++i) a[i * n + c] = column[i];
   }
+  // Rounding leaves the two triangles a few ulps apart; kernels read rows or columns, whichever
+  // their backend streams better, so both must be the same numbers.
+  for (int i = 0; i < n; ++i)
+    for (int c = i + 1; c < n; ++c) a[i * n + c] = a[c * n + i] = 0.5 * (a[i * n + c] + a[c * n + i]);
   return true;
+}
+
+std::array<double, 4 * kEdgeCurlCodes> edge_curl_coefficients()
+{
+  std::array<double, 4 * kEdgeCurlCodes> table{};
+  for (int k = 0; k < 6; ++k)
+    for (int signs = 0; signs < 4; ++signs) {
+      int const code = (k << 2) | signs;
+      table[4 * code + mesh::kTetEdgeVertices[5 - k][0]] = (signs & 2) ? -1.0 : 1.0;
+      table[4 * code + mesh::kTetEdgeVertices[5 - k][1]] = (signs & 1) ? -1.0 : 1.0;
+    }
+  return table;
 }
 
 HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, mesh::Geometry const& geometry,
@@ -190,61 +206,41 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
   }
 
   // (Eq. 6) rows of C~: the circulation of h around the dual face of e, from both tets' halves of
-  // every face around e.
-  ops.curl_offsets.assign(static_cast<std::size_t>(layout.num_free) + 1, 0);
+  // every face around e. Tets are packed with their local edge and two sign bits into 32 bits.
+  if (num_tets >= (Index(1) << 27))
+    throw Error(mesh.source, std::to_string(num_tets) + " tetrahedra (at most 134217727 supported)",
+                "split the problem or coarsen the mesh");
+  std::vector<Index> curled_of_edge(static_cast<std::size_t>(num_edges), -1);
+  ops.row_curl.assign(static_cast<std::size_t>(layout.num_free), -1);
+  ops.edge_curl_offsets.assign(1, 0);
   for (Index b = 0; b < layout.num_blocks(); ++b) {
     Index const v = layout.block_vertex[b];
     for (Index h = topology.v2e_offsets[v]; h < topology.v2e_offsets[v + 1]; ++h) {
       Index const row = layout.dof_of_half_edge[h];
       if (row >= layout.num_free) continue;
       Index const e = topology.v2e[h];
-      for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1]; ++i) {
-        Index const t = topology.v2t[i];
-        for (int k = 0; k < 6; ++k) {
-          if (topology.tet_edges[t][k] != e) continue;
-          for (int j = 0; j < 4; ++j) {
-            int const sign = topology.tet_curl[t][j][k];
-            if (sign != 0) ops.curl_entries.push_back(((4 * t + j) << 1) | (sign < 0 ? 1 : 0));
+      if (curled_of_edge[e] < 0) {
+        curled_of_edge[e] = static_cast<Index>(ops.edge_curl_offsets.size()) - 1;
+        for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1]; ++i) {
+          Index const t = topology.v2t[i];
+          for (int k = 0; k < 6; ++k) {
+            if (topology.tet_edges[t][k] != e) continue;
+            int const face_a = mesh::kTetEdgeVertices[5 - k][0];
+            int const face_b = mesh::kTetEdgeVertices[5 - k][1];
+            int const sign_a = topology.tet_curl[t][face_a][k];
+            int const sign_b = topology.tet_curl[t][face_b][k];
+            if (sign_a == 0 || sign_b == 0)
+              throw Error(mesh.source, "inconsistent face-edge incidence in tet " + std::to_string(t),
+                          "report this mesh");
+            ops.edge_curl_entries.push_back((static_cast<std::uint32_t>(t) << 5) |
+                                            (static_cast<std::uint32_t>(k) << 2) | (sign_a < 0 ? 2u : 0u) |
+                                            (sign_b < 0 ? 1u : 0u));
           }
         }
+        ops.edge_curl_offsets.push_back(static_cast<Index>(ops.edge_curl_entries.size()));
       }
-      ops.curl_offsets[row + 1] = static_cast<Index>(ops.curl_entries.size());
+      ops.row_curl[row] = curled_of_edge[e];
     }
-  }
-  ops.block_pair_offsets.assign(static_cast<std::size_t>(layout.num_blocks()) + 1, 0);
-  if (layout.max_block_size >= 255)
-    throw Error(mesh.source,
-                "a vertex has " + std::to_string(layout.max_block_size) + " free edges (at most 254 supported)",
-                "remesh with better-shaped tetrahedra around high-degree vertices");
-  for (Index b = 0; b < layout.num_blocks(); ++b) {
-    Index const v = layout.block_vertex[b];
-    for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1]; ++i) {
-      Index const t = topology.v2t[i];
-      int const lv = static_cast<int>(std::find(mesh.tets[t].begin(), mesh.tets[t].end(), v) - mesh.tets[t].begin());
-      std::uint32_t code = 0;
-      for (int m = 0; m < 3; ++m) {
-        Index const e = topology.tet_edges[t][kVertexEdges[lv][m]];
-        Index const dof =
-            layout.dof_of_half_edge[topology.edge_half_edges[e][topology.edge_vertices[e][0] == v ? 0 : 1]];
-        std::uint32_t const row =
-            dof < layout.num_free ? static_cast<std::uint32_t>(dof - layout.block_offset[b]) : 255u;
-        code |= row << (8 * m);
-      }
-      int bit = 24;
-      for (int f = 0; f < 3; ++f)
-        for (int m = 0; m < 3; ++m) {
-          if (f == m) continue;
-          int const sign = topology.tet_curl[t][kVertexFaces[lv][f]][kVertexEdges[lv][m]];
-          if (sign == 0)
-            throw Error(mesh.source, "inconsistent face-edge incidence in tet " + std::to_string(t),
-                        "report this mesh");
-          if (sign < 0) code |= 1u << bit;
-          ++bit;
-        }
-      ops.pair_tet_vertex.push_back(4 * t + lv);
-      ops.pair_code.push_back(code);
-    }
-    ops.block_pair_offsets[b + 1] = static_cast<Index>(ops.pair_tet_vertex.size());
   }
   return ops;
 }

@@ -55,23 +55,25 @@ struct HostOperators {
   std::vector<std::array<double, 16>> mu;      // Mmu_t, 4 x 4 row-major
   std::vector<double> eps_inverse;             // packed (Meps_v)^-1 blocks, row-major, at block_matrix_offset
   std::vector<double> eps;                     // packed Meps_v blocks, same layout (energy, Rayleigh quotients)
-  // Dual curl gather per free unknown r: entries [curl_offsets[r], curl_offsets[r+1]) each encode a
-  // dual half-edge f^(t, j) and the incidence sign as ((4 t + j) << 1) | (sign < 0).
-  std::vector<Index> curl_offsets;
-  std::vector<Index> curl_entries;
-  // The same dual curl grouped for the Ampere kernel: per dual block, one entry per tet around its
-  // vertex, so each tet's three f^ at that vertex are read once and added to the (up to) three rows
-  // of its edges at the vertex. pair_tet_vertex = 4 t + lv (lv: the vertex's local index in t);
-  // pair_code packs the three rows in the block (8 bits each, 255 for a half-edge that is not
-  // free) and, in bits 24-29, the signs inc(f_i, e_m) for i != m, set when negative. Face i is the
-  // one opposite local vertex i + (i >= lv), edge m joins lv to local vertex m + (m >= lv): face i
-  // holds every edge at lv but edge i.
-  std::vector<Index> block_pair_offsets;
-  std::vector<Index> pair_tet_vertex;
-  std::vector<std::uint32_t> pair_code;
+  // Dual curl (C~ f^, eq. 6), once per edge: both halves of an edge see the same
+  // circulation around its dual face, so it is formed once per edge that has a free half and read
+  // by the block rows of both halves. Curled edges are numbered in the order the blocks first meet
+  // them (their tets' f^ stay near in memory); row_curl[r] is the curled edge of free unknown r.
+  // Each entry is one tet around the edge, (t << 5) | c, with c = (k << 2) | (inc(f_a, e_k) < 0) << 1
+  // | (inc(f_b, e_k) < 0), k the local edge, f_a < f_b the two local faces holding it (those opposite
+  // the vertices of local edge 5 - k); the tet's share is sum_j edge_curl_coefficients[4 c + j] f^(t, j).
+  std::vector<Index> edge_curl_offsets;
+  std::vector<std::uint32_t> edge_curl_entries;
+  std::vector<Index> row_curl;
   double worst_block_condition = 0; // 1-norm condition number of the worst Meps_v block
   double worst_tet_condition = 0;   // same for Mmu_t
 };
+
+// Row c (see HostOperators::edge_curl_entries) holds the signed incidences of the four local faces
+// with the entry's local edge: multiplying all four f^ of the tet by it needs no decoding of which
+// faces and signs, and the four products vectorise.
+inline constexpr int kEdgeCurlCodes = 24;
+std::array<double, 4 * kEdgeCurlCodes> edge_curl_coefficients();
 
 HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, mesh::Geometry const& geometry,
                        Materials const& materials, std::vector<FaceKind> const& face_kind,

@@ -31,14 +31,16 @@ struct DeviceOperators {
   Kokkos::View<MatrixScalar*, memory_space> eps;
   Kokkos::View<Index*, memory_space> block_offset;
   Kokkos::View<std::int64_t*, memory_space> block_matrix_offset;
-  Kokkos::View<Index*, memory_space> block_pair_offsets;
-  Kokkos::View<Index*, memory_space> pair_tet_vertex;
-  Kokkos::View<std::uint32_t*, memory_space> pair_code;
+  Kokkos::View<Index*, memory_space> edge_curl_offsets;
+  Kokkos::View<std::uint32_t*, memory_space> edge_curl_entries;
+  Kokkos::View<MatrixScalar*, memory_space> edge_curl_coefficients;
+  Kokkos::View<Index*, memory_space> row_curl;
   Index num_tets = 0;
   Index num_blocks = 0;
   Index num_free = 0;
   Index num_prescribed = 0;
   Index num_unknowns = 0; // free + prescribed + the zero slot
+  Index num_curled_edges = 0;
   Index max_block_size = 0;
   std::int64_t block_matrix_entries = 0;
 };
@@ -48,6 +50,8 @@ struct Fields {
   using memory_space = typename ExecutionSpace::memory_space;
   Kokkos::View<FieldScalar*, memory_space> u; // half-edge circulations of e (free, prescribed, zero slot)
   Kokkos::View<FieldScalar* [4], TetLayout, memory_space> f; // dual half-edge circulations of h, per tet
+  // Not state: where the Ampere update leaves the dual curl of every curled edge between its passes.
+  Kokkos::View<FieldScalar*, memory_space> dual_curl;
 };
 
 namespace detail {
@@ -89,16 +93,19 @@ DeviceOperators<ExecutionSpace, TetLayout, MatrixScalar> upload(dga::HostOperato
   ops.block_offset = detail::upload_flat<decltype(ops.block_offset)>("dgatd::block_offset", host.layout.block_offset);
   ops.block_matrix_offset = detail::upload_flat<decltype(ops.block_matrix_offset)>("dgatd::block_matrix_offset",
                                                                                    host.layout.block_matrix_offset);
-  ops.block_pair_offsets =
-      detail::upload_flat<decltype(ops.block_pair_offsets)>("dgatd::block_pair_offsets", host.block_pair_offsets);
-  ops.pair_tet_vertex =
-      detail::upload_flat<decltype(ops.pair_tet_vertex)>("dgatd::pair_tet_vertex", host.pair_tet_vertex);
-  ops.pair_code = detail::upload_flat<decltype(ops.pair_code)>("dgatd::pair_code", host.pair_code);
+  ops.edge_curl_offsets =
+      detail::upload_flat<decltype(ops.edge_curl_offsets)>("dgatd::edge_curl_offsets", host.edge_curl_offsets);
+  ops.edge_curl_entries =
+      detail::upload_flat<decltype(ops.edge_curl_entries)>("dgatd::edge_curl_entries", host.edge_curl_entries);
+  ops.edge_curl_coefficients = detail::upload_flat<decltype(ops.edge_curl_coefficients)>(
+      "dgatd::edge_curl_coefficients", dga::edge_curl_coefficients());
+  ops.row_curl = detail::upload_flat<decltype(ops.row_curl)>("dgatd::row_curl", host.row_curl);
   ops.num_tets = static_cast<Index>(host.tet_dofs.size());
   ops.num_blocks = host.layout.num_blocks();
   ops.num_free = host.layout.num_free;
   ops.num_prescribed = host.layout.num_prescribed;
   ops.num_unknowns = host.layout.size();
+  ops.num_curled_edges = static_cast<Index>(host.edge_curl_offsets.size()) - 1;
   ops.max_block_size = host.layout.max_block_size;
   ops.block_matrix_entries = host.layout.block_matrix_offset.back();
   return ops;
@@ -112,6 +119,7 @@ make_fields(DeviceOperators<ExecutionSpace, TetLayout, MatrixScalar> const& ops)
   Fields<ExecutionSpace, TetLayout, FieldScalar> fields;
   fields.u = decltype(fields.u)("dgatd::u_hat", ops.num_unknowns);
   fields.f = decltype(fields.f)("dgatd::f_hat", ops.num_tets);
+  fields.dual_curl = decltype(fields.dual_curl)("dgatd::dual_curl", ops.num_curled_edges);
   return fields;
 }
 

@@ -7,11 +7,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <type_traits>
+#include <vector>
 
 namespace {
 
 using TestSpace = DGATD_TEST_EXEC_SPACE;
+using dgatd::Index;
 using dgatd::solver::FractionedLeapfrog;
 
 // Closed PEC box, jittered, 6000 tets: big enough that the spectrum is rich, small enough for 1e4 steps.
@@ -109,6 +113,58 @@ TEST(Leapfrog, BackendsAgreeWithSerial)
   // No reductions in the step: every value is computed by the same arithmetic on every backend.
   EXPECT_LE(u_diff, 1e-13 * u_scale);
   EXPECT_LE(f_diff, 1e-13 * f_scale);
+}
+
+// The per-tet layout the space does not prefer, and dual blocks grouped by degree (which renumbers
+// the unknowns): the same field must come out.
+TEST(Leapfrog, LayoutVariantsAgree)
+{
+  using DefaultLayout = dgatd::kernels::DefaultTetLayout<TestSpace>;
+  using OtherLayout =
+      std::conditional_t<std::is_same_v<DefaultLayout, Kokkos::LayoutRight>, Kokkos::LayoutLeft, Kokkos::LayoutRight>;
+  auto const& cavity = shared_cavity();
+  dgatd::dga::AssemblyOptions by_degree;
+  by_degree.group_blocks_by_degree = true;
+  auto const grouped = dgatd::testing::pec_box(1.0, 0.75, 0.5, 10, 10, 10, 0.2, by_degree).operators;
+  FractionedLeapfrog<TestSpace> reference(TestSpace(), cavity.operators);
+  FractionedLeapfrog<TestSpace, OtherLayout> other_layout(TestSpace(), cavity.operators);
+  FractionedLeapfrog<TestSpace> grouped_blocks(TestSpace(), grouped);
+  double const dt = 0.9 * reference.estimate_stability().dt_max;
+  std::vector<double> u(cavity.operators.layout.size(), 0.0);
+  std::vector<double> u_grouped(grouped.layout.size(), 0.0);
+  std::uint64_t state = 11;
+  for (std::size_t h = 0; h < cavity.operators.layout.dof_of_half_edge.size(); ++h) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    Index const dof = cavity.operators.layout.dof_of_half_edge[h];
+    if (dof >= cavity.operators.layout.num_free) continue;
+    u[dof] = static_cast<double>(state >> 11) / static_cast<double>(1ULL << 53) - 0.5;
+    u_grouped[grouped.layout.dof_of_half_edge[h]] = u[dof];
+  }
+  for (auto* solver : {&reference, &grouped_blocks}) solver->set_dt(dt);
+  other_layout.set_dt(dt);
+  reference.set_initial_field(u);
+  other_layout.set_initial_field(u);
+  grouped_blocks.set_initial_field(u_grouped);
+  for (int n = 0; n < 500; ++n) {
+    reference.step();
+    other_layout.step();
+    grouped_blocks.step();
+  }
+  auto const f_ref = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), reference.fields().f);
+  auto const f_other = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), other_layout.fields().f);
+  auto const f_grouped = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), grouped_blocks.fields().f);
+  double scale = 0, other_diff = 0, grouped_diff = 0;
+  for (std::size_t t = 0; t < f_ref.extent(0); ++t)
+    for (int j = 0; j < 4; ++j) {
+      scale = std::max(scale, std::abs(f_ref(t, j)));
+      other_diff = std::max(other_diff, std::abs(f_other(t, j) - f_ref(t, j)));
+      grouped_diff = std::max(grouped_diff, std::abs(f_grouped(t, j) - f_ref(t, j)));
+    }
+  std::printf("max |f - f_ref| / max |f_ref|: other tet layout %.2e, blocks by degree %.2e\n", other_diff / scale,
+              grouped_diff / scale);
+  // Both run the same arithmetic per tet and per block, only placed elsewhere in memory.
+  EXPECT_LE(other_diff, 1e-13 * scale);
+  EXPECT_LE(grouped_diff, 1e-13 * scale);
 }
 
 } // namespace
