@@ -74,19 +74,17 @@ AssembledOperators assemble_global(mesh::Topology const& topology, HostOperators
 
   // Row c of Cg^T: the faces around the edge of unknown c with their incidence. The fractioned
   // gather list names each interior face twice (once per tet, summing to F_f); keep it once.
-  auto const incidence = edge_curl_coefficients();
   std::vector<Index> face_offsets{0};
   std::vector<std::pair<Index, double>> faces_of_row;
   for (Index c = 0; c < layout.num_free; ++c) {
     std::size_t const begin = faces_of_row.size();
     Index const curled = ops.row_curl[c];
     for (Index i = ops.edge_curl_offsets[curled]; i < ops.edge_curl_offsets[curled + 1]; ++i) {
-      std::uint32_t const code = ops.edge_curl_entries[i];
-      Index const t = static_cast<Index>(code >> 5);
-      for (int j = 0; j < 4; ++j) {
-        double const sign = incidence[4 * (code & 31u) + static_cast<unsigned>(j)];
-        if (sign != 0) faces_of_row.emplace_back(topology.tet_faces[t][j], sign);
-      }
+      Index const t = static_cast<Index>(ops.edge_curl_entries[i] >> 3);
+      int const k = static_cast<int>(ops.edge_curl_entries[i] & 7u);
+      for (int j = 0; j < 4; ++j)
+        if (int const sign = topology.tet_curl[t][j][k]; sign != 0)
+          faces_of_row.emplace_back(topology.tet_faces[t][j], static_cast<double>(sign));
     }
     std::sort(faces_of_row.begin() + begin, faces_of_row.end());
     faces_of_row.erase(std::unique(faces_of_row.begin() + begin, faces_of_row.end()), faces_of_row.end());

@@ -67,18 +67,6 @@ bool invert_spd(double* a, int n)
   return true;
 }
 
-std::array<double, 4 * kEdgeCurlCodes> edge_curl_coefficients()
-{
-  std::array<double, 4 * kEdgeCurlCodes> table{};
-  for (int k = 0; k < 6; ++k)
-    for (int signs = 0; signs < 4; ++signs) {
-      int const code = (k << 2) | signs;
-      table[4 * code + mesh::kTetEdgeVertices[5 - k][0]] = (signs & 2) ? -1.0 : 1.0;
-      table[4 * code + mesh::kTetEdgeVertices[5 - k][1]] = (signs & 1) ? -1.0 : 1.0;
-    }
-  return table;
-}
-
 HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, mesh::Geometry const& geometry,
                        Materials const& materials, std::vector<FaceKind> const& face_kind,
                        AssemblyOptions const& options)
@@ -206,10 +194,20 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
   }
 
   // (Eq. 6) rows of C~: the circulation of h around the dual face of e, from both tets' halves of
-  // every face around e. Tets are packed with their local edge and two sign bits into 32 bits.
-  if (num_tets >= (Index(1) << 27))
-    throw Error(mesh.source, std::to_string(num_tets) + " tetrahedra (at most 134217727 supported)",
+  // every face around e. Entries pack the tet with its local edge into 32 bits.
+  if (num_tets >= (Index(1) << 28))
+    throw Error(mesh.source, std::to_string(num_tets) + " tetrahedra (at most 268435455 supported)",
                 "split the problem or coarsen the mesh");
+  ops.tet_edge_signs.assign(static_cast<std::size_t>(num_tets), 0u);
+  for (Index t = 0; t < num_tets; ++t)
+    for (int k = 0; k < 6; ++k) {
+      int const sign_a = topology.tet_curl[t][mesh::kTetEdgeVertices[5 - k][0]][k];
+      int const sign_b = topology.tet_curl[t][mesh::kTetEdgeVertices[5 - k][1]][k];
+      if (sign_a == 0 || sign_b == 0)
+        throw Error(mesh.source, "inconsistent face-edge incidence in tet " + std::to_string(t), "report this mesh");
+      ops.tet_edge_signs[t] |= (sign_a < 0 ? 2u : 0u) << (2 * k);
+      ops.tet_edge_signs[t] |= (sign_b < 0 ? 1u : 0u) << (2 * k);
+    }
   std::vector<Index> curled_of_edge(static_cast<std::size_t>(num_edges), -1);
   ops.row_curl.assign(static_cast<std::size_t>(layout.num_free), -1);
   ops.edge_curl_offsets.assign(1, 0);
@@ -223,19 +221,9 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
         curled_of_edge[e] = static_cast<Index>(ops.edge_curl_offsets.size()) - 1;
         for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1]; ++i) {
           Index const t = topology.v2t[i];
-          for (int k = 0; k < 6; ++k) {
-            if (topology.tet_edges[t][k] != e) continue;
-            int const face_a = mesh::kTetEdgeVertices[5 - k][0];
-            int const face_b = mesh::kTetEdgeVertices[5 - k][1];
-            int const sign_a = topology.tet_curl[t][face_a][k];
-            int const sign_b = topology.tet_curl[t][face_b][k];
-            if (sign_a == 0 || sign_b == 0)
-              throw Error(mesh.source, "inconsistent face-edge incidence in tet " + std::to_string(t),
-                          "report this mesh");
-            ops.edge_curl_entries.push_back((static_cast<std::uint32_t>(t) << 5) |
-                                            (static_cast<std::uint32_t>(k) << 2) | (sign_a < 0 ? 2u : 0u) |
-                                            (sign_b < 0 ? 1u : 0u));
-          }
+          for (int k = 0; k < 6; ++k)
+            if (topology.tet_edges[t][k] == e)
+              ops.edge_curl_entries.push_back((static_cast<std::uint32_t>(t) << 3) | static_cast<std::uint32_t>(k));
         }
         ops.edge_curl_offsets.push_back(static_cast<Index>(ops.edge_curl_entries.size()));
       }

@@ -55,25 +55,23 @@ struct HostOperators {
   std::vector<std::array<double, 16>> mu;      // Mmu_t, 4 x 4 row-major
   std::vector<double> eps_inverse;             // packed (Meps_v)^-1 blocks, row-major, at block_matrix_offset
   std::vector<double> eps;                     // packed Meps_v blocks, same layout (energy, Rayleigh quotients)
-  // Dual curl (C~ f^, eq. 6), once per edge: both halves of an edge see the same
-  // circulation around its dual face, so it is formed once per edge that has a free half and read
-  // by the block rows of both halves. Curled edges are numbered in the order the blocks first meet
-  // them (their tets' f^ stay near in memory); row_curl[r] is the curled edge of free unknown r.
-  // Each entry is one tet around the edge, (t << 5) | c, with c = (k << 2) | (inc(f_a, e_k) < 0) << 1
-  // | (inc(f_b, e_k) < 0), k the local edge, f_a < f_b the two local faces holding it (those opposite
-  // the vertices of local edge 5 - k); the tet's share is sum_j edge_curl_coefficients[4 c + j] f^(t, j).
+  // Dual curl (C~ f^, eq. 6), once per edge: both halves of an edge see the same circulation around
+  // its dual face, so it is formed once per edge that has a free half and read by the block rows of
+  // both halves. Tet t's share of it for its local edge k is the edge piece
+  //   p(t, k) = inc(f_a, e_k) f^(t, a) + inc(f_b, e_k) f^(t, b),
+  // f_a < f_b the two local faces holding edge k (those opposite the vertices of local edge 5 - k);
+  // tet_edge_signs[t] holds, for each k, bit 2k + 1 set when inc(f_a, e_k) < 0 and bit 2k when
+  // inc(f_b, e_k) < 0. The Faraday kernel writes the pieces next to f^; the curl of curled edge c
+  // sums p over entries [edge_curl_offsets[c], edge_curl_offsets[c+1]), each (t << 3) | k. Curled
+  // edges are numbered in the order the blocks first meet them (their tets stay near in memory);
+  // row_curl[r] is the curled edge of free unknown r.
+  std::vector<std::uint32_t> tet_edge_signs;
   std::vector<Index> edge_curl_offsets;
   std::vector<std::uint32_t> edge_curl_entries;
   std::vector<Index> row_curl;
   double worst_block_condition = 0; // 1-norm condition number of the worst Meps_v block
   double worst_tet_condition = 0;   // same for Mmu_t
 };
-
-// Row c (see HostOperators::edge_curl_entries) holds the signed incidences of the four local faces
-// with the entry's local edge: multiplying all four f^ of the tet by it needs no decoding of which
-// faces and signs, and the four products vectorise.
-inline constexpr int kEdgeCurlCodes = 24;
-std::array<double, 4 * kEdgeCurlCodes> edge_curl_coefficients();
 
 HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, mesh::Geometry const& geometry,
                        Materials const& materials, std::vector<FaceKind> const& face_kind,

@@ -2,10 +2,11 @@
 // Ampere update, eq. (6) of the paper, for every dual volume v:
 //   u^_v <- u^_v + dt (Meps_v)^-1 (C~ f^)_v
 // in two passes. DualCurlKernel forms the circulation of h around the dual face of every edge that
-// has a free half, once per edge: both halves of an edge see the same circulation, and forming it
-// inside each dual block (per row, or per tet around the vertex) did that gather twice and, on CPU
-// cores, left the block products waiting on arithmetic instead of memory (README, Performance).
-// AmpereKernel then multiplies every block's dense d_v x d_v inverse against the curls of its rows.
+// has a free half, once per edge, by adding up the edge pieces the Faraday kernel left per tet: both
+// halves of an edge see the same circulation, and forming it inside each dual block (per row, or
+// per tet around the vertex) did that gather twice and, on CPU cores, left the block products
+// waiting on arithmetic instead of memory (README, Performance). AmpereKernel then multiplies every
+// block's dense d_v x d_v inverse against the curls of its rows.
 
 #include "dgatd/error.hpp"
 #include "dgatd/kernels/device_operators.hpp"
@@ -18,7 +19,7 @@
 
 namespace dgatd::kernels {
 
-template <class ExecutionSpace, class TetLayout, class MatrixScalar, class FieldScalar>
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
 struct DualCurlKernel {
   using memory_space = typename ExecutionSpace::memory_space;
   // Dynamic: on a shared host a descheduled thread would otherwise hold up the whole launch with its
@@ -26,23 +27,21 @@ struct DualCurlKernel {
   using policy_type = Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<Index>>;
 
   Kokkos::View<Index const*, memory_space> offsets;
-  Kokkos::View<std::uint32_t const*, memory_space> entries;
-  Kokkos::View<MatrixScalar const*, memory_space> coefficients;
-  // f^ seen as its flat allocation: one offset per read instead of Kokkos' two-index arithmetic,
-  // which costs as much as the load itself on CPUs.
-  Kokkos::View<FieldScalar const*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> f;
-  Index f_face_stride;
+  Kokkos::View<Index const*, memory_space> entries;
+  // The edge pieces seen as their flat allocation: the entries are offsets into it, computed once,
+  // where Kokkos' two-index arithmetic per read would cost as much as the load itself on CPUs.
+  Kokkos::View<FieldScalar const*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> pieces;
   Kokkos::View<FieldScalar*, memory_space> curl;
 
+  template <class MatrixScalar>
   DualCurlKernel(DeviceOperators<ExecutionSpace, TetLayout, MatrixScalar> const& ops,
                  Fields<ExecutionSpace, TetLayout, FieldScalar> const& fields)
-      : offsets(ops.edge_curl_offsets), entries(ops.edge_curl_entries), coefficients(ops.edge_curl_coefficients),
-        f(fields.f.data(), fields.f.span()), f_face_stride(static_cast<Index>(fields.f.stride(1))),
-        curl(fields.dual_curl)
+      : offsets(ops.edge_curl_offsets), entries(ops.edge_curl_pieces),
+        pieces(fields.edge_pieces.data(), fields.edge_pieces.span()), curl(fields.dual_curl)
   {
-    if (!fields.f.span_is_contiguous())
-      throw Error("Ampere update", "the dual half-edge field f^ is not one contiguous allocation",
-                  "allocate it with make_fields");
+    if (fields.edge_pieces.span() != 6 * static_cast<std::size_t>(ops.num_tets))
+      throw Error("Ampere update", "the edge pieces of the dual curl are not one unpadded allocation",
+                  "allocate them with make_fields");
   }
 
   policy_type policy(ExecutionSpace const& space) const
@@ -50,33 +49,28 @@ struct DualCurlKernel {
     return policy_type(space, 0, static_cast<Index>(curl.extent(0)));
   }
 
-  // Each tet around the edge contributes its four f^ times a row of signed incidences (two of them
-  // zero). Picking the two faces and their signs out of the code instead cost twice the time on a
-  // CPU core: the compiler turns signs into branches, which unstructured meshes make unpredictable.
   KOKKOS_INLINE_FUNCTION void operator()(Index edge) const
   {
-    FieldScalar sum[4] = {0, 0, 0, 0};
-    for (Index i = offsets(edge); i < offsets(edge + 1); ++i) {
-      std::uint32_t const code = entries(i);
-      Index const tet = static_cast<Index>(code >> 5);
-      MatrixScalar const* incidence = coefficients.data() + 4 * (code & 31u);
-      if constexpr (std::is_same_v<TetLayout, Kokkos::LayoutRight>) {
-        FieldScalar const* tet_f = f.data() + 4 * tet;
-        for (int j = 0; j < 4; ++j) sum[j] += static_cast<FieldScalar>(incidence[j]) * tet_f[j];
-      } else {
-        for (int j = 0; j < 4; ++j) sum[j] += static_cast<FieldScalar>(incidence[j]) * f(tet + j * f_face_stride);
-      }
+    // Two partial sums keep two additions in flight.
+    FieldScalar even = 0;
+    FieldScalar odd = 0;
+    Index i = offsets(edge);
+    Index const end = offsets(edge + 1);
+    for (; i + 1 < end; i += 2) {
+      even += pieces(entries(i));
+      odd += pieces(entries(i + 1));
     }
-    curl(edge) = (sum[0] + sum[1]) + (sum[2] + sum[3]);
+    if (i < end) even += pieces(entries(i));
+    curl(edge) = even + odd;
   }
 
-  // Compulsory traffic, each array element moved once: the offsets and entries, f^ (4 per tet),
-  // the curl written.
+  // Compulsory traffic, each array element moved once: the offsets and entries, the edge pieces
+  // (6 per tet), the curl written.
   static std::int64_t bytes_moved(Index num_curled_edges, std::int64_t num_entries, Index num_tets)
   {
     return static_cast<std::int64_t>(num_curled_edges + 1) * static_cast<std::int64_t>(sizeof(Index)) +
-           num_entries * static_cast<std::int64_t>(sizeof(std::uint32_t)) +
-           static_cast<std::int64_t>(num_tets) * 4 * static_cast<std::int64_t>(sizeof(FieldScalar)) +
+           num_entries * static_cast<std::int64_t>(sizeof(Index)) +
+           static_cast<std::int64_t>(num_tets) * 6 * static_cast<std::int64_t>(sizeof(FieldScalar)) +
            static_cast<std::int64_t>(num_curled_edges) * static_cast<std::int64_t>(sizeof(FieldScalar));
   }
 };
@@ -184,8 +178,8 @@ struct AmpereKernel {
 template <class ExecutionSpace, class TetLayout, class MatrixScalar, class FieldScalar = Real>
 std::int64_t ampere_bytes_moved(DeviceOperators<ExecutionSpace, TetLayout, MatrixScalar> const& ops)
 {
-  return DualCurlKernel<ExecutionSpace, TetLayout, MatrixScalar, FieldScalar>::bytes_moved(
-             ops.num_curled_edges, static_cast<std::int64_t>(ops.edge_curl_entries.extent(0)), ops.num_tets) +
+  return DualCurlKernel<ExecutionSpace, TetLayout, FieldScalar>::bytes_moved(
+             ops.num_curled_edges, static_cast<std::int64_t>(ops.edge_curl_pieces.extent(0)), ops.num_tets) +
          AmpereKernel<ExecutionSpace, MatrixScalar, FieldScalar>::bytes_moved(ops.block_matrix_entries, ops.num_blocks,
                                                                               ops.num_free, ops.num_curled_edges);
 }
@@ -195,7 +189,7 @@ void ampere_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace, 
                    Fields<ExecutionSpace, TetLayout, FieldScalar> const& fields, FieldScalar dt)
 {
   compat::ScopedRegion region("dgatd::Ampere");
-  DualCurlKernel<ExecutionSpace, TetLayout, MatrixScalar, FieldScalar> const curl_pass(ops, fields);
+  DualCurlKernel<ExecutionSpace, TetLayout, FieldScalar> const curl_pass(ops, fields);
   Kokkos::parallel_for("dgatd::Ampere::dual_curl", curl_pass.policy(space), curl_pass);
   AmpereKernel<ExecutionSpace, MatrixScalar, FieldScalar> const block_pass(ops, fields, dt);
   if constexpr (AmpereKernel<ExecutionSpace, MatrixScalar, FieldScalar>::runs_on_host)

@@ -11,6 +11,8 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 namespace dgatd::kernels {
 
@@ -27,13 +29,14 @@ struct DeviceOperators {
   Kokkos::View<Index* [12], TetLayout, memory_space> tet_dofs;
   Kokkos::View<MatrixScalar* [24], TetLayout, memory_space> faraday;
   Kokkos::View<MatrixScalar* [16], TetLayout, memory_space> mu;
+  Kokkos::View<std::uint32_t*, memory_space> tet_edge_signs;
   Kokkos::View<MatrixScalar*, memory_space> eps_inverse;
   Kokkos::View<MatrixScalar*, memory_space> eps;
   Kokkos::View<Index*, memory_space> block_offset;
   Kokkos::View<std::int64_t*, memory_space> block_matrix_offset;
   Kokkos::View<Index*, memory_space> edge_curl_offsets;
-  Kokkos::View<std::uint32_t*, memory_space> edge_curl_entries;
-  Kokkos::View<MatrixScalar*, memory_space> edge_curl_coefficients;
+  // HostOperators::edge_curl_entries as offsets into the flat allocation of Fields::edge_pieces.
+  Kokkos::View<Index*, memory_space> edge_curl_pieces;
   Kokkos::View<Index*, memory_space> row_curl;
   Index num_tets = 0;
   Index num_blocks = 0;
@@ -50,7 +53,10 @@ struct Fields {
   using memory_space = typename ExecutionSpace::memory_space;
   Kokkos::View<FieldScalar*, memory_space> u; // half-edge circulations of e (free, prescribed, zero slot)
   Kokkos::View<FieldScalar* [4], TetLayout, memory_space> f; // dual half-edge circulations of h, per tet
-  // Not state: where the Ampere update leaves the dual curl of every curled edge between its passes.
+  // Not state, derived from f^ by the Faraday kernel for the Ampere update: the six edge pieces per
+  // tet (HostOperators::tet_edge_signs), and the dual curl of every curled edge between Ampere's
+  // two passes.
+  Kokkos::View<FieldScalar* [6], TetLayout, memory_space> edge_pieces;
   Kokkos::View<FieldScalar*, memory_space> dual_curl;
 };
 
@@ -78,6 +84,21 @@ DeviceView upload_rows(std::string const& label, HostRows const& rows)
   return view;
 }
 
+// Where piece (t, k) of an unpadded [num_tets][6] allocation lives.
+template <class TetLayout>
+std::vector<Index> piece_offsets(std::vector<std::uint32_t> const& entries, std::size_t num_tets)
+{
+  std::vector<Index> offsets(entries.size());
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    auto const tet = static_cast<std::int64_t>(entries[i] >> 3);
+    auto const edge = static_cast<std::int64_t>(entries[i] & 7u);
+    offsets[i] = static_cast<Index>(std::is_same_v<TetLayout, Kokkos::LayoutRight>
+                                        ? 6 * tet + edge
+                                        : tet + edge * static_cast<std::int64_t>(num_tets));
+  }
+  return offsets;
+}
+
 } // namespace detail
 
 template <class ExecutionSpace, class TetLayout = DefaultTetLayout<ExecutionSpace>, class MatrixScalar = Real>
@@ -88,6 +109,7 @@ DeviceOperators<ExecutionSpace, TetLayout, MatrixScalar> upload(dga::HostOperato
   ops.tet_dofs = detail::upload_rows<decltype(ops.tet_dofs)>("dgatd::tet_dofs", host.tet_dofs);
   ops.faraday = detail::upload_rows<decltype(ops.faraday)>("dgatd::faraday_matrices", host.faraday);
   ops.mu = detail::upload_rows<decltype(ops.mu)>("dgatd::mu_matrices", host.mu);
+  ops.tet_edge_signs = detail::upload_flat<decltype(ops.tet_edge_signs)>("dgatd::tet_edge_signs", host.tet_edge_signs);
   ops.eps_inverse = detail::upload_flat<decltype(ops.eps_inverse)>("dgatd::dual_block_inverses", host.eps_inverse);
   ops.eps = detail::upload_flat<decltype(ops.eps)>("dgatd::dual_blocks", host.eps);
   ops.block_offset = detail::upload_flat<decltype(ops.block_offset)>("dgatd::block_offset", host.layout.block_offset);
@@ -95,10 +117,8 @@ DeviceOperators<ExecutionSpace, TetLayout, MatrixScalar> upload(dga::HostOperato
                                                                                    host.layout.block_matrix_offset);
   ops.edge_curl_offsets =
       detail::upload_flat<decltype(ops.edge_curl_offsets)>("dgatd::edge_curl_offsets", host.edge_curl_offsets);
-  ops.edge_curl_entries =
-      detail::upload_flat<decltype(ops.edge_curl_entries)>("dgatd::edge_curl_entries", host.edge_curl_entries);
-  ops.edge_curl_coefficients = detail::upload_flat<decltype(ops.edge_curl_coefficients)>(
-      "dgatd::edge_curl_coefficients", dga::edge_curl_coefficients());
+  ops.edge_curl_pieces = detail::upload_flat<decltype(ops.edge_curl_pieces)>(
+      "dgatd::edge_curl_pieces", detail::piece_offsets<TetLayout>(host.edge_curl_entries, host.tet_dofs.size()));
   ops.row_curl = detail::upload_flat<decltype(ops.row_curl)>("dgatd::row_curl", host.row_curl);
   ops.num_tets = static_cast<Index>(host.tet_dofs.size());
   ops.num_blocks = host.layout.num_blocks();
@@ -119,6 +139,7 @@ make_fields(DeviceOperators<ExecutionSpace, TetLayout, MatrixScalar> const& ops)
   Fields<ExecutionSpace, TetLayout, FieldScalar> fields;
   fields.u = decltype(fields.u)("dgatd::u_hat", ops.num_unknowns);
   fields.f = decltype(fields.f)("dgatd::f_hat", ops.num_tets);
+  fields.edge_pieces = decltype(fields.edge_pieces)("dgatd::edge_pieces", ops.num_tets);
   fields.dual_curl = decltype(fields.dual_curl)("dgatd::dual_curl", ops.num_curled_edges);
   return fields;
 }

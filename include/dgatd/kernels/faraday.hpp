@@ -1,6 +1,9 @@
 #pragma once
 // Faraday update, eq. (5) of the paper: f^_t <- f^_t - dt K_t U_t for every tet, where U_t are the
-// six full-edge circulations U_e = u^(a,e) + u^(b,e) of the tet and K_t = (Mmu_t)^-1 C_t.
+// six full-edge circulations U_e = u^(a,e) + u^(b,e) of the tet and K_t = (Mmu_t)^-1 C_t. While the
+// new f^_t are in registers it also writes the tet's six edge pieces of the dual curl (its share of
+// C~ f^, see HostOperators::tet_edge_signs): the Ampere update then only adds them up per edge. On
+// CPU cores picking the faces and signs out of the f^ there cost more than streaming the pieces.
 
 #include "dgatd/kernels/device_operators.hpp"
 
@@ -17,11 +20,14 @@ struct FaradayKernel {
   Kokkos::View<MatrixScalar const* [24], TetLayout, memory_space> faraday;
   Kokkos::View<FieldScalar const*, memory_space, Kokkos::MemoryTraits<Kokkos::RandomAccess>> u;
   Kokkos::View<FieldScalar* [4], TetLayout, memory_space> f;
+  Kokkos::View<std::uint32_t const*, memory_space> edge_signs;
+  Kokkos::View<FieldScalar* [6], TetLayout, memory_space> edge_pieces;
   FieldScalar dt;
 
   FaradayKernel(DeviceOperators<ExecutionSpace, TetLayout, MatrixScalar> const& ops,
                 Fields<ExecutionSpace, TetLayout, FieldScalar> const& fields, FieldScalar time_step)
-      : tet_dofs(ops.tet_dofs), faraday(ops.faraday), u(fields.u), f(fields.f), dt(time_step)
+      : tet_dofs(ops.tet_dofs), faraday(ops.faraday), u(fields.u), f(fields.f), edge_signs(ops.tet_edge_signs),
+        edge_pieces(fields.edge_pieces), dt(time_step)
   {
   }
 
@@ -29,11 +35,22 @@ struct FaradayKernel {
   {
     FieldScalar circulation[6];
     for (int k = 0; k < 6; ++k) circulation[k] = u(tet_dofs(t, 2 * k)) + u(tet_dofs(t, 2 * k + 1));
+    FieldScalar updated[4];
     for (int j = 0; j < 4; ++j) {
       FieldScalar s = 0;
       for (int k = 0; k < 6; ++k) s += static_cast<FieldScalar>(faraday(t, 6 * j + k)) * circulation[k];
-      f(t, j) -= dt * s;
+      updated[j] = f(t, j) - dt * s;
+      f(t, j) = updated[j];
     }
+    // Local edge k lies on the faces opposite the vertices off it: (2,3) (1,3) (1,2) (0,3) (0,2) (0,1).
+    constexpr int first_face[6] = {2, 1, 1, 0, 0, 0};
+    constexpr int second_face[6] = {3, 3, 2, 3, 2, 1};
+    // Signs by table, not ?: which compiles to branches the meshes make unpredictable.
+    FieldScalar const sign[2] = {1, -1};
+    std::uint32_t const signs = edge_signs(t);
+    for (int k = 0; k < 6; ++k)
+      edge_pieces(t, k) = sign[(signs >> (2 * k + 1)) & 1u] * updated[first_face[k]] +
+                          sign[(signs >> (2 * k)) & 1u] * updated[second_face[k]];
   }
 
   // Dynamic: on a shared host a descheduled thread would otherwise hold up the whole launch with its
@@ -45,12 +62,13 @@ struct FaradayKernel {
     return policy_type(space, 0, static_cast<Index>(f.extent(0)));
   }
 
-  // Compulsory traffic, each array element moved once: K_t (24 per tet) and the 12 unknown indices
-  // read, f^ read and written (4 per tet), and every unknown u^ read once.
+  // Compulsory traffic, each array element moved once: K_t (24 per tet), the 12 unknown indices and
+  // the edge signs read, f^ read and written (4 per tet), the 6 edge pieces written, and every
+  // unknown u^ read once.
   static std::int64_t bytes_moved(Index num_tets, Index num_unknowns)
   {
-    return static_cast<std::int64_t>(num_tets) *
-               (24 * sizeof(MatrixScalar) + 12 * sizeof(Index) + 2 * 4 * sizeof(FieldScalar)) +
+    return static_cast<std::int64_t>(num_tets) * (24 * sizeof(MatrixScalar) + 12 * sizeof(Index) +
+                                                  sizeof(std::uint32_t) + (2 * 4 + 6) * sizeof(FieldScalar)) +
            static_cast<std::int64_t>(num_unknowns) * sizeof(FieldScalar);
   }
 };
