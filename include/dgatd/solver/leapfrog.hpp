@@ -167,6 +167,7 @@ public:
 
   ExecutionSpace const& space() const { return space_; }
 
+private:
   struct Source {
     Kokkos::View<Index*, memory_space> rows;
     Kokkos::View<Real*, memory_space> weights;
@@ -213,7 +214,6 @@ public:
     return sum;
   }
 
-private:
   void upload_probes()
   {
     Index const n = static_cast<Index>(probes_.size());
