@@ -70,11 +70,38 @@ struct Problem {
   solver::MeshView view() const { return {mesh, topology, geometry}; }
 };
 
-Problem build_problem(io::Config const& config)
+// Wall-clock seconds of each stage of a run, printed at its end: on a GPU the steps can take a
+// fraction of the time spent around them, so a user must see where the time goes.
+struct StageTimes {
+  double meshing = 0;  // Gmsh generating the mesh ([mesh] generate)
+  double reading = 0;  // reading and validating a mesh file ([mesh] file)
+  double setup = 0;    // materials, topology, geometry, operators, upload, sources, probes
+  double dt_bound = 0; // power iteration
+  double stepping = 0; // the time loop, less the output inside it
+  double output = 0;   // HDF5/XDMF writing
+};
+
+class Stopwatch {
+public:
+  double lap()
+  {
+    auto const now = std::chrono::steady_clock::now();
+    double const seconds = std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+    return seconds;
+  }
+
+private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+Problem build_problem(io::Config const& config, StageTimes& times)
 {
   Problem p;
+  Stopwatch clock;
   p.mesh = config.mesh.file.empty() ? mesh::generate_mesh(config.mesh.generate, config.mesh.output)
                                     : mesh::read_mesh(config.mesh.file, config.mesh.scale);
+  (config.mesh.file.empty() ? times.meshing : times.reading) = clock.lap();
 
   dga::Materials materials{std::vector<double>(p.mesh.tets.size(), dga::eps0),
                            std::vector<double>(p.mesh.tets.size(), dga::mu0)};
@@ -120,6 +147,7 @@ Problem build_problem(io::Config const& config)
         if (p.topology.face_tag[f] == tag) kinds[f] = dga::FaceKind::port;
     }
   p.operators = dga::assemble(p.mesh, p.topology, p.geometry, materials, kinds);
+  times.setup = clock.lap();
   return p;
 }
 
@@ -236,14 +264,28 @@ Plan plan_time_steps(io::Config const& config, solver::FractionedLeapfrog<Space>
   return plan;
 }
 
-template <class Space>
-int run_on(io::Config const& config, Problem const& p, std::string const& output_path)
+void print_stage_times(StageTimes const& t, std::int64_t steps, double unknowns)
 {
+  double const first_step = t.meshing + t.reading + t.setup + t.dt_bound;
+  double const steps_per_second = t.stepping > 0 ? steps / t.stepping : 0;
+  std::printf("  time: meshing %.2f s, reading %.2f s, setup %.2f s, dt bound %.2f s (first step after %.2f s); "
+              "stepping %.2f s (%lld steps, %.1f steps/s, %.3f GDoF/s); output %.2f s\n",
+              t.meshing, t.reading, t.setup, t.dt_bound, first_step, t.stepping, static_cast<long long>(steps),
+              steps_per_second, steps_per_second * unknowns * 1e-9, t.output);
+  std::fflush(stdout);
+}
+
+template <class Space>
+int run_on(io::Config const& config, Problem const& p, std::string const& output_path, StageTimes times)
+{
+  Stopwatch clock;
   Space space;
   auto const& ops = p.operators;
   solver::FractionedLeapfrog<Space> fractioned(space, ops);
+  times.setup += clock.lap();
   Plan const plan = plan_time_steps(config, fractioned);
   fractioned.set_dt(plan.dt);
+  times.dt_bound = clock.lap();
 
   std::vector<solver::ProbeStencil> probes;
   for (auto const& probe : config.probes)
@@ -278,6 +320,8 @@ int run_on(io::Config const& config, Problem const& p, std::string const& output
   if (!assembled_formulation)
     for (auto const& probe : probes) fractioned.add_probe(probe);
 
+  times.setup += clock.lap();
+
   io::RunAttributes attributes;
   attributes.config_text = config.text;
   attributes.dt = plan.dt;
@@ -291,6 +335,7 @@ int run_on(io::Config const& config, Problem const& p, std::string const& output
   io::OutputFile output(output_path, attributes);
   output.write_mesh(p.mesh.points, p.mesh.tets, p.mesh.tet_region);
   for (auto const& probe : config.probes) output.add_probe(probe.name, probe.position);
+  times.output += clock.lap();
 
   std::cout << "dgatd run: " << p.mesh.source << "\n  " << p.mesh.num_vertices() << " vertices, "
             << p.topology.num_edges() << " edges, " << p.topology.num_faces() << " faces, " << p.mesh.num_tets()
@@ -303,6 +348,13 @@ int run_on(io::Config const& config, Problem const& p, std::string const& output
             << space.concurrency() << ")\n"
             << std::flush;
 
+  // Output inside the time loop is timed apart from the steps.
+  double output_in_loop = 0;
+  auto timed_output = [&output_in_loop](auto&& write) {
+    Stopwatch watch;
+    write();
+    output_in_loop += watch.lap();
+  };
   auto write_snapshot = [&](double time) {
     std::vector<double> u, f;
     if (assembled_formulation)
@@ -314,7 +366,7 @@ int run_on(io::Config const& config, Problem const& p, std::string const& output
     }
     std::vector<io::Vec3> e, h;
     solver::tet_average_fields(p.view(), ops.layout, u, f, e, h);
-    output.write_snapshot(time, e, h);
+    timed_output([&] { output.write_snapshot(time, e, h); });
   };
   auto flush_probes = [&](std::int64_t first_step, std::int64_t count) {
     auto const samples = fractioned.take_probe_samples();
@@ -325,7 +377,7 @@ int run_on(io::Config const& config, Problem const& p, std::string const& output
           row[q].e[c] = samples[(r * probes.size() + q) * 6 + c];
           row[q].h[c] = samples[(r * probes.size() + q) * 6 + 3 + c];
         }
-      output.append_step((first_step + r + 1) * plan.dt, row);
+      timed_output([&] { output.append_step((first_step + r + 1) * plan.dt, row); });
     }
   };
 
@@ -336,6 +388,7 @@ int run_on(io::Config const& config, Problem const& p, std::string const& output
   std::int64_t const flush_every = 2048;
   std::int64_t step = 0;
   std::int64_t unflushed_from = 0;
+  clock.lap();
   while (step < plan.steps && !interrupt_requested) {
     double const time = step * plan.dt;
     if (assembled_formulation) {
@@ -344,12 +397,14 @@ int run_on(io::Config const& config, Problem const& p, std::string const& output
       if (!probes.empty()) {
         assembled_to_fractioned(p, to_host_vector(assembled->edge_circulations()),
                                 to_host_vector(assembled->face_circulations()), u, f);
-        output.append_step(time + plan.dt, probe_values_on_host(probes, u, f));
+        auto const values = probe_values_on_host(probes, u, f);
+        timed_output([&] { output.append_step(time + plan.dt, values); });
       }
     } else {
-      if (step % energy_every == 0)
-        output.append_energy(time, fractioned.step_with_energy());
-      else
+      if (step % energy_every == 0) {
+        double const energy = fractioned.step_with_energy();
+        timed_output([&] { output.append_energy(time, energy); });
+      } else
         fractioned.step();
       fractioned.record_probes();
     }
@@ -363,9 +418,14 @@ int run_on(io::Config const& config, Problem const& p, std::string const& output
   }
   if (!assembled_formulation && !probes.empty() && step > unflushed_from)
     flush_probes(unflushed_from, step - unflushed_from);
+  Kokkos::fence();
+  times.stepping = clock.lap() - output_in_loop;
+  times.output += output_in_loop;
   bool const complete = step == plan.steps;
   if (!complete) progress.finish();
   output.close(complete);
+  times.output += clock.lap();
+  print_stage_times(times, step, 2 * static_cast<double>(p.topology.num_edges()) + 4.0 * p.mesh.num_tets());
   if (!complete) {
     std::cerr << "dgatd: interrupted after " << step << " of " << plan.steps << " steps; " << output.path()
               << " holds the results so far (attribute complete = 0)\n";
@@ -382,9 +442,10 @@ int run_simulation(RunOptions const& options)
   io::Config const config = io::load_config(options.config_path);
   std::string const output_path = options.output_override.empty() ? config.output.file : options.output_override;
   io::require_writable_output(output_path);
-  Problem const problem = build_problem(config);
-  if (config.solver.backend == io::Backend::serial) return run_on<Kokkos::Serial>(config, problem, output_path);
-  return run_on<Kokkos::DefaultExecutionSpace>(config, problem, output_path);
+  StageTimes times;
+  Problem const problem = build_problem(config, times);
+  if (config.solver.backend == io::Backend::serial) return run_on<Kokkos::Serial>(config, problem, output_path, times);
+  return run_on<Kokkos::DefaultExecutionSpace>(config, problem, output_path, times);
 }
 
 } // namespace dgatd::app

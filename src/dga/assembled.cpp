@@ -80,8 +80,7 @@ AssembledOperators assemble_global(mesh::Topology const& topology, HostOperators
     std::size_t const begin = faces_of_row.size();
     Index const curled = ops.row_curl[c];
     for (Index i = ops.edge_curl_offsets[curled]; i < ops.edge_curl_offsets[curled + 1]; ++i) {
-      Index const t = static_cast<Index>(ops.edge_curl_entries[i] >> 3);
-      int const k = static_cast<int>(ops.edge_curl_entries[i] & 7u);
+      auto const [t, k] = decode_curl_piece(ops.edge_curl_entries[i]);
       for (int j = 0; j < 4; ++j)
         if (int const sign = topology.tet_curl[t][j][k]; sign != 0)
           faces_of_row.emplace_back(topology.tet_faces[t][j], static_cast<double>(sign));

@@ -1,6 +1,7 @@
 #include "dgatd/dga/operators.hpp"
 
 #include "dgatd/error.hpp"
+#include "dgatd/host_parallel.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -16,18 +17,64 @@ using mesh::Vec3;
 
 double dot(Vec3 const& x, Vec3 const& y) { return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]; }
 
-double one_norm(double const* a, int n)
-{
-  double best = 0;
-  for (int j = 0; j < n; ++j) {
-    double column = 0;
-    for (int i = 0; i < n; ++i) column += std::abs(a[i * n + j]);
-    best = std::max(best, column);
-  }
-  return best;
-}
-
 enum class HalfEdgeKind : std::uint8_t { free, prescribed, zero };
+enum class TetFailure : std::uint8_t { none, magnetic_mass, incidence };
+
+// (Eq. 6) rows of C~: the circulation of h around the dual face of every edge with a free half,
+// from the edge pieces of the tets around it. Curled edges are numbered in the order the blocks
+// first meet them, each block's in its v2e order; the blocks count, then fill, in parallel.
+void build_dual_curl(mesh::Topology const& topology, DofLayout const& layout, std::vector<Index> const& block_of_vertex,
+                     HostOperators& ops)
+{
+  Index const num_blocks = layout.num_blocks();
+  auto first_block = [&](Index e) {
+    return std::min(block_of_vertex[topology.edge_vertices[e][0]], block_of_vertex[topology.edge_vertices[e][1]]);
+  };
+  auto tets_holding = [&](Index v, Index e, auto&& visit) {
+    for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1]; ++i) {
+      Index const t = topology.v2t[i];
+      for (int k = 0; k < 6; ++k)
+        if (topology.tet_edges[t][k] == e) visit(t, k);
+    }
+  };
+  // Per block: the edges it meets first (their number and their pieces).
+  std::vector<Index> new_edges(static_cast<std::size_t>(num_blocks) + 1, 0);
+  std::vector<Index> new_entries(static_cast<std::size_t>(num_blocks) + 1, 0);
+  host_parallel_for("dgatd::assemble::curl_counts", num_blocks, [&](std::int64_t b) {
+    Index const v = layout.block_vertex[b];
+    for (Index h = topology.v2e_offsets[v]; h < topology.v2e_offsets[v + 1]; ++h) {
+      Index const e = topology.v2e[h];
+      if (layout.dof_of_half_edge[h] >= layout.num_free || first_block(e) != b) continue;
+      ++new_edges[b + 1];
+      tets_holding(v, e, [&](Index, int) { ++new_entries[b + 1]; });
+    }
+  });
+  std::partial_sum(new_edges.begin(), new_edges.end(), new_edges.begin());
+  std::partial_sum(new_entries.begin(), new_entries.end(), new_entries.begin());
+  Index const num_curled = new_edges.back();
+  ops.edge_curl_offsets.assign(static_cast<std::size_t>(num_curled) + 1, 0);
+  ops.edge_curl_entries.resize(static_cast<std::size_t>(new_entries.back()));
+  std::vector<Index> curled_of_edge(static_cast<std::size_t>(topology.num_edges()), -1);
+  host_parallel_for("dgatd::assemble::curl_entries", num_blocks, [&](std::int64_t b) {
+    Index const v = layout.block_vertex[b];
+    Index curled = new_edges[b];
+    Index entry = new_entries[b];
+    for (Index h = topology.v2e_offsets[v]; h < topology.v2e_offsets[v + 1]; ++h) {
+      Index const e = topology.v2e[h];
+      if (layout.dof_of_half_edge[h] >= layout.num_free || first_block(e) != b) continue;
+      curled_of_edge[e] = curled;
+      tets_holding(v, e, [&](Index t, int k) { ops.edge_curl_entries[entry++] = encode_curl_piece(t, k); });
+      ops.edge_curl_offsets[++curled] = entry;
+    }
+  });
+  ops.row_curl.assign(static_cast<std::size_t>(layout.num_free), -1);
+  host_parallel_for("dgatd::assemble::row_curl", num_blocks, [&](std::int64_t b) {
+    Index const v = layout.block_vertex[b];
+    for (Index h = topology.v2e_offsets[v]; h < topology.v2e_offsets[v + 1]; ++h)
+      if (layout.dof_of_half_edge[h] < layout.num_free)
+        ops.row_curl[layout.dof_of_half_edge[h]] = curled_of_edge[topology.v2e[h]];
+  });
+}
 
 } // namespace
 
@@ -93,9 +140,10 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
     }
 
   std::vector<Index> free_degree(num_vertices, 0);
-  for (Index v = 0; v < num_vertices; ++v)
+  host_parallel_for("dgatd::assemble::free_degree", num_vertices, [&](std::int64_t v) {
     for (Index h = topology.v2e_offsets[v]; h < topology.v2e_offsets[v + 1]; ++h)
       free_degree[v] += edge_kind[topology.v2e[h]] == HalfEdgeKind::free;
+  });
   std::vector<Index> block_order;
   for (Index v = 0; v < num_vertices; ++v)
     if (free_degree[v] > 0) block_order.push_back(v);
@@ -128,11 +176,17 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
   for (auto& dof : layout.dof_of_half_edge)
     if (dof < 0) dof = layout.zero_slot;
 
+  // Per tet: its unknowns, Mmu_t and K_t = (Mmu_t)^-1 C_t (eq. 5), and the incidence signs of its
+  // edge pieces. Each tet writes only its own rows, so the tets run in parallel.
+  if (num_tets >= (Index(1) << 28))
+    throw Error(mesh.source, std::to_string(num_tets) + " tetrahedra (at most 268435455 supported)",
+                "split the problem or coarsen the mesh");
   ops.tet_dofs.resize(num_tets);
   ops.faraday.resize(num_tets);
   ops.mu.resize(num_tets);
-  ops.eps.assign(static_cast<std::size_t>(layout.block_matrix_offset.back()), 0.0);
-  for (Index t = 0; t < num_tets; ++t) {
+  ops.tet_edge_signs.assign(static_cast<std::size_t>(num_tets), 0u);
+  auto tet_operators = [&](std::int64_t tet) -> TetFailure {
+    auto const t = static_cast<Index>(tet);
     for (int k = 0; k < 6; ++k) {
       auto const& halves = topology.edge_half_edges[topology.tet_edges[t][k]];
       ops.tet_dofs[t][2 * k] = layout.dof_of_half_edge[halves[0]];
@@ -146,90 +200,72 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
         for (int j = 0; j < 3; ++j)
           mu[kVertexFaces[lv][i] * 4 + kVertexFaces[lv][j]] +=
               materials.mu[t] * s.volume * dot(s.w_dual[i], s.w_dual[j]);
-      // Meps_r(i,j) = eps_t |t|/4 w^i . w^j, placed at the free half-edges of v in its block.
-      Index const v = mesh.tets[t][lv];
-      Index const b = block_of_vertex[v];
-      if (b < 0) continue;
-      Index position[3];
-      for (int i = 0; i < 3; ++i) {
-        Index const e = topology.tet_edges[t][kVertexEdges[lv][i]];
-        Index const h = topology.edge_half_edges[e][topology.edge_vertices[e][0] == v ? 0 : 1];
-        Index const dof = layout.dof_of_half_edge[h];
-        position[i] = dof < layout.num_free ? dof - layout.block_offset[b] : -1;
-      }
-      Index const d = free_degree[v];
-      double* block = ops.eps.data() + layout.block_matrix_offset[b];
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-          if (position[i] >= 0 && position[j] >= 0)
-            block[position[i] * d + position[j]] += materials.eps[t] * s.volume * dot(s.w[i], s.w[j]);
     }
     ops.mu[t] = mu;
     std::array<double, 16> mu_inverse = mu;
-    if (!invert_spd(mu_inverse.data(), 4))
-      throw Error(mesh.source, "the magnetic mass matrix of tet " + std::to_string(t) + " is not positive definite",
-                  "check mu_r > 0 and that the tet is not degenerate");
-    ops.worst_tet_condition =
-        std::max(ops.worst_tet_condition, one_norm(mu.data(), 4) * one_norm(mu_inverse.data(), 4));
-    // (Eq. 5) K_t = (Mmu_t)^-1 C_t.
+    if (!invert_spd(mu_inverse.data(), 4)) return TetFailure::magnetic_mass;
     for (int j = 0; j < 4; ++j)
       for (int k = 0; k < 6; ++k) {
         double s = 0;
         for (int m = 0; m < 4; ++m) s += mu_inverse[j * 4 + m] * topology.tet_curl[t][m][k];
         ops.faraday[t][j * 6 + k] = s;
       }
-  }
-
-  ops.eps_inverse = ops.eps;
-  for (Index b = 0; b < layout.num_blocks(); ++b) {
-    Index const d = layout.block_offset[b + 1] - layout.block_offset[b];
-    double* block = ops.eps_inverse.data() + layout.block_matrix_offset[b];
-    if (!invert_spd(block, d))
-      throw Error(mesh.source,
-                  "the electric mass matrix of the dual volume of vertex " + std::to_string(layout.block_vertex[b]) +
-                      " is not positive definite",
-                  "check eps_r > 0 and the tets around that vertex");
-    double const* original = ops.eps.data() + layout.block_matrix_offset[b];
-    ops.worst_block_condition = std::max(ops.worst_block_condition, one_norm(original, d) * one_norm(block, d));
-  }
-
-  // (Eq. 6) rows of C~: the circulation of h around the dual face of e, from both tets' halves of
-  // every face around e. Entries pack the tet with its local edge into 32 bits.
-  if (num_tets >= (Index(1) << 28))
-    throw Error(mesh.source, std::to_string(num_tets) + " tetrahedra (at most 268435455 supported)",
-                "split the problem or coarsen the mesh");
-  ops.tet_edge_signs.assign(static_cast<std::size_t>(num_tets), 0u);
-  for (Index t = 0; t < num_tets; ++t)
+    // The two faces holding local edge k are those opposite the vertices of local edge 5 - k.
     for (int k = 0; k < 6; ++k) {
       int const sign_a = topology.tet_curl[t][mesh::kTetEdgeVertices[5 - k][0]][k];
       int const sign_b = topology.tet_curl[t][mesh::kTetEdgeVertices[5 - k][1]][k];
-      if (sign_a == 0 || sign_b == 0)
-        throw Error(mesh.source, "inconsistent face-edge incidence in tet " + std::to_string(t), "report this mesh");
+      if (sign_a == 0 || sign_b == 0) return TetFailure::incidence;
       ops.tet_edge_signs[t] |= (sign_a < 0 ? 2u : 0u) << (2 * k);
       ops.tet_edge_signs[t] |= (sign_b < 0 ? 1u : 0u) << (2 * k);
     }
-  std::vector<Index> curled_of_edge(static_cast<std::size_t>(num_edges), -1);
-  ops.row_curl.assign(static_cast<std::size_t>(layout.num_free), -1);
-  ops.edge_curl_offsets.assign(1, 0);
-  for (Index b = 0; b < layout.num_blocks(); ++b) {
-    Index const v = layout.block_vertex[b];
-    for (Index h = topology.v2e_offsets[v]; h < topology.v2e_offsets[v + 1]; ++h) {
-      Index const row = layout.dof_of_half_edge[h];
-      if (row >= layout.num_free) continue;
-      Index const e = topology.v2e[h];
-      if (curled_of_edge[e] < 0) {
-        curled_of_edge[e] = static_cast<Index>(ops.edge_curl_offsets.size()) - 1;
-        for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1]; ++i) {
-          Index const t = topology.v2t[i];
-          for (int k = 0; k < 6; ++k)
-            if (topology.tet_edges[t][k] == e)
-              ops.edge_curl_entries.push_back((static_cast<std::uint32_t>(t) << 3) | static_cast<std::uint32_t>(k));
-        }
-        ops.edge_curl_offsets.push_back(static_cast<Index>(ops.edge_curl_entries.size()));
-      }
-      ops.row_curl[row] = curled_of_edge[e];
-    }
+    return TetFailure::none;
+  };
+  auto const bad_tet = host_first_failure("dgatd::assemble::tets", num_tets,
+                                          [&](std::int64_t t) { return tet_operators(t) == TetFailure::none; });
+  if (bad_tet < num_tets) {
+    if (tet_operators(bad_tet) == TetFailure::magnetic_mass)
+      throw Error(mesh.source,
+                  "the magnetic mass matrix of tet " + std::to_string(bad_tet) + " is not positive definite",
+                  "check mu_r > 0 and that the tet is not degenerate");
+    throw Error(mesh.source, "inconsistent face-edge incidence in tet " + std::to_string(bad_tet), "report this mesh");
   }
+
+  // Per dual volume: Meps_v summed over the subregions of v in the tets around it (in increasing
+  // tet order, v2t's), restricted to its free half-edges, and inverted. Each block is its own.
+  ops.eps.assign(static_cast<std::size_t>(layout.block_matrix_offset.back()), 0.0);
+  ops.eps_inverse.resize(ops.eps.size());
+  auto const bad_block = host_first_failure("dgatd::assemble::dual_blocks", layout.num_blocks(), [&](std::int64_t b) {
+    Index const v = layout.block_vertex[b];
+    Index const d = free_degree[v];
+    double* block = ops.eps.data() + layout.block_matrix_offset[b];
+    for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1]; ++i) {
+      Index const t = topology.v2t[i];
+      int lv = 0;
+      while (mesh.tets[t][lv] != v) ++lv;
+      auto const s = mesh::subregion(mesh, topology, geometry, t, lv);
+      // Meps_r(i,j) = eps_t |t|/4 w^i . w^j, placed at the free half-edges of v in its block.
+      Index position[3];
+      for (int k = 0; k < 3; ++k) {
+        Index const e = topology.tet_edges[t][kVertexEdges[lv][k]];
+        Index const dof = layout.dof_of_half_edge[half_edge_of(topology, e, v)];
+        position[k] = dof < layout.num_free ? dof - layout.block_offset[b] : -1;
+      }
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+          if (position[r] >= 0 && position[c] >= 0)
+            block[position[r] * d + position[c]] += materials.eps[t] * s.volume * dot(s.w[r], s.w[c]);
+    }
+    double* inverse = ops.eps_inverse.data() + layout.block_matrix_offset[b];
+    std::copy(block, block + static_cast<std::ptrdiff_t>(d) * d, inverse);
+    return invert_spd(inverse, d);
+  });
+  if (bad_block < layout.num_blocks())
+    throw Error(mesh.source,
+                "the electric mass matrix of the dual volume of vertex " +
+                    std::to_string(layout.block_vertex[bad_block]) + " is not positive definite",
+                "check eps_r > 0 and the tets around that vertex");
+
+  build_dual_curl(topology, layout, block_of_vertex, ops);
   return ops;
 }
 

@@ -219,7 +219,7 @@ MeshConfig read_mesh(TableReader const& t, std::string const& base_dir)
     t.fail_table("[mesh] needs 'file' (a mesh file) or 'generate' (box, cylinder or waveguide)");
 
   if (t.has("file")) {
-    for (auto const* key : {"generate", "size", "radius", "height", "h", "inner", "output"})
+    for (auto const* key : {"generate", "size", "radius", "height", "h", "inner", "output", "reproducible"})
       t.forbid(key, "only applies to generated meshes (generate = ...)");
     std::string const file = t.string("file");
     if (file.empty()) t.fail("file", "must not be empty");
@@ -242,6 +242,7 @@ MeshConfig read_mesh(TableReader const& t, std::string const& base_dir)
     spec.size = {size[0] * s, size[1] * s, size[2] * s};
   }
   spec.element_size = t.positive("h") * s;
+  spec.reproducible = t.boolean("reproducible", false);
   if (t.has("output")) {
     std::string const output = t.string("output");
     if (output.empty()) t.fail("output", "must not be empty");
@@ -540,10 +541,10 @@ Config parse_config(std::string const& text, std::string const& name, std::strin
   config.text = text;
 
   if (!tables.count("mesh")) throw Error(name, "missing table [mesh] (give file = \"...\" or generate = \"box\")", "");
-  config.mesh =
-      read_mesh(TableReader(name, *tables["mesh"], "[mesh]",
-                            {"file", "generate", "size", "radius", "height", "h", "inner", "scale", "output"}),
-                base_dir);
+  config.mesh = read_mesh(
+      TableReader(name, *tables["mesh"], "[mesh]",
+                  {"file", "generate", "size", "radius", "height", "h", "inner", "scale", "output", "reproducible"}),
+      base_dir);
   double const scale = config.mesh.scale;
 
   if (tables.count("material")) {

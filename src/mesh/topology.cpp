@@ -1,6 +1,7 @@
 #include "dgatd/mesh/topology.hpp"
 
 #include "dgatd/error.hpp"
+#include "dgatd/host_parallel.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -28,7 +29,8 @@ std::array<Index, 3> sorted_triple(Index a, Index b, Index c)
 // numbering a function of the mesh alone. Returns, for every (tet, local entity) slot, its id.
 // Slots are bucketed by their lowest vertex (a counting sort), then each small bucket is sorted
 // by the remaining ids packed into one 64-bit key: far less work than a comparison sort of all
-// slots, and the buckets stay in cache.
+// slots, and the buckets stay in cache. Buckets are sorted and counted in parallel; a prefix sum of
+// their distinct counts gives each bucket its first id.
 template <std::size_t N>
 std::vector<Index> number_entities(Index num_vertices, std::vector<std::array<Index, N>> const& keys_by_slot,
                                    std::vector<std::array<Index, N>>& entities)
@@ -51,17 +53,27 @@ std::vector<Index> number_entities(Index num_vertices, std::vector<std::array<In
       bucketed[next[key[0]]++] = {packed_tail(key), static_cast<Index>(slot)};
     }
   }
-  std::vector<Index> id_of_slot(keys_by_slot.size());
-  entities.clear();
-  for (Index v = 0; v < num_vertices; ++v) {
+  std::vector<Index> first_id(static_cast<std::size_t>(num_vertices) + 1, 0);
+  host_parallel_for("dgatd::topology::sort_buckets", num_vertices, [&](std::int64_t v) {
     auto const first = bucketed.begin() + static_cast<std::ptrdiff_t>(bucket_offsets[v]);
     auto const last = bucketed.begin() + static_cast<std::ptrdiff_t>(bucket_offsets[v + 1]);
     std::sort(first, last);
+    Index distinct = 0;
+    for (auto it = first; it != last; ++it) distinct += it == first || it->first != (it - 1)->first;
+    first_id[v + 1] = distinct;
+  });
+  std::partial_sum(first_id.begin(), first_id.end(), first_id.begin());
+  std::vector<Index> id_of_slot(keys_by_slot.size());
+  entities.resize(static_cast<std::size_t>(first_id.back()));
+  host_parallel_for("dgatd::topology::number_buckets", num_vertices, [&](std::int64_t v) {
+    auto const first = bucketed.begin() + static_cast<std::ptrdiff_t>(bucket_offsets[v]);
+    auto const last = bucketed.begin() + static_cast<std::ptrdiff_t>(bucket_offsets[v + 1]);
+    Index id = first_id[v] - 1;
     for (auto it = first; it != last; ++it) {
-      if (it == first || it->first != (it - 1)->first) entities.push_back(keys_by_slot[it->second]);
-      id_of_slot[it->second] = static_cast<Index>(entities.size() - 1);
+      if (it == first || it->first != (it - 1)->first) entities[++id] = keys_by_slot[it->second];
+      id_of_slot[it->second] = id;
     }
-  }
+  });
   return id_of_slot;
 }
 
@@ -104,14 +116,14 @@ Topology build_topology(Mesh const& mesh)
 
   std::vector<std::array<Index, 2>> edge_slots(static_cast<std::size_t>(num_tets) * 6);
   std::vector<std::array<Index, 3>> face_slots(static_cast<std::size_t>(num_tets) * 4);
-  for (Index t = 0; t < num_tets; ++t) {
+  host_parallel_for("dgatd::topology::slots", num_tets, [&](std::int64_t t) {
     auto const& v = mesh.tets[t];
     for (int k = 0; k < 6; ++k)
       edge_slots[6 * t + k] = sorted_pair(v[kTetEdgeVertices[k][0]], v[kTetEdgeVertices[k][1]]);
     for (int j = 0; j < 4; ++j)
       face_slots[4 * t + j] =
           sorted_triple(v[kTetFaceVertices[j][0]], v[kTetFaceVertices[j][1]], v[kTetFaceVertices[j][2]]);
-  }
+  });
   auto const edge_of_slot = number_entities<2>(topo.num_vertices, edge_slots, topo.edge_vertices);
   edge_slots = {};
   auto const face_of_slot = number_entities<3>(topo.num_vertices, face_slots, topo.face_vertices);
@@ -122,8 +134,7 @@ Topology build_topology(Mesh const& mesh)
   topo.tet_faces.resize(num_tets);
   topo.tet_face_sign.resize(num_tets);
   topo.tet_curl.resize(num_tets);
-  topo.face_tets.assign(topo.face_vertices.size(), {-1, -1});
-  for (Index t = 0; t < num_tets; ++t) {
+  host_parallel_for("dgatd::topology::tets", num_tets, [&](std::int64_t t) {
     auto const& v = mesh.tets[t];
     for (int k = 0; k < 6; ++k) {
       topo.tet_edges[t][k] = edge_of_slot[6 * t + k];
@@ -138,6 +149,15 @@ Topology build_topology(Mesh const& mesh)
       auto const& lf = kTetFaceVertices[j];
       topo.tet_face_sign[t][j] =
           static_cast<signed char>(local_outward * permutation_parity(v[lf[0]], v[lf[1]], v[lf[2]]));
+      for (int k = 0; k < 6; ++k)
+        topo.tet_curl[t][j][k] = face_edge_incidence(topo.face_vertices[f], topo.edge_vertices[topo.tet_edges[t][k]]);
+    }
+  });
+  // The tets of each face, in increasing tet order (serial: a face's two slots must not race).
+  topo.face_tets.assign(topo.face_vertices.size(), {-1, -1});
+  for (Index t = 0; t < num_tets; ++t)
+    for (int j = 0; j < 4; ++j) {
+      Index const f = topo.tet_faces[t][j];
       auto& slots = topo.face_tets[f];
       if (slots[0] < 0)
         slots[0] = t;
@@ -149,10 +169,7 @@ Topology build_topology(Mesh const& mesh)
                         std::to_string(topo.face_vertices[f][1]) + ", " + std::to_string(topo.face_vertices[f][2]) +
                         ") is shared by more than two tetrahedra (tet " + std::to_string(t) + ")",
                     "the volume mesh must be conforming and manifold; remesh it");
-      for (int k = 0; k < 6; ++k)
-        topo.tet_curl[t][j][k] = face_edge_incidence(topo.face_vertices[f], topo.edge_vertices[topo.tet_edges[t][k]]);
     }
-  }
 
   Index const num_edges = topo.num_edges();
   std::vector<std::pair<Index, Index>> pairs;

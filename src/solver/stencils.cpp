@@ -69,7 +69,7 @@ void fill_frame(MeshView const& m, dga::DofLayout const& layout, SubregionFrame&
   Index const v = m.mesh.tets[frame.tet][frame.local_vertex];
   for (int i = 0; i < 3; ++i) {
     Index const e = m.topology.tet_edges[frame.tet][mesh::kVertexEdges[frame.local_vertex][i]];
-    Index const h = m.topology.edge_half_edges[e][m.topology.edge_vertices[e][0] == v ? 0 : 1];
+    Index const h = mesh::half_edge_of(m.topology, e, v);
     frame.dofs[i] = layout.dof_of_half_edge[h];
     frame.w[i] = s.w[i];
     frame.faces[i] = mesh::kVertexFaces[frame.local_vertex][i];
@@ -263,7 +263,7 @@ void tet_average_fields(MeshView const& m, dga::DofLayout const& layout, std::ve
       Index const v = m.mesh.tets[t][lv];
       for (int i = 0; i < 3; ++i) {
         Index const edge = m.topology.tet_edges[t][mesh::kVertexEdges[lv][i]];
-        Index const half = m.topology.edge_half_edges[edge][m.topology.edge_vertices[edge][0] == v ? 0 : 1];
+        Index const half = mesh::half_edge_of(m.topology, edge, v);
         double const u_i = u[layout.dof_of_half_edge[half]];
         double const f_i = f[4 * static_cast<std::size_t>(t) + mesh::kVertexFaces[lv][i]];
         for (int c = 0; c < 3; ++c) {

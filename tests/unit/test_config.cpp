@@ -24,6 +24,7 @@ size = [100, 50, 75]
 h = 10
 scale = 0.01
 output = "generated.msh"
+reproducible = true
 inner = { shape = "box", corner = [10, 10, 10], size = [20, 20, 20] }
 
 [[material]]
@@ -123,6 +124,7 @@ TEST(Config, FullFileParsesToExpectedValues)
   EXPECT_DOUBLE_EQ(c.mesh.generate.element_size, 0.1);
   EXPECT_DOUBLE_EQ(c.mesh.scale, 0.01);
   EXPECT_EQ(c.mesh.output, "/runs/generated.msh");
+  EXPECT_TRUE(c.mesh.generate.reproducible);
   EXPECT_EQ(c.mesh.generate.inner.shape, "box");
   EXPECT_DOUBLE_EQ(c.mesh.generate.inner.corner[1], 0.1);
   EXPECT_DOUBLE_EQ(c.mesh.generate.inner.size[2], 0.2);

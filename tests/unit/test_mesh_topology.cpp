@@ -30,9 +30,10 @@ Mesh generated_box()
   return generate_mesh(spec);
 }
 
-Mesh generated_box_with_inner_cylinder()
+Mesh generated_box_with_inner_cylinder(bool reproducible = false)
 {
   GeneratorSpec spec;
+  spec.reproducible = reproducible;
   spec.shape = "box";
   spec.size = {1.0, 0.5, 0.75};
   spec.element_size = 0.2;
@@ -233,10 +234,12 @@ TEST(MeshTopology, JitteredStructuredBox)
   EXPECT_EQ(topo.boundary_faces.size(), static_cast<std::size_t>(4 * (5 * 4 + 4 * 3 + 5 * 3)));
 }
 
-TEST(MeshTopology, GenerationIsReproducible)
+// The documented guarantee of reproducible = true (the default parallel mesher's meshes vary from
+// run to run; every other generated-mesh test checks that they are valid).
+TEST(MeshTopology, ReproducibleGenerationGivesTheSameMesh)
 {
-  Mesh const first = generated_box_with_inner_cylinder();
-  Mesh const second = generated_box_with_inner_cylinder();
+  Mesh const first = generated_box_with_inner_cylinder(true);
+  Mesh const second = generated_box_with_inner_cylinder(true);
   EXPECT_EQ(first.points, second.points);
   EXPECT_EQ(first.tets, second.tets);
   EXPECT_EQ(first.tet_region, second.tet_region);

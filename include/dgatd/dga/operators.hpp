@@ -69,10 +69,23 @@ struct HostOperators {
   std::vector<Index> edge_curl_offsets;
   std::vector<std::uint32_t> edge_curl_entries;
   std::vector<Index> row_curl;
-  double worst_block_condition = 0; // 1-norm condition number of the worst Meps_v block
-  double worst_tet_condition = 0;   // same for Mmu_t
 };
 
+// An entry of the dual-curl lists: edge piece p(t, k), the tet above its local edge's three bits.
+struct CurlPiece {
+  Index tet;
+  int local_edge;
+};
+constexpr std::uint32_t encode_curl_piece(Index tet, int local_edge)
+{
+  return static_cast<std::uint32_t>(tet) << 3 | static_cast<std::uint32_t>(local_edge);
+}
+constexpr CurlPiece decode_curl_piece(std::uint32_t code)
+{
+  return {static_cast<Index>(code >> 3), static_cast<int>(code & 7u)};
+}
+
+// Builds every operator; the per-tet and per-dual-volume work runs on the host's threads.
 HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, mesh::Geometry const& geometry,
                        Materials const& materials, std::vector<FaceKind> const& face_kind,
                        AssemblyOptions const& options = {});

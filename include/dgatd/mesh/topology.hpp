@@ -56,6 +56,12 @@ struct Topology {
   Index degree(Index v) const { return v2e_offsets[v + 1] - v2e_offsets[v]; }
 };
 
+// The half-edge of edge e at its endpoint v.
+inline Index half_edge_of(Topology const& topology, Index e, Index v)
+{
+  return topology.edge_half_edges[e][topology.edge_vertices[e][0] == v ? 0 : 1];
+}
+
 // Builds the complex; the mesh's tets must already be positively oriented.
 Topology build_topology(Mesh const& mesh);
 
