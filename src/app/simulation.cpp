@@ -44,6 +44,13 @@ private:
   void (*previous_)(int);
 };
 
+std::string format_number(double value)
+{
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
+
 std::string where(io::Config const& config, int line) { return config.name + ":" + std::to_string(line); }
 
 std::string known_groups(mesh::Mesh const& m, int dim)
@@ -248,6 +255,16 @@ Plan plan_time_steps(io::Config const& config, solver::FractionedLeapfrog<Space>
   auto const bound = fractioned.estimate_stability();
   plan.dt_max = bound.dt_max;
   plan.power_iterations = bound.iterations;
+  if (!std::isfinite(bound.dt_max) || !(bound.dt_max > 0))
+    throw Error(config.name,
+                "the stability bound is not a positive number (dt_max = " + format_number(bound.dt_max) + ")",
+                "check the materials and the mesh quality (dgatd info)");
+  // Unconverged, the Rayleigh quotient is still below the spectral radius, so dt_max would be too large.
+  if (!bound.converged && !(config.time.dt && config.time.allow_unstable))
+    throw Error(config.name,
+                "the stability bound did not converge in " + std::to_string(bound.iterations) +
+                    " power iterations (last estimate dt_max = " + format_number(bound.dt_max) + " s)",
+                "check the mesh quality (dgatd info), or set [time] dt with allow_unstable = true");
   if (config.time.dt) {
     plan.dt = *config.time.dt;
     if (plan.dt > plan.dt_max && !config.time.allow_unstable) {
@@ -388,6 +405,7 @@ int run_on(io::Config const& config, Problem const& p, std::string const& output
   std::int64_t const flush_every = 2048;
   std::int64_t step = 0;
   std::int64_t unflushed_from = 0;
+  std::int64_t blown_up_at = -1;
   clock.lap();
   while (step < plan.steps && !interrupt_requested) {
     double const time = step * plan.dt;
@@ -404,6 +422,10 @@ int run_on(io::Config const& config, Problem const& p, std::string const& output
       if (step % energy_every == 0) {
         double const energy = fractioned.step_with_energy();
         timed_output([&] { output.append_energy(time, energy); });
+        if (!std::isfinite(energy)) {
+          blown_up_at = step;
+          break;
+        }
       } else
         fractioned.step();
       fractioned.record_probes();
@@ -425,6 +447,12 @@ int run_on(io::Config const& config, Problem const& p, std::string const& output
   if (!complete) progress.finish();
   output.close(complete);
   times.output += clock.lap();
+  if (blown_up_at >= 0)
+    throw Error(config.name,
+                "the field became infinite or NaN by step " + std::to_string(blown_up_at) +
+                    " (t = " + format_number(blown_up_at * plan.dt) + " s); " + output.path() +
+                    " holds the steps before it (complete = 0)",
+                "use dt = \"auto\" or a dt below dt_max = " + format_number(plan.dt_max) + " s");
   print_stage_times(times, step, 2 * static_cast<double>(p.topology.num_edges()) + 4.0 * p.mesh.num_tets());
   if (!complete) {
     std::cerr << "dgatd: interrupted after " << step << " of " << plan.steps << " steps; " << output.path()

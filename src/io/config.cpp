@@ -11,6 +11,7 @@
 #include <limits>
 #include <map>
 #include <sstream>
+#include <system_error>
 #include <utility>
 
 namespace dgatd::io {
@@ -129,6 +130,19 @@ public:
     return result;
   }
   double positive(std::string const& key, double fallback) const { return has(key) ? positive(key) : fallback; }
+
+  // A relative permittivity or permeability, 1 by default. Far outside what materials have, the mass
+  // matrices and the stability bound overflow or lose every digit, and the run would produce NaN.
+  double relative_constant(std::string const& key) const
+  {
+    constexpr double lowest = 1e-3;
+    constexpr double highest = 1e7;
+    double const result = positive(key, 1.0);
+    if (!(result >= lowest && result <= highest))
+      fail(key, "= " + format_number(result) + " is outside the physical range " + format_number(lowest) + " to " +
+                    format_number(highest));
+    return result;
+  }
 
   std::int64_t integer(std::string const& key, std::int64_t fallback, std::int64_t minimum) const
   {
@@ -280,8 +294,8 @@ Material read_material(TableReader const& t)
   } else {
     t.fail("region", std::string("must be a physical volume name or tag, not ") + type_name(region));
   }
-  material.eps_r = t.positive("eps_r", 1.0);
-  material.mu_r = t.positive("mu_r", 1.0);
+  material.eps_r = t.relative_constant("eps_r");
+  material.mu_r = t.relative_constant("mu_r");
   return material;
 }
 
@@ -601,6 +615,9 @@ Config parse_config(std::string const& text, std::string const& name, std::strin
 
 Config load_config(std::string const& path)
 {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored))
+    throw Error(path, "is a directory, not a configuration file", "give the path of a .toml file, e.g. inputs/*.toml");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path, "cannot read the configuration file", "check the path and its permissions");
   std::ostringstream text;

@@ -133,7 +133,7 @@ TEST(Config, FullFileParsesToExpectedValues)
   EXPECT_EQ(c.materials[0].region_name, "inner");
   EXPECT_DOUBLE_EQ(c.materials[0].eps_r, 4.0);
   EXPECT_DOUBLE_EQ(c.materials[0].mu_r, 1.5);
-  EXPECT_EQ(c.materials[0].line, 10);
+  EXPECT_EQ(c.materials[0].line, 11);
   EXPECT_TRUE(c.materials[1].region_name.empty());
   EXPECT_EQ(c.materials[1].region_tag, 1);
   EXPECT_DOUBLE_EQ(c.materials[1].eps_r, 1.0);

@@ -77,6 +77,40 @@ TEST(RunErrors, TimeStepAboveTheStabilityBound)
                         "exceeds the stability bound dt_max"});
 }
 
+TEST(RunErrors, AbsurdPermittivity)
+{
+  expect_clean_failure({"absurd_eps", base_mesh + "[[material]]\nregion = \"domain\"\neps_r = 1e300\n" + base_tail,
+                        "bad.toml:7: [[material]] eps_r = 1e+300 is outside the physical range", false});
+}
+
+TEST(RunErrors, ConfigurationPathIsADirectory)
+{
+  ScratchDirectory scratch("run_error_directory");
+  auto const r = run_dgatd("run " + scratch.path().string(), scratch.path());
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("is a directory, not a configuration file"), std::string::npos) << r.err;
+}
+
+// Forced past the stability bound, the field overflows: the run must stop there with one line, not
+// finish with NaN fields and exit 0. What it wrote before stays, marked incomplete.
+TEST(RunErrors, BlowUpStopsTheRun)
+{
+  ScratchDirectory scratch("run_error_blow_up");
+  auto const config =
+      scratch.write("unstable.toml", base_mesh + "[[source]]\nkind = \"dipole\"\n"
+                                                 "position = [0.4, 0.45, 0.55]\ndirection = [0, 0, 1]\n"
+                                                 "waveform = \"gaussian\"\nt0 = 1e-9\nsigma = 3e-10\n"
+                                                 "[time]\nsteps = 100000\ndt = 3e-9\nallow_unstable = true\n"
+                                                 "[output]\nfile = \"out.h5\"\nprogress = false\n");
+  auto const r = run_dgatd("run " + config, scratch.path());
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("the field became infinite or NaN by step "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(fix: "), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(scratch.path() / "out.h5"));
+}
+
 TEST(RunErrors, UnknownMaterialRegion)
 {
   expect_clean_failure({"unknown_region", base_mesh + "[[material]]\nregion = \"teflon\"\neps_r = 2\n" + base_tail,
