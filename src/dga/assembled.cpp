@@ -92,7 +92,6 @@ AssembledOperators assemble_global(mesh::Topology const& topology, HostOperators
 
   // Ampere rows: edge e collects, from the block of each of its free halves, the block-inverse
   // row times the rows of Cg^T.
-  std::vector<Index> const edge = edge_of_unknown(topology, layout);
   std::vector<Index> block_of_unknown(layout.num_free);
   for (Index b = 0; b < layout.num_blocks(); ++b)
     for (Index r = layout.block_offset[b]; r < layout.block_offset[b + 1]; ++r) block_of_unknown[r] = b;
@@ -117,10 +116,6 @@ AssembledOperators assemble_global(mesh::Topology const& topology, HostOperators
     ampere_row.flush_into(out.ampere);
   }
 
-  for (Index dof = layout.num_free; dof < layout.zero_slot; ++dof) out.prescribed_edges.push_back(edge[dof]);
-  std::sort(out.prescribed_edges.begin(), out.prescribed_edges.end());
-  out.prescribed_edges.erase(std::unique(out.prescribed_edges.begin(), out.prescribed_edges.end()),
-                             out.prescribed_edges.end());
   return out;
 }
 

@@ -45,15 +45,11 @@ CurrentStencil apply_block_inverses(dga::HostOperators const& ops, std::vector<I
     Index const d = layout.block_offset[b + 1] - first;
     double const* inverse = ops.eps_inverse.data() + layout.block_matrix_offset[b];
     for (Index i = 0; i < d; ++i) {
-      double weight = 0, own_current = 0;
-      for (std::size_t k = 0; k < rows.size(); ++k) {
-        if (rows[k] < first || rows[k] >= first + d) continue;
-        weight += inverse[i * d + (rows[k] - first)] * current[k];
-        if (rows[k] == first + i) own_current += current[k];
-      }
+      double weight = 0;
+      for (std::size_t k = 0; k < rows.size(); ++k)
+        if (rows[k] >= first && rows[k] < first + d) weight += inverse[i * d + (rows[k] - first)] * current[k];
       stencil.rows.push_back(first + i);
       stencil.weights.push_back(weight);
-      stencil.current.push_back(own_current);
     }
   }
   return stencil;

@@ -22,9 +22,8 @@ struct HostCsr {
 };
 
 struct AssembledOperators {
-  HostCsr faraday;                     // Mmu^-1 Cg, F x E
-  HostCsr ampere;                      // Meps^-1 Cg^T, E x F
-  std::vector<Index> prescribed_edges; // edges whose U is imposed (ports)
+  HostCsr faraday; // Mmu^-1 Cg, F x E
+  HostCsr ampere;  // Meps^-1 Cg^T, E x F
 };
 
 AssembledOperators assemble_global(mesh::Topology const& topology, HostOperators const& ops);

@@ -66,7 +66,6 @@ ProbeStencil probe_stencil(MeshView const& m, dga::DofLayout const& layout, std:
 struct CurrentStencil {
   std::vector<Index> rows;
   std::vector<double> weights; // (Meps)^-1 I per row
-  std::vector<double> current; // I per row, before the inverse (for the assembled formulation)
 };
 
 // Point dipole of moment direction d (unit amplitude, A m) at x, Galerkin-injected into the
