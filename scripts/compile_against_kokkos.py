@@ -47,8 +47,9 @@ def rewrite(command, old_dirs, new_dir, std, flags):
         if skip_next:
             skip_next = False
             continue
-        if word in ("-isystem", "-I") and i + 1 < len(words) and words[i + 1] in old_dirs:
-            skip_next = True
+        separate = word in ("-isystem", "-I") and i + 1 < len(words) and words[i + 1] in old_dirs
+        if separate or (word.startswith("-I") and word[2:] in old_dirs):
+            skip_next = separate
             if not replaced:
                 out += ["-isystem", new_dir]
                 replaced = True
@@ -86,12 +87,20 @@ def main():
     for entry in entries:
         source, command, directory = entry["file"], entry["command"], entry["directory"]
         old_dirs = kokkos_include_dirs(command)
+        if not old_dirs:
+            print(f"compile_against_kokkos.py: no Kokkos include directory in the command for {source}", file=sys.stderr)
+            return 1
         kk_dirs = [d for d in old_dirs if os.path.exists(os.path.join(d, "KokkosKernels_config.h"))]
-        output = shlex.split(command)[shlex.split(command).index("-o") + 1]
-        with open(os.path.join(directory, output + ".d")) as f:
-            dependencies = f.read()
-        with open(source) as f:
-            text = f.read()
+        words = shlex.split(command)
+        output = words[words.index("-o") + 1]
+        try:
+            with open(os.path.join(directory, output + ".d")) as f:
+                dependencies = f.read()
+            with open(source) as f:
+                text = f.read()
+        except OSError as e:
+            print(f"compile_against_kokkos.py: {e} (build {args.reference_build} completely first)", file=sys.stderr)
+            return 1
         if any(d + "/" in dependencies for d in kk_dirs):
             skipped.append((source, "includes Kokkos Kernels"))
         elif not has_serial and ("Kokkos::Serial" in text or "Kokkos::Serial" in command):
@@ -110,6 +119,9 @@ def main():
             if status != 0:
                 failed.append(source)
                 print(log, end="")
+    if not jobs and not skipped:
+        print(f"compile_against_kokkos.py: {args.reference_build} has no compile commands", file=sys.stderr)
+        return 1
     root = os.path.commonpath([job[0] for job in jobs] + [s for s, _ in skipped])
     for source, why in skipped:
         print(f"  skipped {os.path.relpath(source, root)}: {why}")
