@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Installs what dgatd needs on Debian 12 and builds Kokkos + Kokkos Kernels 3.4.01 (from Debian's
-# bookworm trilinos source package) into a cache outside the checkout, keyed by version and backend.
+# bookworm trilinos source package) into a cache outside the checkout, keyed by version, backend and,
+# for CUDA, the GPU code compiled in.
 #
 #   scripts/setup_dependencies.sh            Debian packages + Kokkos/Kokkos Kernels (OpenMP, Serial)
 #   scripts/setup_dependencies.sh --cuda     also CUDA 11.8 (Debian non-free) + g++-11 + Kokkos CUDA
+#                                            (machine code for sm_80 and sm_90, PTX compute_90;
+#                                            OpenMP host space, Serial)
 #   scripts/setup_dependencies.sh --print-root openmp|cuda   print the install prefix and exit
 #
-# Idempotent: with the cache present and the packages installed it returns in seconds.
+# Idempotent: with the cache present and the packages installed it returns in seconds. Concurrent
+# runs (several checkouts on one machine) wait for each other instead of building over each other.
 set -euo pipefail
 
 KOKKOS_VERSION=3.4.01
@@ -14,10 +18,25 @@ CACHE_ROOT="${DGATD_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/dgatd}"
 JOBS="$(nproc)"
 WITH_CUDA=0
 
-prefix_for() { echo "$CACHE_ROOT/kokkos-$KOKKOS_VERSION-$1"; }
+# Kokkos 3.4 aborts on a GPU whose compute capability major differs from the code that runs (PTX
+# included), so the CUDA flavour carries machine code for each GPU generation it supports: Ampere
+# (sm_80, also run by 8.6/8.7/8.9) and Hopper (sm_90). The compute_90 PTX is what a newer GPU would
+# compile at start-up; Kokkos 3.4 refuses to run it there (dgatd says so in one line), Kokkos >= 4.0
+# runs it. Kokkos 3.4 takes one architecture (-arch=sm_80); nvcc itself reads NVCC_APPEND_FLAGS,
+# which adds the rest without tripping nvcc_wrapper's one-architecture check. The key names the
+# code, so a cache built with other code is never reused.
+CUDA_APPEND_FLAGS="-gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90"
+CUDA_CACHE_KEY=cuda-sm80-sm90
+prefix_for() {
+  case "$1" in
+    openmp) echo "$CACHE_ROOT/kokkos-$KOKKOS_VERSION-openmp" ;;
+    cuda) echo "$CACHE_ROOT/kokkos-$KOKKOS_VERSION-$CUDA_CACHE_KEY" ;;
+    *) echo "setup_dependencies.sh: unknown backend '$1' (openmp or cuda)" >&2; return 2 ;;
+  esac
+}
 
 case "${1:-}" in
-  --print-root) prefix_for "${2:-openmp}"; exit 0 ;;
+  --print-root) prefix_for "${2:-openmp}" || exit 2; exit 0 ;;
   --cuda) WITH_CUDA=1 ;;
   "") ;;
   *) echo "setup_dependencies.sh: unknown option '$1' (use --cuda or --print-root BACKEND)" >&2; exit 2 ;;
@@ -40,7 +59,8 @@ deb-src http://deb.debian.org/debian bookworm main
 LIST
   fi
   local opts=(-o "Dir::Etc::SourceList=$APT_DIR/sources.list" -o "Dir::Etc::SourceParts=/nonexistent"
-    -o "Dir::State::Lists=$APT_DIR/lists" -o "Dir::Cache::Archives=$APT_DIR/archives")
+    -o "Dir::State::Lists=$APT_DIR/lists" -o "Dir::Cache::Archives=$APT_DIR/archives"
+    -o "DPkg::Lock::Timeout=1200")
   # The private directories belong to root, so apt's unprivileged download user cannot write them.
   [ "$(id -u)" -eq 0 ] && opts+=(-o "APT::Sandbox::User=root")
   if [ -z "$(ls "$APT_DIR/lists" 2>/dev/null | grep -v partial || true)" ] && [ "$1" != update ]; then
@@ -96,6 +116,18 @@ build_kokkos() {
   local prefix
   prefix="$(prefix_for "$backend")"
   if [ -f "$prefix/.complete" ]; then log "Kokkos $KOKKOS_VERSION ($backend) cached in $prefix"; return; fi
+  # Another checkout may be building into the same cache right now: wait for it, then look again.
+  local lock
+  exec {lock}>"$CACHE_ROOT/.build.lock"
+  if ! flock -n "$lock"; then
+    log "another setup_dependencies.sh is building in $CACHE_ROOT; waiting for it"
+    flock "$lock"
+  fi
+  if [ -f "$prefix/.complete" ]; then
+    log "Kokkos $KOKKOS_VERSION ($backend) cached in $prefix"
+    exec {lock}>&-
+    return
+  fi
   local src
   src="$(fetch_kokkos_sources)"
   local build="$CACHE_ROOT/build/$backend"
@@ -108,20 +140,20 @@ build_kokkos() {
     -DKokkosKernels_INST_ORDINAL_INT=ON -DKokkosKernels_INST_OFFSET_INT=ON
     -DKokkosKernels_INST_OFFSET_SIZE_T=OFF -DKokkosKernels_INST_LAYOUTLEFT=ON
     -DKokkosKernels_INST_EXECSPACE_SERIAL=OFF -DKokkosKernels_INST_MEMSPACE_HOSTSPACE=ON
+    -DKokkosKernels_INST_EXECSPACE_OPENMP=ON
     -DKokkosKernels_ENABLE_TESTS=OFF -DKokkosKernels_ENABLE_EXAMPLES=OFF)
-  if [ "$backend" = openmp ]; then
-    kokkos_opts=(-DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON)
-    kk_opts+=(-DKokkosKernels_INST_EXECSPACE_OPENMP=ON)
-  else
+  kokkos_opts=(-DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON)
+  if [ "$backend" = cuda ]; then
     # Kokkos 3.4 needs CUDA 11.8's nvcc (not the machine's newer one) with g++-11 as host compiler;
-    # a small wrapper pins both so the Kokkos build and every dgatd CUDA build use the same pair.
-    # The machine's own CUDA (CUDA_HOME, first on PATH) must not be found by CMake's CUDAToolkit search.
+    # a small wrapper pins both, and the GPU code, so the Kokkos build and every dgatd CUDA build
+    # compile the same way. The machine's own CUDA (CUDA_HOME, first on PATH) must not be found by
+    # CMake's CUDAToolkit search.
     export PATH="/usr/lib/nvidia-cuda-toolkit/bin:$PATH"
     unset CUDA_HOME CUDA_PATH CUDA_ROOT
     mkdir -p "$prefix/bin"
     cat >"$prefix/bin/dgatd-nvcc-wrapper" <<WRAP
 #!/bin/sh
-PATH="/usr/lib/nvidia-cuda-toolkit/bin:\$PATH" NVCC_WRAPPER_DEFAULT_COMPILER=g++-11 exec "$prefix/bin/nvcc_wrapper_sm80" "\$@"
+PATH="/usr/lib/nvidia-cuda-toolkit/bin:\$PATH" NVCC_WRAPPER_DEFAULT_COMPILER=g++-11 NVCC_APPEND_FLAGS="$CUDA_APPEND_FLAGS" exec "$prefix/bin/nvcc_wrapper_sm80" "\$@"
 WRAP
     chmod +x "$prefix/bin/dgatd-nvcc-wrapper"
     # The wrapper's built-in default architecture (sm_35) is gone from CUDA 11.8; CMake's compiler
@@ -130,11 +162,9 @@ WRAP
     chmod +x "$prefix/bin/nvcc_wrapper_sm80"
     # Debian lays CUDA 11.8 out under /usr (bin/nvcc, include, lib/x86_64-linux-gnu).
     common+=(-DCMAKE_CXX_COMPILER="$prefix/bin/dgatd-nvcc-wrapper" -DCUDAToolkit_ROOT=/usr)
-    kokkos_opts=(-DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ARCH_AMPERE80=ON
-      -DKokkos_ENABLE_SERIAL=ON)
+    kokkos_opts+=(-DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ARCH_AMPERE80=ON)
     kk_opts+=(-DKokkosKernels_INST_EXECSPACE_CUDA=ON -DKokkosKernels_INST_MEMSPACE_CUDASPACE=ON
-      -DKokkosKernels_INST_MEMSPACE_CUDAUVMSPACE=OFF -DKokkosKernels_INST_EXECSPACE_OPENMP=OFF
-      -DKokkosKernels_ENABLE_TPL_CUSPARSE=ON)
+      -DKokkosKernels_INST_MEMSPACE_CUDAUVMSPACE=OFF -DKokkosKernels_ENABLE_TPL_CUSPARSE=ON)
   fi
   log "building Kokkos $KOKKOS_VERSION ($backend) into $prefix"
   cmake -S "$src/kokkos" -B "$build/kokkos" "${common[@]}" "${kokkos_opts[@]}" >"$build/kokkos.log" 2>&1 ||
@@ -148,6 +178,7 @@ WRAP
   cmake --install "$build/kk" >>"$build/kk.log" 2>&1
   rm -rf "$build"
   touch "$prefix/.complete"
+  exec {lock}>&-
 }
 
 mkdir -p "$CACHE_ROOT"

@@ -15,7 +15,8 @@ struct DeviceInfo {
   int compute_minor = 0;
   std::int64_t memory_bytes = 0; // device memory (GPUs) or physical memory (CPUs)
   std::int64_t last_level_cache_bytes = 0;
-  // CUDA builds: the code compiled in, e.g. "sm_80 sm_90 compute_90"; empty on host builds.
+  // CUDA builds: the GPU code compiled in, e.g. "sm_80 sm_90 compute_80 compute_90" (machine code,
+  // then PTX), or "unknown" if the build could not tell; empty on host builds.
   std::string compiled_architectures;
 };
 

@@ -2,6 +2,8 @@
 // once and turns every error into one line and a non-zero exit status.
 #include "commands.hpp"
 
+#include "dgatd/device_compatibility.hpp"
+#include "dgatd/device_info.hpp"
 #include "dgatd/error.hpp"
 #include "dgatd/kokkos_compat.hpp"
 #include "dgatd/version.hpp"
@@ -13,12 +15,63 @@
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace {
 
-void print_version_banner()
+// The GPU Kokkos will be asked to use: --kokkos-device-id (--kokkos-device before 3.7), else
+// KOKKOS_DEVICE_ID, else 0. Anything unparsable is left for Kokkos to reject.
+int requested_device_id(std::vector<std::string> const& kokkos_arguments)
+{
+  std::optional<std::string> value;
+  for (auto const& argument : kokkos_arguments) {
+    for (std::string const option : {"--kokkos-device-id=", "--kokkos-device="}) {
+      if (argument.rfind(option, 0) == 0) value = argument.substr(option.size());
+    }
+  }
+  if (!value) {
+    if (char const* environment = std::getenv("KOKKOS_DEVICE_ID")) value = environment;
+  }
+  if (!value) return 0;
+  char* end = nullptr;
+  long const id = std::strtol(value->c_str(), &end, 10);
+  return end != value->c_str() && *end == '\0' && id >= 0 && id < 1024 ? static_cast<int>(id) : 0;
+}
+
+std::string capability_of(dgatd::DeviceInfo const& device)
+{
+  return std::to_string(device.compute_major) + "." + std::to_string(device.compute_minor);
+}
+
+// One line for a GPU this build cannot run on, before Kokkos aborts with a trace; nothing on host
+// builds.
+std::optional<std::string> cuda_start_up_problem([[maybe_unused]] dgatd::DeviceInfo const& device,
+                                                 [[maybe_unused]] dgatd::CudaCompatibility const& compatibility)
+{
+#if defined(KOKKOS_ENABLE_CUDA)
+  if (!device.is_gpu)
+    return device.name + ": this dgatd is a CUDA build and needs an NVIDIA GPU (on CPUs use the openmp build)";
+  if (compatibility.verdict == dgatd::CudaCompatibility::Verdict::cannot_run)
+    return "GPU \"" + device.name + "\" (compute capability " + capability_of(device) +
+           ") cannot run this build (GPU code: " + device.compiled_architectures + "): " + compatibility.reason + "; " +
+           compatibility.fix;
+#endif
+  return std::nullopt;
+}
+
+std::string device_line(dgatd::DeviceInfo const& device, dgatd::CudaCompatibility const& compatibility)
+{
+  if (!device.is_gpu) return device.name + " (CPU)";
+  std::string line = device.name + ", compute capability " + capability_of(device);
+  auto const& code = compatibility.running_code;
+  if (code.rfind("sm_", 0) == 0) line += ", running machine code " + code;
+  if (code.rfind("compute_", 0) == 0) line += ", running PTX " + code + " compiled by the driver";
+  return line + "; GPU code compiled in: " + device.compiled_architectures;
+}
+
+void print_version_banner(dgatd::DeviceInfo const& device, dgatd::CudaCompatibility const& compatibility)
 {
   int const major = KOKKOS_VERSION / 10000;
   int const minor = KOKKOS_VERSION / 100 % 100;
@@ -27,7 +80,8 @@ void print_version_banner()
             << "Kokkos " << major << '.' << minor << '.' << patch << "\n"
             << "execution spaces: " << dgatd::compat::enabled_execution_spaces() << "\n"
             << "default execution space: " << Kokkos::DefaultExecutionSpace::name() << ", concurrency "
-            << Kokkos::DefaultExecutionSpace().concurrency() << "\n";
+            << Kokkos::DefaultExecutionSpace().concurrency() << "\n"
+            << "device: " << device_line(device, compatibility) << "\n";
 }
 
 } // namespace
@@ -50,7 +104,8 @@ int main(int argc, char* argv[])
                "--kokkos-device-id=N, ...) are passed through to Kokkos."};
   app.name("dgatd");
   bool show_version = false;
-  app.add_flag("--version", show_version, "Print the dgatd and Kokkos versions and the execution spaces");
+  app.add_flag("--version", show_version,
+               "Print the dgatd and Kokkos versions, the execution spaces and the device (GPU code compiled in)");
   app.require_subcommand(0, 1);
   dgatd::app::Action action;
   dgatd::app::add_info_command(app, &action);
@@ -74,13 +129,23 @@ int main(int argc, char* argv[])
   // warning on every start that OMP_PROC_BIND is unset.
   if (std::getenv("OMP_PROC_BIND") == nullptr) setenv("OMP_PROC_BIND", "false", 0);
 
+  auto const device = dgatd::describe_default_device(requested_device_id(kokkos_arguments));
+  auto const compatibility = device.is_gpu
+                                 ? dgatd::check_cuda_compatibility(device.compute_major, device.compute_minor,
+                                                                   device.compiled_architectures, KOKKOS_VERSION)
+                                 : dgatd::CudaCompatibility{};
+  if (auto const problem = cuda_start_up_problem(device, compatibility)) {
+    std::cerr << "dgatd: error: " << *problem << '\n';
+    return 1;
+  }
+
   try {
     std::vector<char*> kokkos_argv;
     for (auto& argument : kokkos_arguments) kokkos_argv.push_back(argument.data());
     kokkos_argv.push_back(nullptr);
     int kokkos_argc = static_cast<int>(kokkos_arguments.size());
     Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_argv.data());
-    if (show_version) print_version_banner();
+    if (show_version) print_version_banner(device, compatibility);
     return action ? action() : 0;
   } catch (dgatd::Error const& e) {
     std::cerr << "dgatd: error: " << e.what() << '\n';

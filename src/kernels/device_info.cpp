@@ -6,12 +6,15 @@
 #include <cuda_runtime_api.h>
 #endif
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 #include <unistd.h>
 
 namespace dgatd {
 
+#if !defined(KOKKOS_ENABLE_CUDA)
+// Host builds describe the CPU; CUDA builds describe the GPU only.
 namespace {
 
 std::string cpu_model_name()
@@ -58,13 +61,15 @@ std::int64_t host_memory_bytes()
 }
 
 } // namespace
+#endif
 
 DeviceInfo describe_default_device([[maybe_unused]] int device_id)
 {
   DeviceInfo info;
 #if defined(KOKKOS_ENABLE_CUDA)
   cudaDeviceProp properties{};
-  if (cudaGetDeviceProperties(&properties, device_id) == cudaSuccess) {
+  cudaError_t const status = cudaGetDeviceProperties(&properties, device_id);
+  if (status == cudaSuccess) {
     info.name = properties.name;
     info.is_gpu = true;
     info.compute_major = properties.major;
@@ -72,10 +77,14 @@ DeviceInfo describe_default_device([[maybe_unused]] int device_id)
     info.memory_bytes = static_cast<std::int64_t>(properties.totalGlobalMem);
     info.last_level_cache_bytes = properties.l2CacheSize;
   } else {
-    info.name = "no CUDA device";
+    info.name = std::string("no CUDA device ") + std::to_string(device_id) + " (" + cudaGetErrorString(status) + ")";
   }
 #ifdef DGATD_CUDA_ARCHITECTURES
+  // CMake lists the architectures with commas (nvcc_wrapper splits definitions at spaces).
   info.compiled_architectures = DGATD_CUDA_ARCHITECTURES;
+  std::replace(info.compiled_architectures.begin(), info.compiled_architectures.end(), ',', ' ');
+#else
+  info.compiled_architectures = "unknown";
 #endif
 #else
   info.name = cpu_model_name();
