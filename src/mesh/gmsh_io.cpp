@@ -1,6 +1,7 @@
 #include "dgatd/mesh/gmsh_io.hpp"
 
 #include "dgatd/error.hpp"
+#include "dgatd/host_parallel.hpp"
 #include "dgatd/mesh/gmsh_session.hpp"
 
 #include <gmsh.h>
@@ -9,6 +10,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
@@ -219,11 +221,11 @@ Mesh mesh_from_current_model(std::string const& source, double scale, std::vecto
   mesh.tets.resize(tets.size());
   mesh.tet_region.resize(tets.size());
   element_tags.resize(tets.size());
-  for (std::size_t t = 0; t < tets.size(); ++t) {
+  host_parallel_for("dgatd::mesh::tet_vertices", static_cast<std::int64_t>(tets.size()), [&](std::int64_t t) {
     for (int k = 0; k < 4; ++k) mesh.tets[t][k] = vertex_of(tets[t].nodes[k]);
     mesh.tet_region[t] = tets[t].physical;
     element_tags[t] = tets[t].tag;
-  }
+  });
   for (auto const& r : triangles) {
     std::array<Index, 3> tri;
     for (int k = 0; k < 3; ++k) {
