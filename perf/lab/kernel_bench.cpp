@@ -94,6 +94,7 @@ std::vector<double> random_unknowns(dga::HostOperators const& host)
   return u;
 }
 
+// Per-tet layout / dual-block order; Ampere and whole-step labels add the block pass.
 template <class Layout>
 std::string layout_label(bool by_degree)
 {
@@ -166,19 +167,21 @@ struct FractionedMembers {
 
 template <class Space, class Layout>
 FractionedMembers fractioned_members(dga::HostOperators const& host, std::vector<double> const& unknowns, int cells,
-                                     std::string const& layout)
+                                     bool by_degree, kernels::AmpereBlockPass pass)
 {
   Space const space;
   using Leapfrog = solver::FractionedLeapfrog<Space, Layout>;
   using Faraday = kernels::FaradayKernel<Space, Layout, Real, Real>;
-  auto const leapfrog = std::make_shared<Leapfrog>(space, host);
+  std::string const layout = layout_label<Layout>(by_degree);
+  std::string const with_pass = layout + "/" + kernels::block_pass_name(pass);
+  auto const leapfrog = std::make_shared<Leapfrog>(space, host, pass);
   leapfrog->set_dt(bench_dt(cells));
   leapfrog->set_initial_field(unknowns);
   auto const& ops = leapfrog->operators();
   auto const curl_entries = static_cast<double>(ops.edge_curl_pieces.extent(0));
 
-  FractionedMembers m{base_member(space, "faraday", layout), base_member(space, "ampere", layout),
-                      base_member(space, "step_fractioned", layout)};
+  FractionedMembers m{base_member(space, "faraday", layout), base_member(space, "ampere", with_pass),
+                      base_member(space, "step_fractioned", with_pass)};
   m.faraday.launch = [leapfrog] {
     kernels::faraday_update(leapfrog->space(), leapfrog->operators(), leapfrog->fields(), leapfrog->dt());
   };
@@ -224,6 +227,7 @@ public:
 private:
   static constexpr bool separate_host_parallel =
       !std::is_same_v<HostParallel, Default> && !std::is_same_v<HostParallel, Kokkos::Serial>;
+  static constexpr kernels::AmpereBlockPass default_pass = kernels::default_block_pass<Default>();
 
   void run_size(int cells, bool with_serial)
   {
@@ -244,26 +248,25 @@ private:
       assembled = assembled_step<Default>(global, edge_values, cells);
 
       stream_round(*default_stream_);
-      std::string const layout = layout_label<DefaultLayout>(false);
-      auto const main = fractioned_members<Default, DefaultLayout>(host, unknowns, cells, layout);
-      std::size_t const step_record = fractioned_rounds(main, default_stream_->triad, assembled, true);
+      auto const main = fractioned_members<Default, DefaultLayout>(host, unknowns, cells, false, default_pass);
+      std::size_t const step_record = fractioned_rounds(main, default_stream_->triad, assembled, true, true);
 
       if (with_serial && serial_stream_) {
         auto const serial = fractioned_members<Kokkos::Serial, kernels::DefaultTetLayout<Kokkos::Serial>>(
-            host, unknowns, cells, layout);
+            host, unknowns, cells, false, kernels::default_block_pass<Kokkos::Serial>());
         stream_round(*serial_stream_);
         fractioned_rounds(serial, serial_stream_->triad, assembled_step<Kokkos::Serial>(global, edge_values, cells),
-                          true);
+                          true, true);
         // Table I: the Serial fractioned step against the parallel steps, interleaved in one round.
         std::vector<Timed const*> members{&serial.step};
         std::vector<std::size_t> targets;
         std::optional<FractionedMembers> host_parallel;
         if constexpr (separate_host_parallel) {
-          host_parallel =
-              fractioned_members<HostParallel, kernels::DefaultTetLayout<HostParallel>>(host, unknowns, cells, layout);
+          host_parallel = fractioned_members<HostParallel, kernels::DefaultTetLayout<HostParallel>>(
+              host, unknowns, cells, false, kernels::default_block_pass<HostParallel>());
           stream_round(*host_stream_);
           targets.push_back(fractioned_rounds(*host_parallel, host_stream_->triad,
-                                              assembled_step<HostParallel>(global, edge_values, cells), true));
+                                              assembled_step<HostParallel>(global, edge_values, cells), true, true));
           members.push_back(&host_parallel->step);
         }
         members.push_back(&assembled);
@@ -275,16 +278,27 @@ private:
           records_[targets[k - 1]].speedup_vs_serial = median_ratio(samples[0].seconds, samples[k].seconds);
       }
     }
+    // Faraday does not depend on the block pass: the others time Ampere and the whole step only.
+    other_block_passes(host, unknowns, cells, false, assembled);
     if (!options_.all_layouts) return;
-    fractioned_rounds(fractioned_members<Default, OtherLayout>(host, unknowns, cells, layout_label<OtherLayout>(false)),
-                      default_stream_->triad, assembled, false);
+    fractioned_rounds(fractioned_members<Default, OtherLayout>(host, unknowns, cells, false, default_pass),
+                      default_stream_->triad, assembled, false, true);
     host = assemble_operators(problem, true);
     unknowns = random_unknowns(host);
-    fractioned_rounds(
-        fractioned_members<Default, DefaultLayout>(host, unknowns, cells, layout_label<DefaultLayout>(true)),
-        default_stream_->triad, assembled, false);
-    fractioned_rounds(fractioned_members<Default, OtherLayout>(host, unknowns, cells, layout_label<OtherLayout>(true)),
-                      default_stream_->triad, assembled, false);
+    fractioned_rounds(fractioned_members<Default, DefaultLayout>(host, unknowns, cells, true, default_pass),
+                      default_stream_->triad, assembled, false, true);
+    other_block_passes(host, unknowns, cells, true, assembled);
+    fractioned_rounds(fractioned_members<Default, OtherLayout>(host, unknowns, cells, true, default_pass),
+                      default_stream_->triad, assembled, false, true);
+  }
+
+  void other_block_passes(dga::HostOperators const& host, std::vector<double> const& unknowns, int cells,
+                          bool by_degree, Timed const& assembled)
+  {
+    for (auto const pass : kernels::all_block_passes)
+      if (pass != default_pass)
+        fractioned_rounds(fractioned_members<Default, DefaultLayout>(host, unknowns, cells, by_degree, pass),
+                          default_stream_->triad, assembled, false, false);
   }
 
   template <class Space>
@@ -298,10 +312,13 @@ private:
   // Faraday and Ampere each against the triad, then both whole steps in one round with it. Returns
   // the index of the fractioned step's record; with record_assembled the assembled step's follows.
   std::size_t fractioned_rounds(FractionedMembers const& m, Timed const& triad, Timed const& assembled,
-                                bool record_assembled)
+                                bool record_assembled, bool with_faraday)
   {
-    auto samples = measure({&triad, &m.faraday});
-    add_record(m.faraday, samples[1], triad, samples[0]);
+    std::vector<Samples> samples;
+    if (with_faraday) {
+      samples = measure({&triad, &m.faraday});
+      add_record(m.faraday, samples[1], triad, samples[0]);
+    }
     samples = measure({&triad, &m.ampere});
     add_record(m.ampere, samples[1], triad, samples[0]);
     samples = measure({&triad, &m.step, &assembled});
@@ -381,33 +398,49 @@ void add_options(CLI::App& app, LabOptions& options)
   app.add_option_function<std::string>(
          "--layouts", [&options](std::string const& value) { options.all_layouts = value == "all"; },
          "all: per-tet LayoutRight/LayoutLeft x dual blocks by degree or in vertex order; default: the backend's "
-         "default layout only")
+         "default per-tet layout, blocks in vertex order. Every Ampere block pass is timed either way")
       ->check(CLI::IsMember({"all", "default"}));
   app.add_flag("--serial", options.serial_everywhere,
                "Also run Kokkos::Serial at every size (always done at the largest, for Table I)");
   app.add_flag("--smoke", options.smoke, "Tiny meshes and arrays, three rounds: checks that every benchmark runs");
 }
 
+std::size_t roof_array_bytes(DeviceInfo const& device)
+{
+  constexpr std::size_t mib = std::size_t{1} << 20;
+  // 64 MiB where the cache size is unknown (0).
+  std::size_t bytes = std::max(64 * mib, 4 * static_cast<std::size_t>(device.last_level_cache_bytes));
+  if (device.is_gpu) bytes = std::max(bytes, 1024 * mib);
+  return (bytes + mib - 1) / mib * mib;
+}
+
 std::vector<Record> run_lab(LabOptions const& given, std::ostream& out)
 {
   LabOptions options = given;
+  Roof roof;
+  roof.device = describe_default_device();
   if (options.sizes.empty()) options.sizes = default_sizes(options.smoke);
+  if (options.stream_array_bytes == 0) options.stream_array_bytes = roof_array_bytes(roof.device);
   if (options.smoke) {
     options.repetitions = std::min(options.repetitions, 3);
     options.warmup = std::min(options.warmup, 1);
     options.stream_array_bytes = std::size_t{1} << 20;
     options.min_sample_seconds = 1e-4;
   }
+  roof.array_bytes = options.stream_array_bytes;
   out << machine_description();
+  out << "# device: " << roof.device.name << (roof.device.is_gpu ? " (GPU" : " (CPU") << ", last-level cache "
+      << (roof.device.last_level_cache_bytes >> 20) << " MiB); roof: STREAM triad on 3 arrays of "
+      << (roof.array_bytes >> 20) << " MiB each\n";
   out << "# " << options.repetitions << " interleaved rounds after " << std::max(options.warmup, 1)
-      << " warm-up; STREAM arrays " << (options.stream_array_bytes >> 20)
-      << " MiB each; fraction = median over rounds of kernel GB/s / same-round triad GB/s\n";
+      << " warm-up; fraction = median over rounds of kernel GB/s / same-round triad GB/s; layout = per-tet "
+         "layout/dual-block order/Ampere block pass\n";
   Lab lab(options, out);
   lab.run();
   print_table_one(out, lab.records());
-  print_summary(out, lab.records());
+  print_summary(out, lab.records(), roof);
   if (!options.json.empty()) {
-    write_json(options.json, lab.records());
+    write_json(options.json, lab.records(), roof);
     out << "# wrote " << options.json << '\n';
   }
   return lab.records();

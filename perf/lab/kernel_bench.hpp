@@ -1,9 +1,11 @@
 #pragma once
 // The performance lab behind `dgatd bench` and perf/bench_kernels: STREAM copy and triad, the
-// Faraday and Ampere kernels, a whole fractioned and a whole assembled leapfrog step, on generated
-// PEC boxes of growing size, on the default execution space (and Kokkos::Serial for the paper's
-// Table I). Every kernel is timed interleaved with a same-process triad, so its figure of merit is
-// the median of per-pair bandwidth ratios, robust to a shared, noisy machine.
+// Faraday kernel, every Ampere block pass, a whole fractioned and a whole assembled leapfrog step,
+// on generated PEC boxes of growing size, on the default execution space (and Kokkos::Serial for
+// the paper's Table I). Every kernel is timed interleaved with a same-process triad, so its figure
+// of merit is the median of per-pair bandwidth ratios, robust to a shared, noisy machine.
+
+#include "dgatd/device_info.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -22,8 +24,8 @@ struct LabOptions {
   bool serial_everywhere = false; // Kokkos::Serial at every size, not only the largest
   bool smoke = false;
   std::string json;
-  // Each STREAM array is this large, well above any last-level cache, so the triad is a DRAM roof.
-  std::size_t stream_array_bytes = std::size_t{64} << 20;
+  // Bytes per STREAM array; 0: roof_array_bytes of the default device.
+  std::size_t stream_array_bytes = 0;
   // A timed sample runs the kernel back to back until it lasts about this long, so that kernels
   // of a few microseconds are timed in the steady state a time-stepping run sees, not one launch.
   double min_sample_seconds = 2e-3;
@@ -51,7 +53,25 @@ struct Record {
   double speedup_vs_assembled = 0; // step_fractioned: t(assembled step) / t(this step)
   double speedup_vs_serial = 0;    // steps in the Table I round: t(Serial fractioned step) / t(this)
   double arithmetic_intensity() const { return bytes > 0 ? flops / static_cast<double>(bytes) : 0; }
+  // Modelled bytes per fractioned unknown of the mesh; 0 for STREAM, whose arrays are not the mesh's.
+  double bytes_per_dof() const
+  {
+    bool const stream = kernel.rfind("stream_", 0) == 0;
+    return dofs > 0 && !stream ? static_cast<double>(bytes) / static_cast<double>(dofs) : 0;
+  }
 };
+
+// The bandwidth roof every kernel is compared with: the device it was measured on and the size of
+// each of the three STREAM arrays.
+struct Roof {
+  DeviceInfo device;
+  std::size_t array_bytes = 0;
+};
+
+// Large enough that the triad streams from memory, not cache: at least 4x the last-level cache
+// (a cache could then hold at most a twelfth of the three arrays), and on GPUs at least 1 GiB, where
+// a smaller triad lasts so few microseconds that launch latency would count against the roof.
+std::size_t roof_array_bytes(DeviceInfo const& device);
 
 // Five or more sizes from about 1e4 to over 3e6 DoFs; --smoke: two tiny ones.
 std::vector<int> default_sizes(bool smoke);

@@ -110,20 +110,20 @@ std::string machine_description()
 void print_table_header(std::ostream& out)
 {
   out << std::left << std::setw(8) << "backend" << std::right << std::setw(4) << "thr" << std::setw(10) << "DoFs"
-      << "  " << std::left << std::setw(16) << "kernel" << std::setw(19) << "layout" << std::right << std::setw(11)
-      << "median ms" << std::setw(10) << "MB moved" << std::setw(8) << "GB/s" << std::setw(8) << "triad" << std::setw(7)
-      << "frac" << std::setw(9) << "GDoF/s" << std::setw(8) << "vs asm" << '\n';
+      << "  " << std::left << std::setw(16) << "kernel" << std::setw(36) << "layout" << std::right << std::setw(11)
+      << "median ms" << std::setw(10) << "MB moved" << std::setw(7) << "B/DoF" << std::setw(8) << "GB/s" << std::setw(8)
+      << "triad" << std::setw(7) << "frac" << std::setw(9) << "GDoF/s" << std::setw(8) << "vs asm" << '\n';
 }
 
 void print_row(std::ostream& out, Record const& r)
 {
   std::ostringstream line;
   line << std::left << std::setw(8) << r.backend << std::right << std::setw(4) << r.threads << std::setw(10) << r.dofs
-       << "  " << std::left << std::setw(16) << r.kernel << std::setw(19) << r.layout << std::right << std::fixed
+       << "  " << std::left << std::setw(16) << r.kernel << std::setw(36) << r.layout << std::right << std::fixed
        << std::setprecision(4) << std::setw(11) << r.seconds_median * 1e3 << std::setprecision(1) << std::setw(10)
-       << static_cast<double>(r.bytes) * 1e-6 << std::setw(8) << r.gbps << std::setw(8) << r.triad_gbps
-       << std::setprecision(2) << std::setw(7) << r.fraction_of_triad << std::setprecision(3) << std::setw(9)
-       << r.dof_updates_per_second * 1e-9;
+       << static_cast<double>(r.bytes) * 1e-6 << std::setw(7) << r.bytes_per_dof() << std::setw(8) << r.gbps
+       << std::setw(8) << r.triad_gbps << std::setprecision(2) << std::setw(7) << r.fraction_of_triad
+       << std::setprecision(3) << std::setw(9) << r.dof_updates_per_second * 1e-9;
   if (r.speedup_vs_assembled > 0) line << std::setprecision(2) << std::setw(7) << r.speedup_vs_assembled << 'x';
   out << line.str() << std::endl;
 }
@@ -157,14 +157,17 @@ void print_table_one(std::ostream& out, std::vector<Record> const& records)
   }
 }
 
-void print_summary(std::ostream& out, std::vector<Record> const& records)
+void print_summary(std::ostream& out, std::vector<Record> const& records, Roof const& roof)
 {
   std::string const device = Kokkos::DefaultExecutionSpace::name();
   std::int64_t largest = 0;
   for (auto const& r : records)
     if (r.backend == device) largest = std::max(largest, r.dofs);
-  out << "\nAt the largest size (" << largest << " DoFs) on " << device << ":\n";
-  for (std::string const kernel : {"faraday", "ampere", "step_fractioned"}) {
+  out << "\nAt the largest size (" << largest << " DoFs) on " << device << ", " << roof.device.name << ":\n";
+  if (Record const* triad = find(records, largest, device, "stream_triad", false))
+    out << "  roof            STREAM triad " << std::fixed << std::setprecision(1) << triad->gbps
+        << " GB/s on 3 arrays of " << (roof.array_bytes >> 20) << " MiB\n";
+  for (std::string const kernel : {"faraday", "step_fractioned"}) {
     Record const* first = nullptr;
     Record const* best = nullptr;
     for (auto const& r : records) {
@@ -190,15 +193,25 @@ void print_summary(std::ostream& out, std::vector<Record> const& records)
     if (best != first) out << "; best layout " << figure(best);
     out << '\n';
   }
+  // Every block pass: the first one measured is the backend's default.
+  for (auto const& r : records) {
+    if (r.dofs != largest || r.backend != device || r.kernel != "ampere") continue;
+    out << "  " << std::left << std::setw(16) << "ampere" << std::setw(36) << r.layout << std::right << std::fixed
+        << std::setprecision(2) << std::setw(8) << r.seconds_median * 1e3 << " ms " << std::setprecision(1)
+        << std::setw(7) << static_cast<double>(r.bytes) * 1e-6 << " MB " << std::setw(5) << r.bytes_per_dof()
+        << " B/DoF " << std::setw(6) << r.gbps << " GB/s " << std::setprecision(2) << r.fraction_of_triad
+        << " of triad\n";
+  }
 }
 
-void write_json(std::string const& path, std::vector<Record> const& records)
+void write_json(std::string const& path, std::vector<Record> const& records, Roof const& roof)
 {
   std::ofstream file(path);
   if (!file) throw Error(path, "cannot open the JSON output for writing", "check the directory exists and is writable");
   std::string const cpu = json_string(cpu_model());
   std::string const host = json_string(host_name());
   std::string const date = json_string(utc_date());
+  std::string const device = json_string(roof.device.name);
   file << std::setprecision(10) << "[\n";
   for (std::size_t i = 0; i < records.size(); ++i) {
     Record const& r = records[i];
@@ -211,8 +224,9 @@ void write_json(std::string const& path, std::vector<Record> const& records)
          << ", \"fraction_of_triad\": " << r.fraction_of_triad << ", \"updates\": " << r.updates
          << ", \"dof_updates_per_second\": " << r.dof_updates_per_second
          << ", \"speedup_vs_assembled\": " << r.speedup_vs_assembled
-         << ", \"speedup_vs_serial\": " << r.speedup_vs_serial << ", \"cpu\": " << cpu << ", \"host\": " << host
-         << ", \"date\": " << date << "}" << (i + 1 < records.size() ? "," : "") << '\n';
+         << ", \"speedup_vs_serial\": " << r.speedup_vs_serial << ", \"bytes_per_dof\": " << r.bytes_per_dof()
+         << ", \"device\": " << device << ", \"stream_array_bytes\": " << roof.array_bytes << ", \"cpu\": " << cpu
+         << ", \"host\": " << host << ", \"date\": " << date << "}" << (i + 1 < records.size() ? "," : "") << '\n';
   }
   file << "]\n";
   if (!file) throw Error(path, "writing the JSON output failed", "check free disk space");

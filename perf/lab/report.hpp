@@ -19,9 +19,11 @@ void print_row(std::ostream& out, Record const& r);
 // DoFs | Serial | host parallel | assembled SpMV | fractioned custom, as speedups over Serial.
 void print_table_one(std::ostream& out, std::vector<Record> const& records);
 
-// Faraday and Ampere fractions of triad and the step speedup at the largest size.
-void print_summary(std::ostream& out, std::vector<Record> const& records);
+// The roof (device, triad GB/s, array size), Faraday's fraction of triad, every Ampere block pass
+// and the step speedup at the largest size.
+void print_summary(std::ostream& out, std::vector<Record> const& records, Roof const& roof);
 
-void write_json(std::string const& path, std::vector<Record> const& records);
+// Every record carries the device and the STREAM array size of the roof it was compared with.
+void write_json(std::string const& path, std::vector<Record> const& records, Roof const& roof);
 
 } // namespace dgatd::perf

@@ -5,17 +5,25 @@
 // has a free half, once per edge, by adding up the edge pieces the Faraday kernel left per tet: both
 // halves of an edge see the same circulation, and forming it inside each dual block (per row, or
 // per tet around the vertex) did that gather twice and, on CPU cores, left the block products
-// waiting on arithmetic instead of memory (README, Performance). AmpereKernel then multiplies every
-// block's dense d_v x d_v inverse against the curls of its rows.
+// waiting on arithmetic instead of memory (README, Performance). The block pass then multiplies
+// every block's inverse against dt times the curls of its rows, in the form ops.block_pass names
+// (AmpereBlockPass): AmpereKernel reads the full inverses (columns, team_rows),
+// InterleavedBlockKernel the packed interleaved ones (interleaved, interleaved_simd).
+//
+// Every form adds the same products to u^_i in the same order (column j = 0 .. d-1), except
+// team_rows, which sums a row first and scales it by dt once: on hardware without fused
+// multiply-adds the others give bitwise the same u^.
 
 #include "dgatd/error.hpp"
 #include "dgatd/kernels/device_operators.hpp"
+#include "dgatd/kernels/interleaved_blocks.hpp"
 
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace dgatd::kernels {
 
@@ -79,11 +87,11 @@ template <class ExecutionSpace, class MatrixScalar, class FieldScalar>
 struct AmpereKernel {
   using memory_space = typename ExecutionSpace::memory_space;
   static constexpr bool runs_on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible;
-  struct HostTag {};
+  struct ColumnsTag {};
   struct TeamTag {};
   // Dynamic: see DualCurlKernel.
-  using host_policy_type =
-      Kokkos::RangePolicy<ExecutionSpace, HostTag, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<Index>>;
+  using columns_policy_type =
+      Kokkos::RangePolicy<ExecutionSpace, ColumnsTag, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<Index>>;
   using team_policy_type =
       Kokkos::TeamPolicy<ExecutionSpace, TeamTag, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<Index>>;
   using member_type = typename team_policy_type::member_type;
@@ -107,15 +115,23 @@ struct AmpereKernel {
         row_curl(ops.row_curl), curl(fields.dual_curl), u(fields.u), dt(time_step), num_blocks(ops.num_blocks),
         max_block_size(ops.max_block_size)
   {
+    if (static_cast<std::int64_t>(eps_inverse.extent(0)) != ops.block_matrix_entries)
+      throw Error("Ampere update", "the full dual-block inverses were not uploaded",
+                  "upload the operators for the columns or team_rows block pass");
   }
 
-  host_policy_type host_policy(ExecutionSpace const& space) const { return host_policy_type(space, 0, num_blocks); }
+  columns_policy_type columns_policy(ExecutionSpace const& space) const
+  {
+    return columns_policy_type(space, 0, num_blocks);
+  }
 
-  // GPUs spread a block's rows over a team's threads and its columns over vector lanes; the block's
-  // curls are staged in scratch sized for the largest block of the mesh, never a compiled-in maximum.
+  // A team per block, its rows over the team's threads and its columns over vector lanes; the
+  // block's curls are staged in scratch sized for the largest block of the mesh, never a
+  // compiled-in maximum. Host backends run a team's vector lanes as one loop (Kokkos 3.4 ignores
+  // any other length there, later versions check it), so they are asked for one lane.
   team_policy_type team_policy(ExecutionSpace const& space) const
   {
-    team_policy_type p(space, num_blocks, Kokkos::AUTO, 8);
+    team_policy_type p(space, num_blocks, Kokkos::AUTO, runs_on_host ? 1 : 8);
     std::size_t const needed = scratch_view::shmem_size(max_block_size);
     std::size_t const available = static_cast<std::size_t>(p.scratch_size_max(0));
     if (needed > available)
@@ -126,10 +142,10 @@ struct AmpereKernel {
     return p.set_scratch_size(0, Kokkos::PerTeam(needed));
   }
 
-  // One thread per block: y = A x is accumulated column by column straight into u^. A is symmetric,
-  // so its column j is its contiguous row j, and every row's sum is an independent chain the
-  // compiler vectorises; a dot product per row would wait on one FMA chain per row.
-  KOKKOS_INLINE_FUNCTION void operator()(HostTag, Index b) const
+  // One block per work item: y = A x is accumulated column by column straight into u^. A is
+  // symmetric, so its column j is its contiguous row j, and every row's sum is an independent chain
+  // the compiler vectorises; a dot product per row would wait on one FMA chain per row.
+  KOKKOS_INLINE_FUNCTION void operator()(ColumnsTag, Index b) const
   {
     Index const first = block_offset(b);
     Index const d = block_offset(b + 1) - first;
@@ -174,28 +190,284 @@ struct AmpereKernel {
   }
 };
 
-// Traffic of the whole update, both passes.
+namespace detail {
+
+template <class Body, int... I>
+KOKKOS_FORCEINLINE_FUNCTION void static_for_each(Body const& body, std::integer_sequence<int, I...>)
+{
+  (body(std::integral_constant<int, I>{}), ...);
+}
+
+// body(std::integral_constant<int, i>) for i = 0 .. N-1, unrolled by the language rather than left
+// to the optimiser, so that arrays indexed by i stay in registers on GPUs.
+template <int N, class Body>
+KOKKOS_FORCEINLINE_FUNCTION void static_for(Body const& body)
+{
+  static_for_each(body, std::make_integer_sequence<int, N>{});
+}
+
+} // namespace detail
+
+// Degrees up to this have kernels compiled for their size; larger blocks (rare: 4-40 occur, about
+// 14 is typical) run the generic one.
+inline constexpr int max_unrolled_degree = 24;
+
+// The interleaved block passes (kernels/interleaved_blocks.hpp). Both do, per block, the same
+// arithmetic: dt x and u^ (as y) in local arrays, every packed entry (i, c) read once and applied
+// twice, y_i += a x_c and y_c += a x_i, the rows in order so that each y_i receives its products
+// in column order. They differ in how blocks map to work items:
+//  - BlockTag<Degree>: one thread per block, one launch per degree group with the kernel compiled
+//    for that degree, x and y indexed by compile-time constants so they stay in registers: the GPU
+//    form, where a warp reads one 256-byte run per entry and each size gets the registers it needs.
+//  - SliceTag: one whole slice per work item, every operation over its slice_width blocks in SIMD
+//    lanes, all groups in one launch that picks the degree per slice: the CPU form, streaming each
+//    slice front to back; one launch, because every launch costs a fork and join of the threads.
+// Degree 0 (and groups above unrolled_degree_limit) is the generic kernel, the size read at run time.
+template <class ExecutionSpace, class MatrixScalar, class FieldScalar>
+struct InterleavedBlockKernel {
+  using memory_space = typename ExecutionSpace::memory_space;
+  template <int Degree>
+  struct BlockTag {
+  };
+  struct SliceTag {};
+  // Dynamic: see DualCurlKernel.
+  template <class Tag>
+  using policy_type =
+      Kokkos::RangePolicy<ExecutionSpace, Tag, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<Index>>;
+
+  Kokkos::View<MatrixScalar const*, memory_space> packed;
+  Kokkos::View<Index const*, memory_space> slot_first;
+  Kokkos::View<DegreeGroup const*, memory_space> groups;
+  Kokkos::View<Index const*, memory_space> row_curl;
+  Kokkos::View<FieldScalar const*, memory_space> curl;
+  Kokkos::View<FieldScalar*, memory_space> u;
+  FieldScalar dt;
+  int unrolled_degree_limit;
+  DegreeGroup launch_group; // BlockTag launches: the group they cover
+
+  template <class TetLayout>
+  InterleavedBlockKernel(DeviceOperators<ExecutionSpace, TetLayout, MatrixScalar> const& ops,
+                         Fields<ExecutionSpace, TetLayout, FieldScalar> const& fields, FieldScalar time_step,
+                         int unrolled_limit)
+      : packed(ops.packed_inverse), slot_first(ops.slot_first), groups(ops.degree_group_table), row_curl(ops.row_curl),
+        curl(fields.dual_curl), u(fields.u), dt(time_step), unrolled_degree_limit(unrolled_limit)
+  {
+    if (ops.degree_groups.empty() && ops.num_blocks > 0)
+      throw Error("Ampere update", "the interleaved dual-block inverses were not uploaded",
+                  "upload the operators for an interleaved block pass");
+  }
+
+  template <int Degree>
+  policy_type<BlockTag<Degree>> block_policy(ExecutionSpace const& space) const
+  {
+    return policy_type<BlockTag<Degree>>(space, 0, launch_group.num_blocks);
+  }
+
+  policy_type<SliceTag> slice_policy(ExecutionSpace const& space) const
+  {
+    return policy_type<SliceTag>(space, 0, static_cast<Index>(slot_first.extent(0)) / slice_width);
+  }
+
+  template <int Degree>
+  KOKKOS_INLINE_FUNCTION void operator()(BlockTag<Degree>, Index j) const
+  {
+    if constexpr (Degree == 0)
+      generic_block(launch_group, j);
+    else
+      one_block<Degree>(launch_group, j);
+  }
+
+  // Groups are few (one per degree) and whole slices each, so a scan finds a slice's group.
+  KOKKOS_INLINE_FUNCTION void operator()(SliceTag, Index s) const
+  {
+    Index g = 0;
+    while (s >= groups(g).first_slot / slice_width + groups(g).num_slices) ++g;
+    DegreeGroup const group = groups(g);
+    slice_of_degree<1>(group, s - group.first_slot / slice_width);
+  }
+
+  template <int Degree>
+  KOKKOS_INLINE_FUNCTION void slice_of_degree(DegreeGroup const& group, Index s) const
+  {
+    if constexpr (Degree > max_unrolled_degree) {
+      for (Index j = s * slice_width; j < (s + 1) * slice_width && j < group.num_blocks; ++j) generic_block(group, j);
+    } else {
+      if (group.degree == Degree && Degree <= unrolled_degree_limit)
+        one_slice<Degree>(group, s);
+      else
+        slice_of_degree<Degree + 1>(group, s);
+    }
+  }
+
+  // Block j of the group, everything unrolled for its degree.
+  template <int Degree>
+  KOKKOS_INLINE_FUNCTION void one_block(DegreeGroup const& group, Index j) const
+  {
+    constexpr int entries = Degree * (Degree + 1) / 2;
+    Index const first = slot_first(group.first_slot + j);
+    MatrixScalar const* a = packed.data() + group.matrix_offset +
+                            static_cast<std::int64_t>(j / slice_width) * entries * slice_width + j % slice_width;
+    FieldScalar x[Degree];
+    FieldScalar y[Degree];
+    detail::static_for<Degree>([&](auto row) {
+      constexpr int i = decltype(row)::value;
+      x[i] = dt * curl(row_curl(first + i));
+      y[i] = u(first + i);
+    });
+    detail::static_for<Degree>([&](auto row) {
+      constexpr int i = decltype(row)::value;
+      constexpr int diagonal = i * Degree - i * (i - 1) / 2; // packed index of (i, i)
+      y[i] += static_cast<FieldScalar>(a[diagonal * slice_width]) * x[i];
+      detail::static_for<Degree - 1 - i>([&](auto offset) {
+        constexpr int c = i + 1 + decltype(offset)::value;
+        FieldScalar const entry = static_cast<FieldScalar>(a[(diagonal + c - i) * slice_width]);
+        y[i] += entry * x[c];
+        y[c] += entry * x[i];
+      });
+    });
+    detail::static_for<Degree>([&](auto row) { u(first + decltype(row)::value) = y[decltype(row)::value]; });
+  }
+
+  // Slice s of the group, the lanes innermost so that every statement is one SIMD loop. Padding
+  // lanes multiply zeros and are not written back. Unrolling the entries here instead, as on GPUs,
+  // made GCC vectorise across entries rather than lanes, several times slower.
+  template <int Degree>
+  KOKKOS_INLINE_FUNCTION void one_slice(DegreeGroup const& group, Index s) const
+  {
+    constexpr int entries = Degree * (Degree + 1) / 2;
+    Index first[slice_width];
+    FieldScalar x[Degree][slice_width];
+    FieldScalar y[Degree][slice_width];
+    for (int w = 0; w < slice_width; ++w) first[w] = slot_first(group.first_slot + s * slice_width + w);
+    for (int w = 0; w < slice_width; ++w)
+      for (int i = 0; i < Degree; ++i) {
+        if (first[w] < 0) {
+          x[i][w] = 0;
+          y[i][w] = 0;
+        } else {
+          x[i][w] = dt * curl(row_curl(first[w] + i));
+          y[i][w] = u(first[w] + i);
+        }
+      }
+    MatrixScalar const* a = packed.data() + group.matrix_offset + static_cast<std::int64_t>(s) * entries * slice_width;
+    for (int i = 0; i < Degree; ++i) {
+      for (int w = 0; w < slice_width; ++w) y[i][w] += static_cast<FieldScalar>(a[w]) * x[i][w];
+      a += slice_width;
+      for (int c = i + 1; c < Degree; ++c, a += slice_width)
+        for (int w = 0; w < slice_width; ++w) {
+          FieldScalar const entry = static_cast<FieldScalar>(a[w]);
+          y[i][w] += entry * x[c][w];
+          y[c][w] += entry * x[i][w];
+        }
+    }
+    for (int w = 0; w < slice_width; ++w)
+      if (first[w] >= 0)
+        for (int i = 0; i < Degree; ++i) u(first[w] + i) = y[i][w];
+  }
+
+  // Blocks of no compiled degree: row by row, each entry read from its packed place (twice, the
+  // second time from cache) and the curls gathered again per row, which such rare blocks afford.
+  KOKKOS_INLINE_FUNCTION void generic_block(DegreeGroup const& group, Index j) const
+  {
+    Index const d = group.degree;
+    Index const first = slot_first(group.first_slot + j);
+    MatrixScalar const* a = packed.data() + group.matrix_offset +
+                            static_cast<std::int64_t>(j / slice_width) * group.entries_per_block() * slice_width +
+                            j % slice_width;
+    for (Index i = 0; i < d; ++i) {
+      FieldScalar sum = u(first + i);
+      for (Index c = 0; c < d; ++c) {
+        std::int64_t const low = c < i ? c : i;
+        std::int64_t const high = c < i ? i : c;
+        std::int64_t const k = low * d - low * (low - 1) / 2 + (high - low);
+        sum += static_cast<FieldScalar>(a[k * slice_width]) * (dt * curl(row_curl(first + c)));
+      }
+      u(first + i) = sum;
+    }
+  }
+
+  // Compulsory traffic, each array element moved once: the packed entries (padding included), the
+  // slot -> first unknown map, the row -> curl map, the curls, the free unknowns read and written.
+  static std::int64_t bytes_moved(std::int64_t packed_entries, std::int64_t slots, Index num_free,
+                                  Index num_curled_edges)
+  {
+    return packed_entries * static_cast<std::int64_t>(sizeof(MatrixScalar)) +
+           slots * static_cast<std::int64_t>(sizeof(Index)) +
+           static_cast<std::int64_t>(num_free) * static_cast<std::int64_t>(sizeof(Index) + 2 * sizeof(FieldScalar)) +
+           static_cast<std::int64_t>(num_curled_edges) * static_cast<std::int64_t>(sizeof(FieldScalar));
+  }
+};
+
+namespace detail {
+
+// The one-thread-per-block form: a launch per degree group, compiled for its degree.
+template <int Degree = 1, class Kernel, class ExecutionSpace>
+void launch_degree_group(ExecutionSpace const& space, Kernel const& kernel)
+{
+  if constexpr (Degree > max_unrolled_degree) {
+    Kokkos::parallel_for("dgatd::Ampere::blocks", kernel.template block_policy<0>(space), kernel);
+  } else {
+    if (kernel.launch_group.degree == Degree && Degree <= kernel.unrolled_degree_limit)
+      Kokkos::parallel_for("dgatd::Ampere::blocks", kernel.template block_policy<Degree>(space), kernel);
+    else
+      launch_degree_group<Degree + 1>(space, kernel);
+  }
+}
+
+} // namespace detail
+
+// Traffic of the whole update, both passes, for the block pass the operators were uploaded for.
 template <class ExecutionSpace, class TetLayout, class MatrixScalar, class FieldScalar = Real>
 std::int64_t ampere_bytes_moved(DeviceOperators<ExecutionSpace, TetLayout, MatrixScalar> const& ops)
 {
-  return DualCurlKernel<ExecutionSpace, TetLayout, FieldScalar>::bytes_moved(
-             ops.num_curled_edges, static_cast<std::int64_t>(ops.edge_curl_pieces.extent(0)), ops.num_tets) +
-         AmpereKernel<ExecutionSpace, MatrixScalar, FieldScalar>::bytes_moved(ops.block_matrix_entries, ops.num_blocks,
-                                                                              ops.num_free, ops.num_curled_edges);
+  std::int64_t const curl_pass = DualCurlKernel<ExecutionSpace, TetLayout, FieldScalar>::bytes_moved(
+      ops.num_curled_edges, static_cast<std::int64_t>(ops.edge_curl_pieces.extent(0)), ops.num_tets);
+  if (stores_packed_blocks(ops.block_pass))
+    return curl_pass + InterleavedBlockKernel<ExecutionSpace, MatrixScalar, FieldScalar>::bytes_moved(
+                           static_cast<std::int64_t>(ops.packed_inverse.extent(0)),
+                           static_cast<std::int64_t>(ops.slot_first.extent(0)), ops.num_free, ops.num_curled_edges);
+  return curl_pass + AmpereKernel<ExecutionSpace, MatrixScalar, FieldScalar>::bytes_moved(
+                         ops.block_matrix_entries, ops.num_blocks, ops.num_free, ops.num_curled_edges);
 }
 
+// unrolled_degree_limit: interleaved groups of larger blocks run the generic kernel; tests lower it
+// to cover that kernel on meshes whose vertices are all of ordinary degree.
 template <class ExecutionSpace, class TetLayout, class MatrixScalar, class FieldScalar>
 void ampere_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace, TetLayout, MatrixScalar> const& ops,
-                   Fields<ExecutionSpace, TetLayout, FieldScalar> const& fields, FieldScalar dt)
+                   Fields<ExecutionSpace, TetLayout, FieldScalar> const& fields, FieldScalar dt,
+                   int unrolled_degree_limit = max_unrolled_degree)
 {
   compat::ScopedRegion region("dgatd::Ampere");
   DualCurlKernel<ExecutionSpace, TetLayout, FieldScalar> const curl_pass(ops, fields);
   Kokkos::parallel_for("dgatd::Ampere::dual_curl", curl_pass.policy(space), curl_pass);
-  AmpereKernel<ExecutionSpace, MatrixScalar, FieldScalar> const block_pass(ops, fields, dt);
-  if constexpr (AmpereKernel<ExecutionSpace, MatrixScalar, FieldScalar>::runs_on_host)
-    Kokkos::parallel_for("dgatd::Ampere::blocks", block_pass.host_policy(space), block_pass);
-  else
+  using Full = AmpereKernel<ExecutionSpace, MatrixScalar, FieldScalar>;
+  switch (ops.block_pass) {
+  case AmpereBlockPass::columns: {
+    Full const block_pass(ops, fields, dt);
+    Kokkos::parallel_for("dgatd::Ampere::blocks", block_pass.columns_policy(space), block_pass);
+    break;
+  }
+  case AmpereBlockPass::team_rows: {
+    Full const block_pass(ops, fields, dt);
     Kokkos::parallel_for("dgatd::Ampere::blocks", block_pass.team_policy(space), block_pass);
+    break;
+  }
+  case AmpereBlockPass::interleaved: {
+    InterleavedBlockKernel<ExecutionSpace, MatrixScalar, FieldScalar> block_pass(ops, fields, dt,
+                                                                                 unrolled_degree_limit);
+    for (auto const& group : ops.degree_groups) {
+      block_pass.launch_group = group;
+      detail::launch_degree_group(space, block_pass);
+    }
+    break;
+  }
+  case AmpereBlockPass::interleaved_simd: {
+    InterleavedBlockKernel<ExecutionSpace, MatrixScalar, FieldScalar> const block_pass(ops, fields, dt,
+                                                                                       unrolled_degree_limit);
+    Kokkos::parallel_for("dgatd::Ampere::blocks", block_pass.slice_policy(space), block_pass);
+    break;
+  }
+  }
 }
 
 } // namespace dgatd::kernels

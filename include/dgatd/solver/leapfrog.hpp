@@ -35,8 +35,11 @@ public:
   using Operators = kernels::DeviceOperators<ExecutionSpace, TetLayout, Real>;
   using FieldSet = kernels::Fields<ExecutionSpace, TetLayout, Real>;
 
-  FractionedLeapfrog(ExecutionSpace const& space, dga::HostOperators const& host)
-      : space_(space), ops_(kernels::upload<ExecutionSpace, TetLayout, Real>(host)),
+  // block_pass: how Ampere multiplies the dual-block inverses (kernels::AmpereBlockPass); the
+  // default is the one chosen for this kind of backend (kernels::default_block_pass).
+  FractionedLeapfrog(ExecutionSpace const& space, dga::HostOperators const& host,
+                     kernels::AmpereBlockPass block_pass = kernels::default_block_pass<ExecutionSpace>())
+      : space_(space), ops_(kernels::upload<ExecutionSpace, TetLayout, Real>(host, block_pass)),
         fields_(kernels::make_fields<ExecutionSpace, TetLayout, Real>(ops_)),
         f_previous_("dgatd::f_hat_previous", ops_.num_tets)
   {
