@@ -53,16 +53,17 @@ inline bool stores_packed_blocks(AmpereBlockPass pass)
   return pass == AmpereBlockPass::interleaved || pass == AmpereBlockPass::interleaved_simd;
 }
 
-// What each backend runs unless told otherwise (README, Performance). Both defaults read the packed
-// interleaved storage, 30 % fewer bytes than the full blocks. On GPUs one thread per block: only
-// interleaved entries let consecutive threads read consecutive addresses. On CPU cores a slice of
-// blocks per work item in SIMD lanes: on the project's 2-core EPYC its Ampere update took 0.8 of
-// the time of the column-wise one over full blocks, the previous default.
+// What each backend runs unless told otherwise (README, Performance). On GPUs one thread per block
+// over the packed interleaved storage (30 % fewer bytes than the full blocks): only interleaved
+// entries let consecutive threads read consecutive addresses. On CPU cores the column-wise pass
+// over full blocks: the SIMD slice pass moves fewer bytes and took 0.8-0.9 of its time on a quiet
+// 2-core EPYC, but with SSE2 it issues twice the instructions per byte, and on a loaded machine
+// (these shared ones, CI) it fell to 0.5-0.7 of the triad where the column-wise pass held 0.9.
 template <class ExecutionSpace>
 constexpr AmpereBlockPass default_block_pass()
 {
   return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecutionSpace::memory_space>::accessible
-             ? AmpereBlockPass::interleaved_simd
+             ? AmpereBlockPass::columns
              : AmpereBlockPass::interleaved;
 }
 
