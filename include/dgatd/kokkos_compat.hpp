@@ -7,12 +7,6 @@
 
 namespace dgatd::compat {
 
-#if KOKKOS_VERSION >= 30700
-namespace kmath = Kokkos;
-#else
-namespace kmath = Kokkos::Experimental;
-#endif
-
 template <class ExecutionSpace>
 void fence(ExecutionSpace const& space, [[maybe_unused]] std::string const& label)
 {
@@ -41,9 +35,6 @@ auto create_mirror_view_no_init(V const& v)
   return Kokkos::create_mirror_view(Kokkos::HostSpace(), v, Kokkos::WithoutInitializing);
 #endif
 }
-
-template <class V>
-using host_mirror_t = typename V::host_mirror_type;
 
 } // namespace dgatd::compat
 

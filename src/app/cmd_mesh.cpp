@@ -86,8 +86,8 @@ void add_mesh_command(CLI::App& app, Action* action)
   command->add_option("--height", options->height, "Cylinder height (m), from z = 0");
   command->add_option("--h", options->h, "Target edge length (m)")->required();
   command->add_flag("--reproducible", options->reproducible,
-                    "Mesh with Gmsh's classic Delaunay on one thread: the same mesh on every run, about 7x slower "
-                    "than the default parallel HXT mesher");
+                    "Mesh with Gmsh's classic Delaunay: the same mesh on every run, about 7x slower than the "
+                    "default HXT mesher");
   auto* inner_box =
       command
           ->add_option("--inner-box", options->inner_box, "x0 y0 z0 dx dy dz: an inner box (physical volume \"inner\")")

@@ -1,5 +1,9 @@
 #include "dgatd/mesh/geometry.hpp"
 
+#include "dgatd/host_parallel.hpp"
+
+#include <cstdint>
+
 namespace dgatd::mesh {
 namespace {
 
@@ -28,21 +32,21 @@ Geometry build_geometry(Mesh const& mesh, Topology const& topology)
   auto const& p = mesh.points;
   g.tet_volume.resize(mesh.tets.size());
   g.tet_barycentre.resize(mesh.tets.size());
-  for (std::size_t t = 0; t < mesh.tets.size(); ++t) {
+  host_parallel_for("dgatd::geometry::tets", mesh.num_tets(), [&](std::int64_t t) {
     auto const& v = mesh.tets[t];
     g.tet_volume[t] = dot(sub(p[v[1]], p[v[0]]), cross(sub(p[v[2]], p[v[0]]), sub(p[v[3]], p[v[0]]))) / 6.0;
     for (int c = 0; c < 3; ++c) g.tet_barycentre[t][c] = 0.25 * (p[v[0]][c] + p[v[1]][c] + p[v[2]][c] + p[v[3]][c]);
-  }
+  });
   g.face_barycentre.resize(topology.face_vertices.size());
-  for (std::size_t f = 0; f < topology.face_vertices.size(); ++f) {
+  host_parallel_for("dgatd::geometry::faces", topology.num_faces(), [&](std::int64_t f) {
     auto const& v = topology.face_vertices[f];
     for (int c = 0; c < 3; ++c) g.face_barycentre[f][c] = (p[v[0]][c] + p[v[1]][c] + p[v[2]][c]) / 3.0;
-  }
+  });
   g.edge_midpoint.resize(topology.edge_vertices.size());
-  for (std::size_t e = 0; e < topology.edge_vertices.size(); ++e) {
+  host_parallel_for("dgatd::geometry::edges", topology.num_edges(), [&](std::int64_t e) {
     auto const& v = topology.edge_vertices[e];
     for (int c = 0; c < 3; ++c) g.edge_midpoint[e][c] = 0.5 * (p[v[0]][c] + p[v[1]][c]);
-  }
+  });
   return g;
 }
 

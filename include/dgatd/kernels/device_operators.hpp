@@ -5,6 +5,7 @@
 // dual-block inverses are stored the way the chosen Ampere block pass reads them.
 
 #include "dgatd/dga/operators.hpp"
+#include "dgatd/host_parallel.hpp"
 #include "dgatd/kernels/interleaved_blocks.hpp"
 #include "dgatd/kokkos_compat.hpp"
 #include "dgatd/types.hpp"
@@ -122,7 +123,8 @@ DeviceView upload_flat(std::string const& label, HostVector const& values)
 {
   DeviceView view(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), values.size());
   auto host = compat::create_mirror_view_no_init(view);
-  for (std::size_t i = 0; i < values.size(); ++i) host(i) = static_cast<typename DeviceView::value_type>(values[i]);
+  host_parallel_for("dgatd::upload", static_cast<std::int64_t>(values.size()),
+                    [&](std::int64_t i) { host(i) = static_cast<typename DeviceView::value_type>(values[i]); });
   Kokkos::deep_copy(view, host);
   return view;
 }
@@ -132,9 +134,10 @@ DeviceView upload_rows(std::string const& label, HostRows const& rows)
 {
   DeviceView view(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), rows.size());
   auto host = compat::create_mirror_view_no_init(view);
-  for (std::size_t i = 0; i < rows.size(); ++i)
+  host_parallel_for("dgatd::upload", static_cast<std::int64_t>(rows.size()), [&](std::int64_t i) {
     for (std::size_t c = 0; c < rows[i].size(); ++c)
       host(i, c) = static_cast<typename DeviceView::value_type>(rows[i][c]);
+  });
   Kokkos::deep_copy(view, host);
   return view;
 }
@@ -145,8 +148,9 @@ std::vector<Index> piece_offsets(std::vector<std::uint32_t> const& entries, std:
 {
   std::vector<Index> offsets(entries.size());
   for (std::size_t i = 0; i < entries.size(); ++i) {
-    auto const tet = static_cast<std::int64_t>(entries[i] >> 3);
-    auto const edge = static_cast<std::int64_t>(entries[i] & 7u);
+    auto const piece = dga::decode_curl_piece(entries[i]);
+    auto const tet = static_cast<std::int64_t>(piece.tet);
+    auto const edge = static_cast<std::int64_t>(piece.local_edge);
     offsets[i] = static_cast<Index>(std::is_same_v<TetLayout, Kokkos::LayoutRight>
                                         ? 6 * tet + edge
                                         : tet + edge * static_cast<std::int64_t>(num_tets));

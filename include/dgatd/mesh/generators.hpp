@@ -24,9 +24,9 @@ struct GeneratorSpec {
   std::string shape;            // "box", "cylinder" or "waveguide"
   std::array<double, 3> size{}; // box: a, b, d; waveguide: a, b, L; cylinder: radius, height, unused
   double element_size = 0;      // target edge length h
-  // By default Gmsh's parallel volume mesher (HXT) runs on every host thread; its meshes differ
-  // slightly from run to run. Reproducible: the classic Delaunay mesher on one thread, the same
-  // mesh on every run and machine, about 7x slower.
+  // By default Gmsh's HXT volume mesher (on one thread: see build_model); its meshes differ slightly
+  // from run to run. Reproducible: the classic Delaunay mesher, the same mesh on every run and
+  // machine, about 7x slower.
   bool reproducible = false;
   InnerRegion inner;
 };

@@ -48,8 +48,6 @@ public:
   Operators const& operators() const { return ops_; }
   FieldSet const& fields() const { return fields_; }
   double dt() const { return dt_; }
-  std::int64_t steps_done() const { return steps_; }
-  double time() const { return steps_ * dt_; }
   void set_dt(double dt) { dt_ = dt; }
 
   void add_current_source(CurrentStencil const& stencil, double amplitude, Waveform waveform)
