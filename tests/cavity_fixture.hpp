@@ -8,6 +8,9 @@
 #include "dgatd/mesh/topology.hpp"
 #include "dgatd/solver/stencils.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
 #include <vector>
 
 namespace dgatd::testing {
@@ -41,6 +44,18 @@ inline Cavity pec_box(double a, double b, double d, int nx, int ny, int nz, doub
   dga::Materials materials{std::vector<double>(c.mesh.tets.size(), 1.0), std::vector<double>(c.mesh.tets.size(), 1.0)};
   c.operators = dga::assemble(c.mesh, c.topology, c.geometry, materials, kinds, options);
   return c;
+}
+
+// Largest absolute difference over the largest reference magnitude: the max-norm relative error
+// the equivalence and variant tests compare with their rounding bounds.
+inline double relative_difference(std::vector<double> const& a, std::vector<double> const& reference)
+{
+  double diff = 0, scale = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    diff = std::max(diff, std::abs(a[i] - reference[i]));
+    scale = std::max(scale, std::abs(reference[i]));
+  }
+  return diff / scale;
 }
 
 } // namespace dgatd::testing

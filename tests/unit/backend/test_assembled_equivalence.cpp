@@ -12,18 +12,9 @@
 #include <vector>
 
 namespace {
+using dgatd::testing::relative_difference;
 
 using TestSpace = DGATD_TEST_EXEC_SPACE;
-
-double relative_difference(std::vector<double> const& a, std::vector<double> const& b)
-{
-  double diff = 0, scale = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    diff = std::max(diff, std::abs(a[i] - b[i]));
-    scale = std::max(scale, std::abs(b[i]));
-  }
-  return diff / scale;
-}
 
 TEST(AssembledEquivalence, DipoleInJitteredCavityAfterThousandSteps)
 {

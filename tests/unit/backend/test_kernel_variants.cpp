@@ -18,6 +18,7 @@
 #include <vector>
 
 namespace {
+using dgatd::testing::relative_difference;
 
 using TestSpace = DGATD_TEST_EXEC_SPACE;
 using dgatd::Index;
@@ -95,16 +96,6 @@ Snapshot one_update(dgatd::dga::HostOperators const& host, AmpereBlockPass pass,
   dgatd::kernels::ampere_update(space, ops, fields, dt, unrolled_degree_limit);
   space.fence();
   return snapshot(fields);
-}
-
-double relative_difference(std::vector<double> const& a, std::vector<double> const& reference)
-{
-  double diff = 0, scale = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    diff = std::max(diff, std::abs(a[i] - reference[i]));
-    scale = std::max(scale, std::abs(reference[i]));
-  }
-  return diff / scale;
 }
 
 double stable_dt()
