@@ -27,8 +27,15 @@ void build_dual_curl(mesh::Topology const& topology, DofLayout const& layout, st
                      HostOperators& ops)
 {
   Index const num_blocks = layout.num_blocks();
-  auto first_block = [&](Index e) {
-    return std::min(block_of_vertex[topology.edge_vertices[e][0]], block_of_vertex[topology.edge_vertices[e][1]]);
+  // visit(e) for every edge with a free half that block b meets first among its two blocks, in v2e order.
+  auto edges_met_first = [&](Index b, auto&& visit) {
+    Index const v = layout.block_vertex[b];
+    for (Index h = topology.v2e_offsets[v]; h < topology.v2e_offsets[v + 1]; ++h) {
+      Index const e = topology.v2e[h];
+      Index const first_block =
+          std::min(block_of_vertex[topology.edge_vertices[e][0]], block_of_vertex[topology.edge_vertices[e][1]]);
+      if (layout.dof_of_half_edge[h] < layout.num_free && first_block == b) visit(e);
+    }
   };
   auto tets_holding = [&](Index v, Index e, auto&& visit) {
     for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1]; ++i) {
@@ -41,13 +48,10 @@ void build_dual_curl(mesh::Topology const& topology, DofLayout const& layout, st
   std::vector<Index> new_edges(static_cast<std::size_t>(num_blocks) + 1, 0);
   std::vector<Index> new_entries(static_cast<std::size_t>(num_blocks) + 1, 0);
   host_parallel_for("dgatd::assemble::curl_counts", num_blocks, [&](std::int64_t b) {
-    Index const v = layout.block_vertex[b];
-    for (Index h = topology.v2e_offsets[v]; h < topology.v2e_offsets[v + 1]; ++h) {
-      Index const e = topology.v2e[h];
-      if (layout.dof_of_half_edge[h] >= layout.num_free || first_block(e) != b) continue;
+    edges_met_first(b, [&](Index e) {
       ++new_edges[b + 1];
-      tets_holding(v, e, [&](Index, int) { ++new_entries[b + 1]; });
-    }
+      tets_holding(layout.block_vertex[b], e, [&](Index, int) { ++new_entries[b + 1]; });
+    });
   });
   std::partial_sum(new_edges.begin(), new_edges.end(), new_edges.begin());
   std::partial_sum(new_entries.begin(), new_entries.end(), new_entries.begin());
@@ -56,16 +60,14 @@ void build_dual_curl(mesh::Topology const& topology, DofLayout const& layout, st
   ops.edge_curl_entries.resize(static_cast<std::size_t>(new_entries.back()));
   std::vector<Index> curled_of_edge(static_cast<std::size_t>(topology.num_edges()), -1);
   host_parallel_for("dgatd::assemble::curl_entries", num_blocks, [&](std::int64_t b) {
-    Index const v = layout.block_vertex[b];
     Index curled = new_edges[b];
     Index entry = new_entries[b];
-    for (Index h = topology.v2e_offsets[v]; h < topology.v2e_offsets[v + 1]; ++h) {
-      Index const e = topology.v2e[h];
-      if (layout.dof_of_half_edge[h] >= layout.num_free || first_block(e) != b) continue;
+    edges_met_first(b, [&](Index e) {
       curled_of_edge[e] = curled;
-      tets_holding(v, e, [&](Index t, int k) { ops.edge_curl_entries[entry++] = encode_curl_piece(t, k); });
+      tets_holding(layout.block_vertex[b], e,
+                   [&](Index t, int k) { ops.edge_curl_entries[entry++] = encode_curl_piece(t, k); });
       ops.edge_curl_offsets[++curled] = entry;
-    }
+    });
   });
   ops.row_curl.assign(static_cast<std::size_t>(layout.num_free), -1);
   host_parallel_for("dgatd::assemble::row_curl", num_blocks, [&](std::int64_t b) {
