@@ -1,8 +1,11 @@
 #pragma once
-// Running the real dgatd executable on a configuration, as a user does, and reading what it wrote.
+// Running a configuration through the library (the physics cases) or through the real dgatd
+// executable (the command-line cases), and reading what it wrote.
 
-#include "dgatd/io/results.hpp"
-#include "dgatd/io/spectrum.hpp"
+#include "dgatd/io/analysis/results.hpp"
+#include "dgatd/io/analysis/spectrum.hpp"
+#include "dgatd/io/input/config.hpp"
+#include "dgatd/simulation/simulation.hpp"
 #include "scratch_directory.hpp"
 
 #include <algorithm>
@@ -46,6 +49,15 @@ inline CommandResult run_dgatd(std::string const& arguments, std::filesystem::pa
   std::filesystem::remove(out);
   std::filesystem::remove(err);
   return r;
+}
+
+// What `dgatd run config -o output` does, through the library and silently.
+inline simulation::RunResult run_config(std::string const& config_path, std::string const& output)
+{
+  simulation::SimulationOptions options;
+  options.output_path = output;
+  simulation::Simulation simulation(io::load_config(config_path), options);
+  return simulation.run();
 }
 
 // One component (0, 1, 2) of a probe's record.

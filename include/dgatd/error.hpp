@@ -2,6 +2,7 @@
 // Errors at the boundary (input files, meshes, configuration): what, where and how to fix it.
 // They are caught once in main and printed as one line.
 
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -15,5 +16,15 @@ public:
   {
   }
 };
+
+// A number in a message as the user would write it: up to 15 significant digits, so the value a
+// user typed reads back unchanged.
+inline std::string format_number(double value)
+{
+  std::ostringstream out;
+  out.precision(15);
+  out << value;
+  return out.str();
+}
 
 } // namespace dgatd

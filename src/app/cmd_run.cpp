@@ -1,18 +1,84 @@
-// `dgatd run CONFIG.toml [--output FILE.h5]`.
+// `dgatd run CONFIG.toml [--output FILE.h5] [--restart FILE.checkpoint.h5]`.
 #include "commands.hpp"
-#include "simulation.hpp"
 
+#include "dgatd/io/input/config.hpp"
+#include "dgatd/simulation/simulation.hpp"
+
+#include <atomic>
+#include <csignal>
+#include <iostream>
 #include <memory>
+#include <string>
 
 namespace dgatd::app {
+namespace {
+
+struct RunOptions {
+  std::string config_path;
+  std::string output_override;
+  std::string restart_from;
+};
+
+std::atomic<bool> stop_requested{false};
+volatile std::sig_atomic_t stopping_signal = 0;
+extern "C" void request_stop(int signal)
+{
+  stopping_signal = signal;
+  stop_requested = true;
+}
+
+// Ctrl-C, and SIGTERM (what batch schedulers send at the time limit), end the time loop cleanly
+// with a checkpoint; outside the loop's object the default behaviour returns.
+class StopSignals {
+public:
+  StopSignals()
+      : previous_interrupt_(std::signal(SIGINT, request_stop)), previous_terminate_(std::signal(SIGTERM, request_stop))
+  {
+  }
+  ~StopSignals()
+  {
+    std::signal(SIGINT, previous_interrupt_);
+    std::signal(SIGTERM, previous_terminate_);
+  }
+  StopSignals(StopSignals const&) = delete;
+  StopSignals& operator=(StopSignals const&) = delete;
+
+private:
+  void (*previous_interrupt_)(int);
+  void (*previous_terminate_)(int);
+};
+
+int run(RunOptions const& options)
+{
+  auto const config = io::load_config(options.config_path);
+  simulation::SimulationOptions settings;
+  settings.output_path = options.output_override;
+  settings.restart_from = options.restart_from;
+  settings.report = &std::cout;
+  settings.stop_requested = &stop_requested;
+  StopSignals const signals;
+  simulation::Simulation simulation(config, settings);
+  auto const result = simulation.run();
+  if (result.complete) return 0;
+  std::cerr << "dgatd: " << (stopping_signal == SIGTERM ? "terminated" : "interrupted") << " after " << result.steps
+            << " of " << simulation.plan().steps << " steps; " << simulation.output_path()
+            << " holds the results so far (complete = 0); continue with: dgatd run " << options.config_path
+            << (options.output_override.empty() ? "" : " -o " + options.output_override) << " --restart "
+            << result.checkpoint << "\n";
+  return 128 + (stopping_signal ? static_cast<int>(stopping_signal) : SIGINT);
+}
+
+} // namespace
 
 void add_run_command(CLI::App& app, Action* action)
 {
   auto options = std::make_shared<RunOptions>();
-  auto* run = app.add_subcommand("run", "Run a simulation described by a TOML configuration file");
-  run->add_option("config", options->config_path, "Configuration file (see inputs/ for examples)")->required();
-  run->add_option("-o,--output", options->output_override, "HDF5 output file (overrides [output] file)");
-  run->callback([options, action]() { *action = [options]() { return run_simulation(*options); }; });
+  auto* command = app.add_subcommand("run", "Run a simulation described by a TOML configuration file");
+  command->add_option("config", options->config_path, "Configuration file (see inputs/ for examples)")->required();
+  command->add_option("-o,--output", options->output_override, "HDF5 output file (overrides [output] file)");
+  command->add_option("--restart", options->restart_from,
+                      "Continue the run from its checkpoint (<output>.checkpoint.h5), appending to its output");
+  command->callback([options, action]() { *action = [options]() { return run(*options); }; });
 }
 
 } // namespace dgatd::app

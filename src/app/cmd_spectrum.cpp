@@ -3,8 +3,8 @@
 #include "commands.hpp"
 
 #include "dgatd/error.hpp"
-#include "dgatd/io/results.hpp"
-#include "dgatd/io/spectrum.hpp"
+#include "dgatd/io/analysis/results.hpp"
+#include "dgatd/io/analysis/spectrum.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,7 @@
 #include "dgatd/solver/stencils.hpp"
 
 #include "dgatd/error.hpp"
+#include "dgatd/host_parallel.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -113,25 +114,22 @@ ProbeStencil probe_stencil(MeshView const& m, dga::DofLayout const& layout, std:
 {
   auto const located = locate_subregion(m, layout, "probe '" + name + "'", x);
   ProbeStencil probe;
-  probe.tet = located.tet;
-  probe.dofs.fill(layout.zero_slot);
+  Index const t = located.tet;
   int const first = reading == ProbeReading::subregion ? located.local_vertex : 0;
   int const last = reading == ProbeReading::subregion ? located.local_vertex + 1 : 4;
-  auto const lambda = mesh::barycentric(m.mesh, located.tet, x);
+  auto const lambda = mesh::barycentric(m.mesh, t, x);
   for (int lv = first; lv < last; ++lv) {
     double const share =
         reading == ProbeReading::subregion ? 1.0 : (reading == ProbeReading::tet_average ? 0.25 : lambda[lv]);
-    SubregionFrame frame;
-    frame.tet = located.tet;
-    frame.local_vertex = lv;
-    fill_frame(m, layout, frame);
+    auto const s = mesh::subregion(m.mesh, m.topology, m.geometry, t, lv);
     for (int i = 0; i < 3; ++i) {
       int const k = 3 * (lv - first) + i;
-      probe.dofs[k] = frame.dofs[i];
-      probe.faces[k] = frame.faces[i];
+      probe.edges[k] = m.topology.tet_edges[t][mesh::kVertexEdges[lv][i]];
+      probe.faces[k] = m.topology.tet_faces[t][mesh::kVertexFaces[lv][i]];
+      double const face_share = m.topology.face_tets[probe.faces[k]][1] < 0 ? 1.0 : 0.5;
       for (int c = 0; c < 3; ++c) {
-        probe.w[k][c] = share * frame.w[i][c];
-        probe.w_dual[k][c] = share * frame.w_dual[i][c];
+        probe.w[k][c] = share * 0.5 * s.w[i][c];
+        probe.w_dual[k][c] = share * face_share * s.w_dual[i][c];
       }
     }
   }
@@ -247,27 +245,26 @@ std::vector<double> project_field(MeshView const& m, dga::DofLayout const& layou
   return values;
 }
 
-void tet_average_fields(MeshView const& m, dga::DofLayout const& layout, std::vector<double> const& u,
-                        std::vector<double> const& f, std::vector<Vec3>& e, std::vector<Vec3>& h)
+void tet_average_fields(MeshView const& m, std::vector<double> const& edge_circulations,
+                        std::vector<double> const& face_circulations, std::vector<Vec3>& e, std::vector<Vec3>& h)
 {
   Index const num_tets = m.mesh.num_tets();
   e.assign(num_tets, Vec3{0, 0, 0});
   h.assign(num_tets, Vec3{0, 0, 0});
-  for (Index t = 0; t < num_tets; ++t)
+  host_parallel_for("dgatd::tet_average_fields", num_tets, [&](std::int64_t t) {
     for (int lv = 0; lv < 4; ++lv) {
-      auto const s = mesh::subregion(m.mesh, m.topology, m.geometry, t, lv);
-      Index const v = m.mesh.tets[t][lv];
+      auto const s = mesh::subregion(m.mesh, m.topology, m.geometry, static_cast<Index>(t), lv);
       for (int i = 0; i < 3; ++i) {
-        Index const edge = m.topology.tet_edges[t][mesh::kVertexEdges[lv][i]];
-        Index const half = mesh::half_edge_of(m.topology, edge, v);
-        double const u_i = u[layout.dof_of_half_edge[half]];
-        double const f_i = f[4 * static_cast<std::size_t>(t) + mesh::kVertexFaces[lv][i]];
+        double const u_i = 0.5 * edge_circulations[m.topology.tet_edges[t][mesh::kVertexEdges[lv][i]]];
+        Index const face = m.topology.tet_faces[t][mesh::kVertexFaces[lv][i]];
+        double const f_i = face_circulations[face] * (m.topology.face_tets[face][1] < 0 ? 1.0 : 0.5);
         for (int c = 0; c < 3; ++c) {
           e[t][c] += 0.25 * u_i * s.w[i][c];
           h[t][c] += 0.25 * f_i * s.w_dual[i][c];
         }
       }
     }
+  });
 }
 
 } // namespace dgatd::solver

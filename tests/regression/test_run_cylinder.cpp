@@ -8,16 +8,14 @@
 
 namespace {
 
-using dgatd::testing::run_dgatd;
+using dgatd::testing::run_config;
 using dgatd::testing::ScratchDirectory;
 
 TEST(CylinderResonator, TmModesAndEnergyAfterTheSource)
 {
   ScratchDirectory scratch("cylinder");
   std::string const output = (scratch.path() / "cylinder.h5").string();
-  auto const run = run_dgatd("run " + std::string(DGATD_SOURCE_DIR) + "/inputs/cylinder_resonator.toml -o " + output,
-                             scratch.path());
-  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_TRUE(run_config(std::string(DGATD_SOURCE_DIR) + "/inputs/cylinder_resonator.toml", output).complete);
 
   auto const probe = dgatd::io::read_probe(output, "off_axis", 'E');
   double const dt = dgatd::io::uniform_step(probe.time, output);

@@ -15,7 +15,7 @@
 namespace {
 
 using dgatd::testing::component;
-using dgatd::testing::run_dgatd;
+using dgatd::testing::run_config;
 using dgatd::testing::ScratchDirectory;
 
 constexpr double c0 = 299792458.0;
@@ -96,8 +96,7 @@ TEST(Waveguide, Te10PulseShapeAndPropagationConstant)
       "waveform = \"modulated_gaussian\"\nfrequency = 4.5e9\nsigma = " + number(sigma) + "\nt0 = " + number(5 * sigma);
   auto const config = scratch.write("pulse.toml", waveguide_config(waveform, 5.5e-9));
   std::string const output = (scratch.path() / "pulse.h5").string();
-  auto const run = run_dgatd("run " + config + " -o " + output, scratch.path());
-  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_TRUE(run_config(config, output).complete);
 
   auto const axis = dgatd::io::read_probe(output, "axis_10", 'E');
   auto const near = dgatd::io::read_probe(output, "axis_11", 'E');
@@ -142,8 +141,7 @@ TEST(Waveguide, EvanescentBelowCutoff)
   auto const config =
       scratch.write("sine.toml", waveguide_config("waveform = \"sine\"\nfrequency = 2e9\nramp = 3e-9", 8e-9));
   std::string const output = (scratch.path() / "sine.h5").string();
-  auto const run = run_dgatd("run " + config + " -o " + output, scratch.path());
-  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_TRUE(run_config(config, output).complete);
   auto const axis = dgatd::io::read_probe(output, "axis_10", 'E');
   auto const ey = component(axis, 1);
   double steady = 0;

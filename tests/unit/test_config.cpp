@@ -1,7 +1,7 @@
 // The run configuration: a full file parses to the expected values, and every kind of mistake is
 // one dgatd::Error line naming the file, the line and the key.
 #include "dgatd/error.hpp"
-#include "dgatd/io/config.hpp"
+#include "dgatd/io/input/config.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -147,7 +147,7 @@ TEST(Config, FullFileParsesToExpectedValues)
   EXPECT_DOUBLE_EQ(dipole.position[0], 0.5);
   EXPECT_DOUBLE_EQ(dipole.position[2], 0.3);
   EXPECT_DOUBLE_EQ(dipole.direction[2], 1.0); // normalised
-  EXPECT_EQ(dipole.waveform.kind, dgatd::io::WaveformKind::modulated_gaussian);
+  EXPECT_EQ(dipole.waveform.kind, dgatd::solver::WaveformKind::modulated_gaussian);
   EXPECT_DOUBLE_EQ(dipole.waveform.amplitude, 2.5);
   EXPECT_DOUBLE_EQ(dipole.waveform.t0, 1e-9);
   EXPECT_DOUBLE_EQ(dipole.waveform.sigma, 2e-10);
@@ -155,7 +155,7 @@ TEST(Config, FullFileParsesToExpectedValues)
   auto const& port = c.sources[1];
   EXPECT_EQ(port.kind, dgatd::io::SourceKind::port_te10);
   EXPECT_EQ(port.surface, "port_in");
-  EXPECT_EQ(port.waveform.kind, dgatd::io::WaveformKind::sine);
+  EXPECT_EQ(port.waveform.kind, dgatd::solver::WaveformKind::sine);
   EXPECT_DOUBLE_EQ(port.waveform.amplitude, 100.0);
   EXPECT_DOUBLE_EQ(port.waveform.ramp, 3.0 / 2e9); // default: three periods
   auto const& edge = c.sources[2];

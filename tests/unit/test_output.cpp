@@ -1,9 +1,9 @@
 // The run's HDF5 file and its XDMF description: contents read back with the HDF5 C API, the
 // .partial life cycle, and (when ParaView is installed) that ParaView opens the .xdmf.
 #include "dgatd/error.hpp"
-#include "dgatd/io/hdf5_handle.hpp"
-#include "dgatd/io/output.hpp"
-#include "dgatd/io/results.hpp"
+#include "dgatd/io/analysis/results.hpp"
+#include "dgatd/io/output/hdf5_writer.hpp"
+#include "io/hdf5_handle.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -18,7 +18,7 @@
 namespace {
 
 namespace fs = std::filesystem;
-using dgatd::io::OutputFile;
+using dgatd::io::Hdf5Writer;
 using dgatd::io::ProbeSample;
 using dgatd::io::Vec3;
 using dgatd::io::hdf5::Handle;
@@ -129,7 +129,7 @@ TEST_F(Output, WritesEverythingAndReadsBack)
   // More steps than one buffer holds, so rows are appended in several flushes.
   constexpr int steps = 5000;
   {
-    OutputFile out(path, attributes());
+    Hdf5Writer out(path, attributes());
     EXPECT_TRUE(fs::exists(path + ".partial"));
     EXPECT_FALSE(fs::exists(path));
     out.write_mesh(points, tets, region);
@@ -218,7 +218,7 @@ TEST_F(Output, XdmfDescribesMeshAndSnapshots)
 {
   std::string const path = file("cavity.h5");
   {
-    OutputFile out(path, attributes());
+    Hdf5Writer out(path, attributes());
     out.write_mesh(points, tets, region);
     out.write_snapshot(1e-12, {{1, 0, 0}, {0, 1, 0}}, {{0, 0, 1}, {1, 1, 1}});
     out.write_snapshot(2e-12, {{2, 0, 0}, {0, 2, 0}}, {{0, 0, 2}, {2, 2, 2}});
@@ -270,7 +270,7 @@ TEST_F(Output, XdmfWithoutSnapshotsStillHasTheMesh)
 {
   std::string const path = file("mesh_only.h5");
   {
-    OutputFile out(path, attributes());
+    Hdf5Writer out(path, attributes());
     out.write_mesh(points, tets, region);
     out.close(true);
   }
@@ -284,7 +284,7 @@ TEST_F(Output, InterruptedRunIsMarkedIncomplete)
 {
   std::string const path = file("interrupted.h5");
   {
-    OutputFile out(path, attributes());
+    Hdf5Writer out(path, attributes());
     out.add_probe("p", {0, 0, 0});
     for (int n = 1; n <= 3; ++n) out.append_step(n * 1e-12, {sample(n, 1)});
     out.close(false);
@@ -301,7 +301,7 @@ TEST_F(Output, DestructorWithoutCloseLeavesNothing)
 {
   std::string const path = file("failed.h5");
   {
-    OutputFile out(path, attributes());
+    Hdf5Writer out(path, attributes());
     out.write_mesh(points, tets, region);
     out.add_probe("p", {0, 0, 0});
     out.append_step(1e-12, {sample(1, 1)});
@@ -328,7 +328,7 @@ TEST_F(Output, ReaderErrorsNameTheProblem)
 {
   std::string const path = file("run.h5");
   {
-    OutputFile out(path, attributes());
+    Hdf5Writer out(path, attributes());
     out.add_probe("alpha", {0, 0, 0});
     out.add_probe("beta", {0, 0, 0});
     out.close(true);

@@ -1,8 +1,8 @@
 // Spectral peak finding on synthetic probe signals with known frequencies, and the source
 // waveforms' time shapes.
 #include "dgatd/error.hpp"
-#include "dgatd/io/config.hpp"
-#include "dgatd/io/spectrum.hpp"
+#include "dgatd/io/analysis/spectrum.hpp"
+#include "dgatd/io/input/config.hpp"
 
 #include <gtest/gtest.h>
 
@@ -136,8 +136,8 @@ TEST(Spectrum, UniformStep)
 
 TEST(Waveform, ValuesAndEndTimes)
 {
-  using dgatd::io::Waveform;
-  using dgatd::io::WaveformKind;
+  using dgatd::solver::Waveform;
+  using dgatd::solver::WaveformKind;
   Waveform gaussian;
   gaussian.kind = WaveformKind::gaussian;
   gaussian.t0 = 1e-9;

@@ -61,6 +61,36 @@ public:
                         detail::upload_flat<Vector>("dgatd::assembled_source_weights", weights), std::move(waveform)});
   }
 
+  // Prescribed edge values U_e = g(t) weight_e (ports), set after each step like the fractioned
+  // prescribed half-edges.
+  void add_prescribed(std::vector<Index> const& edges, std::vector<double> const& weights, double amplitude,
+                      std::function<double(double)> waveform)
+  {
+    std::vector<double> scaled(weights);
+    for (auto& w : scaled) w *= amplitude;
+    prescribed_.push_back(
+        {detail::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::assembled_port_edges", edges),
+         detail::upload_flat<Vector>("dgatd::assembled_port_weights", scaled), std::move(waveform)});
+  }
+
+  std::int64_t steps() const { return steps_; }
+
+  // The whole state between two steps (U^n, F^(n-1/2), n) on the host.
+  void state(std::vector<double>& edge_values, std::vector<double>& face_values) const
+  {
+    auto const host_u = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u_);
+    auto const host_f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f_);
+    edge_values.assign(host_u.data(), host_u.data() + host_u.size());
+    face_values.assign(host_f.data(), host_f.data() + host_f.size());
+  }
+
+  void set_state(std::vector<double> const& edge_values, std::vector<double> const& face_values, std::int64_t steps)
+  {
+    Kokkos::deep_copy(u_, detail::upload_flat<Vector>("dgatd::U_state", edge_values));
+    Kokkos::deep_copy(f_, detail::upload_flat<Vector>("dgatd::F_state", face_values));
+    steps_ = steps;
+  }
+
   // F <- F - dt (Mmu^-1 Cg) U, then U <- U + dt (Meps^-1 Cg^T) F - dt g(t) Meps^-1 I.
   void step()
   {
@@ -78,6 +108,9 @@ public:
                            ScatterAdd<memory_space>{s.rows, s.weights, u_, -dt_ * s.waveform(t_half)});
     }
     ++steps_;
+    for (auto const& p : prescribed_)
+      Kokkos::parallel_for("dgatd::assembled_port", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, p.rows.extent(0)),
+                           ScatterSet<memory_space>{p.rows, p.weights, u_, p.waveform(steps_ * dt_)});
   }
 
   // Compulsory traffic of one SpMV y <- y + a A x: values and column indices once, row offsets,
@@ -114,6 +147,7 @@ private:
   Vector u_;
   Vector f_;
   std::vector<Source> sources_;
+  std::vector<Source> prescribed_;
   double dt_ = 0;
   std::int64_t steps_ = 0;
 };

@@ -77,12 +77,15 @@ struct TetQuadraticForm {
   }
 };
 
-// Each probe's e and h from its twelve weighted terms, into one row of the device buffer.
+// Probes read what both formulations share: the edge circulations U of e and the dual-edge
+// circulations F of h, e = sum_k U_k w_k and h = sum_k F_k w~_k over twelve terms (w: 36 entries,
+// then w~: 36). The fractioned unknowns give U_k as the sum of the edge's two halves and F_k as the
+// sum of the face's one or two tet pieces, so both formulations' traces agree to rounding.
 template <class TetLayout, class MemorySpace>
-struct ProbeSampler {
-  Kokkos::View<Index* [12], MemorySpace> dofs;
-  Kokkos::View<int* [12], MemorySpace> faces;
-  Kokkos::View<Index*, MemorySpace> tets;
+struct FractionedProbeSampler {
+  Kokkos::View<Index* [12][2], MemorySpace> half_edge_dofs;
+  Kokkos::View<Index* [12][2], MemorySpace> piece_tets; // -1: a boundary face has one piece
+  Kokkos::View<int* [12][2], MemorySpace> piece_faces;
   Kokkos::View<double* [72], MemorySpace> w;
   Kokkos::View<Real*, MemorySpace> u;
   Kokkos::View<Real* [4], TetLayout, MemorySpace> f;
@@ -90,14 +93,46 @@ struct ProbeSampler {
   std::size_t row;
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t p) const
   {
-    for (int c = 0; c < 3; ++c) {
-      double e = 0, h = 0;
-      for (int k = 0; k < 12; ++k) {
-        e += u(dofs(p, k)) * w(p, 3 * k + c);
-        h += f(tets(p), faces(p, k)) * w(p, 36 + 3 * k + c);
+    double e[3] = {0, 0, 0}, h[3] = {0, 0, 0};
+    for (int k = 0; k < 12; ++k) {
+      double const edge = u(half_edge_dofs(p, k, 0)) + u(half_edge_dofs(p, k, 1));
+      double face = f(piece_tets(p, k, 0), piece_faces(p, k, 0));
+      if (piece_tets(p, k, 1) >= 0) face += f(piece_tets(p, k, 1), piece_faces(p, k, 1));
+      for (int c = 0; c < 3; ++c) {
+        e[c] += edge * w(p, 3 * k + c);
+        h[c] += face * w(p, 36 + 3 * k + c);
       }
-      buffer(row, p, c) = e;
-      buffer(row, p, 3 + c) = h;
+    }
+    for (int c = 0; c < 3; ++c) {
+      buffer(row, p, c) = e[c];
+      buffer(row, p, 3 + c) = h[c];
+    }
+  }
+};
+
+template <class MemorySpace>
+struct AssembledProbeSampler {
+  Kokkos::View<Index* [12], MemorySpace> edges;
+  Kokkos::View<Index* [12], MemorySpace> faces;
+  Kokkos::View<double* [72], MemorySpace> w;
+  Kokkos::View<Real*, MemorySpace> edge_circulations;
+  Kokkos::View<Real*, MemorySpace> face_circulations;
+  Kokkos::View<double** [6], MemorySpace> buffer;
+  std::size_t row;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t p) const
+  {
+    double e[3] = {0, 0, 0}, h[3] = {0, 0, 0};
+    for (int k = 0; k < 12; ++k) {
+      double const edge = edge_circulations(edges(p, k));
+      double const face = face_circulations(faces(p, k));
+      for (int c = 0; c < 3; ++c) {
+        e[c] += edge * w(p, 3 * k + c);
+        h[c] += face * w(p, 36 + 3 * k + c);
+      }
+    }
+    for (int c = 0; c < 3; ++c) {
+      buffer(row, p, c) = e[c];
+      buffer(row, p, 3 + c) = h[c];
     }
   }
 };

@@ -1,7 +1,7 @@
 #pragma once
 // The fractioned DGATD leapfrog on one execution space: Faraday (eq. 5) then Ampere (eq. 6) per
 // step, sources and prescribed port values, the energy invariant, the stability bound by power
-// iteration, and point probes. Everything in the step runs as Kokkos kernels.
+// iteration. Everything in the step runs as Kokkos kernels.
 
 #include "dgatd/kernels/ampere.hpp"
 #include "dgatd/kernels/device_operators.hpp"
@@ -19,7 +19,8 @@
 
 namespace dgatd::solver {
 
-using Waveform = std::function<double(double)>;
+// A source's strength as a function of time (seconds).
+using Signal = std::function<double(double)>;
 
 struct PowerIterationResult {
   double rho = 0;    // estimate of the spectral radius of K = (Meps)^-1 C~ (Mmu)^-1 C
@@ -49,8 +50,32 @@ public:
   FieldSet const& fields() const { return fields_; }
   double dt() const { return dt_; }
   void set_dt(double dt) { dt_ = dt; }
+  // Steps taken since the initial field: the sources' clock.
+  std::int64_t steps() const { return steps_; }
 
-  void add_current_source(CurrentStencil const& stencil, double amplitude, Waveform waveform)
+  // The whole state between two steps (u^n, f^(n-1/2), n), on the host, f^ row-major: with it a
+  // later run continues bit for bit.
+  void state(std::vector<double>& u, std::vector<double>& f) const
+  {
+    auto const host_u = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fields_.u);
+    auto const host_f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fields_.f);
+    u.assign(host_u.data(), host_u.data() + host_u.size());
+    f.resize(4 * host_f.extent(0));
+    for (std::size_t t = 0; t < host_f.extent(0); ++t)
+      for (int j = 0; j < 4; ++j) f[4 * t + j] = host_f(t, j);
+  }
+
+  void set_state(std::vector<double> const& u, std::vector<double> const& f, std::int64_t steps)
+  {
+    Kokkos::deep_copy(fields_.u, kernels::detail::upload_flat<Kokkos::View<Real*, memory_space>>("dgatd::u_state", u));
+    auto host_f = Kokkos::create_mirror_view(fields_.f);
+    for (std::size_t t = 0; t < host_f.extent(0); ++t)
+      for (int j = 0; j < 4; ++j) host_f(t, j) = f[4 * t + j];
+    Kokkos::deep_copy(fields_.f, host_f);
+    steps_ = steps;
+  }
+
+  void add_current_source(CurrentStencil const& stencil, double amplitude, Signal waveform)
   {
     std::vector<double> weights(stencil.weights);
     for (auto& w : weights) w *= amplitude;
@@ -60,7 +85,7 @@ public:
          std::move(waveform)});
   }
 
-  void add_prescribed(PrescribedStencil const& stencil, double amplitude, Waveform waveform)
+  void add_prescribed(PrescribedStencil const& stencil, double amplitude, Signal waveform)
   {
     std::vector<double> weights(stencil.weights);
     for (auto& w : weights) w *= amplitude;
@@ -88,35 +113,6 @@ public:
     Kokkos::deep_copy(fields_.u, kernels::detail::upload_flat<Kokkos::View<Real*, memory_space>>("dgatd::u_init", u));
     Kokkos::deep_copy(fields_.f, 0.0);
     steps_ = 0;
-  }
-
-  // Point probes read e at t^n and h at t^(n-1/2) after each recorded step into a device buffer, so
-  // recording costs no host transfer until the buffer is drained.
-  int add_probe(ProbeStencil const& p)
-  {
-    probes_.push_back(p);
-    upload_probes();
-    return static_cast<int>(probes_.size()) - 1;
-  }
-
-  void record_probes()
-  {
-    if (probes_.empty()) return;
-    if (buffered_ == probe_buffer_.extent(0)) drain_into_host();
-    Kokkos::parallel_for("dgatd::probes", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, probe_dofs_.extent(0)),
-                         kernels::ProbeSampler<TetLayout, memory_space>{probe_dofs_, probe_faces_, probe_tets_,
-                                                                        probe_w_, fields_.u, fields_.f, probe_buffer_,
-                                                                        buffered_});
-    ++buffered_;
-  }
-
-  // All recorded probe rows since the last call: row-major [step][probe][Ex Ey Ez Hx Hy Hz].
-  std::vector<double> take_probe_samples()
-  {
-    drain_into_host();
-    std::vector<double> out;
-    out.swap(probe_samples_);
-    return out;
   }
 
   // One leapfrog step from (u^n, f^(n-1/2)) to (u^(n+1), f^(n+1/2)).
@@ -172,7 +168,7 @@ private:
   struct Source {
     Kokkos::View<Index*, memory_space> rows;
     Kokkos::View<Real*, memory_space> weights;
-    Waveform waveform;
+    Signal waveform;
   };
 
   void apply_source(Source const& s, double factor) const
@@ -215,46 +211,6 @@ private:
     return sum;
   }
 
-  void upload_probes()
-  {
-    Index const n = static_cast<Index>(probes_.size());
-    probe_dofs_ = decltype(probe_dofs_)("dgatd::probe_dofs", n);
-    probe_faces_ = decltype(probe_faces_)("dgatd::probe_faces", n);
-    probe_tets_ = decltype(probe_tets_)("dgatd::probe_tets", n);
-    probe_w_ = decltype(probe_w_)("dgatd::probe_frames", n);
-    auto dofs = Kokkos::create_mirror_view(probe_dofs_);
-    auto faces = Kokkos::create_mirror_view(probe_faces_);
-    auto tets = Kokkos::create_mirror_view(probe_tets_);
-    auto w = Kokkos::create_mirror_view(probe_w_);
-    for (Index p = 0; p < n; ++p) {
-      tets(p) = probes_[p].tet;
-      for (int k = 0; k < 12; ++k) {
-        dofs(p, k) = probes_[p].dofs[k];
-        faces(p, k) = probes_[p].faces[k];
-        for (int c = 0; c < 3; ++c) {
-          w(p, 3 * k + c) = probes_[p].w[k][c];
-          w(p, 36 + 3 * k + c) = probes_[p].w_dual[k][c];
-        }
-      }
-    }
-    Kokkos::deep_copy(probe_dofs_, dofs);
-    Kokkos::deep_copy(probe_faces_, faces);
-    Kokkos::deep_copy(probe_tets_, tets);
-    Kokkos::deep_copy(probe_w_, w);
-    drain_into_host();
-    probe_buffer_ = decltype(probe_buffer_)("dgatd::probe_buffer", probe_buffer_rows, n);
-  }
-
-  void drain_into_host()
-  {
-    if (buffered_ == 0) return;
-    auto const host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), probe_buffer_);
-    for (std::size_t r = 0; r < buffered_; ++r)
-      for (std::size_t p = 0; p < host.extent(1); ++p)
-        for (int c = 0; c < 6; ++c) probe_samples_.push_back(host(r, p, c));
-    buffered_ = 0;
-  }
-
   static double uniform(std::uint64_t& state)
   {
     std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
@@ -272,6 +228,9 @@ private:
       Kokkos::deep_copy(space_, f_previous_, fields_.f);
     }
     kernels::faraday_update(space_, ops_, fields_, dt_);
+    // A domain-decomposed run exchanges here, and only here: the edge pieces Faraday left in
+    // fields_.edge_pieces for the tets around vertices shared with other ranks, before Ampere's
+    // dual-curl pass sums them per edge.
     if (with_energy) energy += 0.5 * magnetic_cross_energy();
     kernels::ampere_update(space_, ops_, fields_, dt_);
     double const t_half = (steps_ + 0.5) * dt_;
@@ -289,16 +248,6 @@ private:
   std::vector<Source> prescribed_;
   double dt_ = 0;
   std::int64_t steps_ = 0;
-
-  static constexpr std::size_t probe_buffer_rows = 4096;
-  std::vector<ProbeStencil> probes_;
-  Kokkos::View<Index* [12], memory_space> probe_dofs_;
-  Kokkos::View<int* [12], memory_space> probe_faces_;
-  Kokkos::View<Index*, memory_space> probe_tets_;
-  Kokkos::View<double* [72], memory_space> probe_w_;
-  Kokkos::View<double** [6], memory_space> probe_buffer_;
-  std::size_t buffered_ = 0;
-  std::vector<double> probe_samples_;
 };
 
 } // namespace dgatd::solver

@@ -49,13 +49,15 @@ SubregionFrame locate_subregion(MeshView const& m, dga::DofLayout const& layout,
 // follows the field across the tet, so it is the default.
 enum class ProbeReading { subregion, tet_average, barycentric };
 
-// A probe as twelve weighted terms: e = sum_k u^(dofs[k]) w[k], h = sum_k f^(tet, faces[k]) w_dual[k]
-// (unused terms have zero weights).
+// A probe as twelve weighted terms over what both formulations share (METHOD.md): the edge
+// circulations U of e and the dual-edge circulations F of h,
+//   e = sum_k U[edges[k]] w[k],   h = sum_k F[faces[k]] w_dual[k].
+// A subregion's half-edge reads U/2, and its dual half-edge F/2 on an interior face (F/1 on a
+// boundary face); the weights include those factors. Unused terms have zero weights.
 struct ProbeStencil {
-  Index tet = -1;
-  std::array<Index, 12> dofs{};
+  std::array<Index, 12> edges{};
   std::array<Vec3, 12> w{};
-  std::array<int, 12> faces{};
+  std::array<Index, 12> faces{};
   std::array<Vec3, 12> w_dual{};
 };
 ProbeStencil probe_stencil(MeshView const& m, dga::DofLayout const& layout, std::string const& name, Vec3 const& x,
@@ -95,9 +97,10 @@ PrescribedStencil te10_port_stencil(MeshView const& m, dga::DofLayout const& lay
 std::vector<double> project_field(MeshView const& m, dga::DofLayout const& layout,
                                   std::function<Vec3(Vec3 const&)> const& field);
 
-// Per-tet field vectors for snapshots: e and h averaged over the four subregions of each tet, from
-// host copies of u^ (per unknown) and f^ (4 per tet, row-major).
-void tet_average_fields(MeshView const& m, dga::DofLayout const& layout, std::vector<double> const& u,
-                        std::vector<double> const& f, std::vector<Vec3>& e, std::vector<Vec3>& h);
+// Per-tet field vectors for snapshots: e and h averaged over the four subregions of each tet, read
+// like the probes from the edge circulations U (one per edge) and the dual-edge circulations F (one
+// per face).
+void tet_average_fields(MeshView const& m, std::vector<double> const& edge_circulations,
+                        std::vector<double> const& face_circulations, std::vector<Vec3>& e, std::vector<Vec3>& h);
 
 } // namespace dgatd::solver

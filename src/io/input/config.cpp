@@ -1,4 +1,4 @@
-#include "dgatd/io/config.hpp"
+#include "dgatd/io/input/config.hpp"
 
 #include "dgatd/error.hpp"
 
@@ -23,14 +23,6 @@ std::string join(std::vector<std::string> const& items)
   std::string joined;
   for (auto const& item : items) joined += (joined.empty() ? "" : ", ") + item;
   return joined;
-}
-
-std::string format_number(double value)
-{
-  std::ostringstream out;
-  out.precision(15);
-  out << value;
-  return out.str();
 }
 
 int line_of(toml::value const& value) { return static_cast<int>(value.location().line()); }
@@ -318,14 +310,14 @@ BoundaryConfig read_boundary(TableReader const& t)
   return boundary;
 }
 
-Waveform read_waveform(TableReader const& t)
+solver::Waveform read_waveform(TableReader const& t)
 {
-  Waveform w;
+  solver::Waveform w;
   std::string const kind = t.choice("waveform", {"gaussian", "modulated_gaussian", "sine"});
   w.amplitude = t.number("amplitude", 1.0);
   std::string const not_for = "does not apply to waveform = \"" + kind + "\"";
   if (kind == "sine") {
-    w.kind = WaveformKind::sine;
+    w.kind = solver::WaveformKind::sine;
     t.forbid("t0", not_for);
     t.forbid("sigma", not_for);
     w.frequency = t.positive("frequency");
@@ -333,9 +325,9 @@ Waveform read_waveform(TableReader const& t)
     w.ramp = t.positive("ramp", 3.0 / w.frequency);
     return w;
   }
-  w.kind = kind == "gaussian" ? WaveformKind::gaussian : WaveformKind::modulated_gaussian;
+  w.kind = kind == "gaussian" ? solver::WaveformKind::gaussian : solver::WaveformKind::modulated_gaussian;
   t.forbid("ramp", not_for);
-  if (w.kind == WaveformKind::gaussian)
+  if (w.kind == solver::WaveformKind::gaussian)
     t.forbid("frequency", not_for);
   else
     w.frequency = t.positive("frequency");
@@ -422,6 +414,7 @@ OutputConfig read_output(TableReader const* t, std::string const& base_dir)
     if (file.empty()) t->fail("file", "must not be empty");
     output.snapshot_every = t->integer("snapshot_every", 0, 0);
     output.energy_every = t->integer("energy_every", 10, 1);
+    output.checkpoint_every = t->integer("checkpoint_every", 0, 0);
     output.progress = t->boolean("progress", true);
   }
   output.file = resolve(base_dir, file);
@@ -455,49 +448,6 @@ std::string syntax_message(toml::exception const& e)
 }
 
 } // namespace
-
-double Waveform::value(double t) const
-{
-  constexpr double two_pi = 6.283185307179586476925286766559;
-  constexpr double pi = two_pi / 2;
-  // Pulses are cut at 6 sigma (1.5e-8 of the peak) so that a source really stops: after end_time()
-  // the run is source-free and its energy is an exact invariant.
-  if (kind != WaveformKind::sine && std::abs(t - t0) > 6 * sigma) return 0;
-  switch (kind) {
-  case WaveformKind::gaussian: {
-    double const x = (t - t0) / sigma;
-    return std::exp(-0.5 * x * x);
-  }
-  case WaveformKind::modulated_gaussian: {
-    double const x = (t - t0) / sigma;
-    return std::exp(-0.5 * x * x) * std::sin(two_pi * frequency * (t - t0));
-  }
-  case WaveformKind::sine: {
-    if (t <= 0) return 0;
-    double const envelope = t < ramp ? 0.5 * (1 - std::cos(pi * t / ramp)) : 1.0;
-    return envelope * std::sin(two_pi * frequency * t);
-  }
-  }
-  return 0;
-}
-
-double Waveform::end_time() const
-{
-  return kind == WaveformKind::sine ? std::numeric_limits<double>::infinity() : t0 + 6 * sigma;
-}
-
-char const* to_string(WaveformKind kind)
-{
-  switch (kind) {
-  case WaveformKind::gaussian:
-    return "gaussian";
-  case WaveformKind::modulated_gaussian:
-    return "modulated_gaussian";
-  case WaveformKind::sine:
-    return "sine";
-  }
-  return "";
-}
 
 char const* to_string(SourceKind kind)
 {
@@ -602,7 +552,8 @@ Config parse_config(std::string const& text, std::string const& name, std::strin
   }
 
   if (tables.count("output")) {
-    TableReader const t(name, *tables["output"], "[output]", {"file", "snapshot_every", "energy_every", "progress"});
+    TableReader const t(name, *tables["output"], "[output]",
+                        {"file", "snapshot_every", "energy_every", "checkpoint_every", "progress"});
     config.output = read_output(&t, base_dir);
   } else {
     config.output = read_output(nullptr, base_dir);

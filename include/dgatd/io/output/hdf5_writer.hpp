@@ -1,5 +1,5 @@
 #pragma once
-// The HDF5 file of one run, and the XDMF description beside it that ParaView opens.
+// The HDF5 file of one run (the first RunWriter), and the XDMF description beside it that ParaView opens.
 //
 // Layout of <file>.h5:
 //   attributes of /   dgatd_version, config (the TOML text), dt, dt_max, num_vertices, num_edges,
@@ -15,6 +15,8 @@
 // The file is written as <file>.partial and renamed on close, so <file> only ever names a finished
 // (or cleanly interrupted) run; an object destroyed without close() removes the partial file.
 
+#include "dgatd/io/output/writer.hpp"
+
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -23,54 +25,41 @@
 
 namespace dgatd::io {
 
-using Vec3 = std::array<double, 3>;
-
-struct RunAttributes {
-  std::string config_text;
-  double dt = 0;     // the time step used, seconds
-  double dt_max = 0; // the estimated stability limit, seconds
-  std::int64_t num_vertices = 0;
-  std::int64_t num_edges = 0;
-  std::int64_t num_faces = 0;
-  std::int64_t num_tets = 0;
-  std::string formulation; // "fractioned" or "assembled"
-  std::string backend;     // the Kokkos execution space that ran
+// How much of an interrupted run's output a resumed run keeps: the rows and snapshots up to its
+// checkpoint.
+struct ResumePoint {
+  std::vector<std::string> probe_names; // in the order of the run's add_probe calls
+  std::int64_t steps = 0;
+  std::int64_t energy_samples = 0;
+  std::int64_t snapshots = 0;
 };
 
-// The fields at one probe after one step.
-struct ProbeSample {
-  Vec3 e{};
-  Vec3 h{};
-};
-
-class OutputFile {
+class Hdf5Writer final : public RunWriter {
 public:
   // Creates path + ".partial" (replacing a leftover one) and writes the run attributes; throws
   // dgatd::Error naming the path when it cannot.
-  OutputFile(std::string path, RunAttributes const& attributes);
-  ~OutputFile(); // without close(): removes the partial file
-  OutputFile(OutputFile const&) = delete;
-  OutputFile& operator=(OutputFile const&) = delete;
+  Hdf5Writer(std::string path, RunAttributes const& attributes);
+  // Reopens the output of an interrupted run (path, or path + ".partial" when the run was killed
+  // before it could close it) to append after `resume`: whatever it holds beyond that point is
+  // dropped. Throws dgatd::Error when the file is missing or holds less than the point.
+  Hdf5Writer(std::string path, ResumePoint const& resume);
+  ~Hdf5Writer() override; // without close(): removes the partial file of a new output
+  Hdf5Writer(Hdf5Writer const&) = delete;
+  Hdf5Writer& operator=(Hdf5Writer const&) = delete;
 
-  // Once, before any snapshot; the sizes must agree (region: one physical tag per tet).
   void write_mesh(std::vector<Vec3> const& points, std::vector<std::array<std::int32_t, 4>> const& tets,
-                  std::vector<std::int32_t> const& region);
-
-  // Registers a probe before the first append_step; returns its index in the samples of each step.
-  std::size_t add_probe(std::string const& name, Vec3 const& position);
-
-  // One row per step: time after the step and one sample per probe, in add_probe order. Rows are
-  // buffered and written a few thousand at a time, and on close.
-  void append_step(double time, std::vector<ProbeSample> const& samples);
-
-  void append_energy(double time, double energy);
-
-  // Per-tet field vectors (num_tets of each), stored as /snapshots/<k> with k = 0, 1, ...
-  void write_snapshot(double time, std::vector<Vec3> const& e, std::vector<Vec3> const& h);
-
-  // Writes what is buffered, records steps and complete (false: the run was interrupted), renames
-  // the file to its final name and writes the .xdmf (when a mesh was written). Call once.
-  void close(bool complete);
+                  std::vector<std::int32_t> const& region) override;
+  // Rows are buffered and written a few thousand at a time, on flush() and on close.
+  std::size_t add_probe(std::string const& name, Vec3 const& position) override;
+  void append_step(double time, std::vector<ProbeSample> const& samples) override;
+  void append_energy(double time, double energy) override;
+  // Stored as /snapshots/<k> with k = 0, 1, ...
+  void write_snapshot(double time, std::vector<Vec3> const& e, std::vector<Vec3> const& h) override;
+  void flush() override;
+  // Writes what is buffered, records steps and complete, renames the file to its final name and
+  // writes the .xdmf (when a mesh was written).
+  void close(bool complete) override;
+  std::string description() const override;
 
   std::string const& path() const; // the final name
   std::string partial_path() const;

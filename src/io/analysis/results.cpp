@@ -1,7 +1,7 @@
-#include "dgatd/io/results.hpp"
+#include "dgatd/io/analysis/results.hpp"
 
 #include "dgatd/error.hpp"
-#include "dgatd/io/hdf5_handle.hpp"
+#include "io/hdf5_handle.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -11,6 +11,7 @@ namespace dgatd::io {
 namespace {
 
 using hdf5::Handle;
+using hdf5::read_doubles;
 
 Handle open_output(std::string const& path)
 {
@@ -38,24 +39,6 @@ std::vector<std::string> names_in_probes(hid_t file, std::string const& path)
   if (H5Literate_by_name(file, "probes", H5_INDEX_NAME, H5_ITER_INC, &index, collect_name, &names, H5P_DEFAULT) < 0)
     throw Error(path, "cannot list /probes", "the file may be damaged");
   return names;
-}
-
-// A double dataset of rows x cols (cols == 0: one-dimensional), checked against what is expected.
-std::vector<double> read_doubles(hid_t file, std::string const& name, hsize_t cols, std::string const& path,
-                                 hsize_t& rows)
-{
-  Handle const set(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
-  if (!set.valid()) throw Error(path, "has no dataset " + name, "give the .h5 file of a dgatd run");
-  Handle const space(H5Dget_space(set.get()), H5Sclose);
-  int const rank = H5Sget_simple_extent_ndims(space.get());
-  hsize_t dims[2] = {0, 0};
-  if (rank != (cols ? 2 : 1) || H5Sget_simple_extent_dims(space.get(), dims, nullptr) < 0 || (cols && dims[1] != cols))
-    throw Error(path, "dataset " + name + " has an unexpected shape", "give the .h5 file of a dgatd run");
-  rows = dims[0];
-  std::vector<double> values(rows * (cols ? cols : 1));
-  if (!values.empty() && H5Dread(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
-    throw Error(path, "cannot read " + name, "the file may be damaged");
-  return values;
 }
 
 } // namespace

@@ -1,4 +1,4 @@
-#include "dgatd/io/spectrum.hpp"
+#include "dgatd/io/analysis/spectrum.hpp"
 
 #include "dgatd/error.hpp"
 

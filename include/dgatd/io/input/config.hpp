@@ -9,6 +9,7 @@
 // [mesh] scale on load; only the coordinates read from [mesh] file still need MeshConfig::scale.
 
 #include "dgatd/mesh/generators.hpp"
+#include "dgatd/solver/waveform.hpp"
 
 #include <array>
 #include <cstdint>
@@ -44,26 +45,6 @@ struct BoundaryConfig {
   std::vector<std::string> pec_surfaces;
 };
 
-enum class WaveformKind { gaussian, modulated_gaussian, sine };
-
-struct Waveform {
-  WaveformKind kind = WaveformKind::gaussian;
-  double t0 = 0;        // centre of the pulse, seconds (pulses only)
-  double sigma = 0;     // Gaussian width, seconds (pulses only)
-  double frequency = 0; // Hz (modulated_gaussian, sine)
-  double ramp = 0;      // turn-on time of the sine, seconds
-  double amplitude = 1; // units of the source: A·m (dipole), V/m (port_te10), A (edge_current)
-
-  // Dimensionless time shape, peak 1; the source strength is amplitude * value(t).
-  //   gaussian            exp(-((t-t0)/sigma)^2 / 2)
-  //   modulated_gaussian  the Gaussian times sin(2π f (t-t0))
-  //   sine                sin(2π f t) times 0.5 (1 - cos(π t/ramp)) for t < ramp, 1 after
-  double value(double t) const;
-  // Pulses are zero farther than 6 sigma from t0 (cut at exp(-18) ≈ 1.5e-8 of the peak), so the
-  // source has stopped after t0 + 6 sigma; infinity for sine.
-  double end_time() const;
-};
-
 enum class SourceKind { dipole, port_te10, edge_current };
 
 struct Source {
@@ -71,7 +52,7 @@ struct Source {
   Vec3 position{};     // metres (dipole; edge_current drives the edge nearest to it)
   Vec3 direction{};    // unit vector (dipole, edge_current)
   std::string surface; // physical surface of the port (port_te10)
-  Waveform waveform;
+  solver::Waveform waveform;
   int line = 0; // of the [[source]] header
 };
 
@@ -94,6 +75,9 @@ struct OutputConfig {
   std::string file;                // resolved from the config file's directory
   std::int64_t snapshot_every = 0; // steps between field snapshots, 0 for none
   std::int64_t energy_every = 10;  // steps between energy samples, > 0
+  // Steps between checkpoints (<file stem>.checkpoint.h5, replaced each time), 0 for none; a run
+  // stopped by Ctrl-C or SIGTERM writes one whatever this says.
+  std::int64_t checkpoint_every = 0;
   bool progress = true;
 };
 
@@ -124,7 +108,6 @@ Config load_config(std::string const& path);
 // The same from text already in memory: name is used in messages, base_dir resolves relative paths.
 Config parse_config(std::string const& text, std::string const& name, std::string const& base_dir);
 
-char const* to_string(WaveformKind kind);
 char const* to_string(SourceKind kind);
 char const* to_string(Formulation formulation);
 char const* to_string(Backend backend); // "default" or "serial", as written in the file

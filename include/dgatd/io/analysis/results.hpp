@@ -1,5 +1,5 @@
 #pragma once
-// Reading back what OutputFile wrote: the probe time series of a run, for post-processing
+// Reading back what Hdf5Writer wrote: the probe time series of a run, for post-processing
 // (dgatd spectrum) and tests.
 
 #include <array>

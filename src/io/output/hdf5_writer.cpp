@@ -1,8 +1,8 @@
-#include "dgatd/io/output.hpp"
+#include "dgatd/io/output/hdf5_writer.hpp"
 
 #include "dgatd/error.hpp"
-#include "dgatd/io/hdf5_handle.hpp"
 #include "dgatd/version.hpp"
+#include "io/hdf5_handle.hpp"
 
 #include <unistd.h>
 
@@ -20,115 +20,8 @@ namespace {
 namespace fs = std::filesystem;
 using hdf5::Handle;
 
-// Rows buffered per flush: 4096 steps of a probe are 2 x 96 kB, small next to the fields, and a
-// 100k-step run then touches the file only a few dozen times.
-constexpr hsize_t rows_per_flush = 4096;
-
-class Writer {
-public:
-  explicit Writer(std::string path) : path_(std::move(path)) {}
-
-  hid_t check(hid_t id, char const* what) const
-  {
-    if (id < 0) fail(what);
-    return id;
-  }
-  void check(herr_t status, char const* what) const
-  {
-    if (status < 0) fail(what);
-  }
-  [[noreturn]] void fail(std::string const& what) const
-  {
-    throw Error(path_, "HDF5 could not " + what, "check the free disk space and the permissions of the directory");
-  }
-
-  Handle group(hid_t parent, std::string const& name) const
-  {
-    return {check(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "create a group"), H5Gclose};
-  }
-
-  void attribute(hid_t object, char const* name, hid_t type, void const* value) const
-  {
-    Handle const space(check(H5Screate(H5S_SCALAR), "create a dataspace"), H5Sclose);
-    Handle const attr(
-        check(H5Acreate2(object, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT), "create an attribute"), H5Aclose);
-    check(H5Awrite(attr.get(), type, value), "write an attribute");
-  }
-  void attribute(hid_t object, char const* name, double value) const
-  {
-    attribute(object, name, H5T_NATIVE_DOUBLE, &value);
-  }
-  void attribute(hid_t object, char const* name, std::int64_t value) const
-  {
-    attribute(object, name, H5T_NATIVE_INT64, &value);
-  }
-  void attribute(hid_t object, char const* name, std::string const& value) const
-  {
-    // Fixed-length (at least one byte, HDF5 refuses size 0) reads back as plain bytes everywhere.
-    Handle const type(check(H5Tcopy(H5T_C_S1), "create a string type"), H5Tclose);
-    check(H5Tset_size(type.get(), value.empty() ? 1 : value.size()), "size a string type");
-    check(H5Tset_strpad(type.get(), H5T_STR_NULLPAD), "pad a string type");
-    std::string const padded = value.empty() ? std::string(1, '\0') : value;
-    attribute(object, name, type.get(), padded.data());
-  }
-  void attribute(hid_t object, char const* name, Vec3 const& value) const
-  {
-    hsize_t const dims[1] = {3};
-    Handle const space(check(H5Screate_simple(1, dims, nullptr), "create a dataspace"), H5Sclose);
-    Handle const attr(check(H5Acreate2(object, name, H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                            "create an attribute"),
-                      H5Aclose);
-    check(H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, value.data()), "write an attribute");
-  }
-
-  // A fixed-size rows x cols (cols == 0: one-dimensional) dataset written at once.
-  void dataset(hid_t parent, char const* name, hid_t file_type, hid_t memory_type, hsize_t rows, hsize_t cols,
-               void const* data) const
-  {
-    hsize_t const dims[2] = {rows, cols};
-    Handle const space(check(H5Screate_simple(cols ? 2 : 1, dims, nullptr), "create a dataspace"), H5Sclose);
-    Handle const set(check(H5Dcreate2(parent, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                           "create a dataset"),
-                     H5Dclose);
-    if (rows > 0) check(H5Dwrite(set.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), "write a dataset");
-  }
-
-  // An empty dataset of double rows (cols == 0: one-dimensional) that grows along its first axis.
-  Handle extendible(hid_t parent, char const* name, hsize_t cols) const
-  {
-    int const rank = cols ? 2 : 1;
-    hsize_t const dims[2] = {0, cols};
-    hsize_t const max_dims[2] = {H5S_UNLIMITED, cols};
-    hsize_t const chunk[2] = {rows_per_flush, cols};
-    Handle const space(check(H5Screate_simple(rank, dims, max_dims), "create a dataspace"), H5Sclose);
-    Handle const properties(check(H5Pcreate(H5P_DATASET_CREATE), "create dataset properties"), H5Pclose);
-    check(H5Pset_chunk(properties.get(), rank, chunk), "set a chunk size");
-    return {check(H5Dcreate2(parent, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, properties.get(), H5P_DEFAULT),
-                  "create a dataset"),
-            H5Dclose};
-  }
-
-  // Appends rows (each of cols doubles, cols == 0 for one-dimensional) after the first `offset`.
-  void append(Handle const& set, hsize_t offset, std::vector<double> const& values, hsize_t cols) const
-  {
-    hsize_t const width = cols ? cols : 1;
-    hsize_t const rows = values.size() / width;
-    if (rows == 0) return;
-    int const rank = cols ? 2 : 1;
-    hsize_t const new_dims[2] = {offset + rows, cols};
-    check(H5Dset_extent(set.get(), new_dims), "extend a dataset");
-    Handle const file_space(check(H5Dget_space(set.get()), "get a dataspace"), H5Sclose);
-    hsize_t const start[2] = {offset, 0};
-    hsize_t const count[2] = {rows, cols};
-    check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), "select rows");
-    Handle const memory_space(check(H5Screate_simple(rank, count, nullptr), "create a dataspace"), H5Sclose);
-    check(H5Dwrite(set.get(), H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(), H5P_DEFAULT, values.data()),
-          "append rows");
-  }
-
-private:
-  std::string path_;
-};
+using hdf5::rows_per_flush;
+using hdf5::Writer;
 
 void append_vec3(std::vector<double>& rows, Vec3 const& v) { rows.insert(rows.end(), v.begin(), v.end()); }
 
@@ -158,12 +51,13 @@ std::string xml_escape(std::string const& text)
 
 } // namespace
 
-struct OutputFile::State {
+struct Hdf5Writer::State {
   std::string path;
   std::string partial;
   Writer writer;
   Handle file;
   bool closed = false;
+  bool resumed = false; // the partial file holds an earlier run's results: never removed
 
   std::int64_t num_points = 0;
   std::int64_t num_tets = -1; // -1 until write_mesh
@@ -284,7 +178,7 @@ struct OutputFile::State {
   }
 };
 
-OutputFile::OutputFile(std::string path, RunAttributes const& attributes)
+Hdf5Writer::Hdf5Writer(std::string path, RunAttributes const& attributes)
     : state_(std::make_unique<State>(std::move(path)))
 {
   auto& s = *state_;
@@ -316,7 +210,92 @@ OutputFile::OutputFile(std::string path, RunAttributes const& attributes)
   s.writer.group(root, "snapshots");
 }
 
-OutputFile::~OutputFile()
+Hdf5Writer::Hdf5Writer(std::string path, ResumePoint const& resume) : state_(std::make_unique<State>(std::move(path)))
+{
+  auto& s = *state_;
+  s.resumed = true;
+  std::error_code error;
+  if (!fs::exists(s.partial, error)) {
+    if (!fs::is_regular_file(s.path, error))
+      throw Error(s.path, "the output of the checkpointed run is missing (and there is no " + s.partial + ")",
+                  "restart with the output the checkpoint was written with, or start the run afresh");
+    fs::rename(s.path, s.partial, error);
+    if (error)
+      throw Error(s.path, "cannot rename the output to " + s.partial + ": " + error.message(),
+                  "check the permissions of the directory");
+  }
+  hdf5::QuietErrors const quiet;
+  hid_t const file = H5Fopen(s.partial.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  if (file < 0) throw Error(s.partial, "HDF5 cannot open the output to append", "check that it is writable");
+  s.file = Handle(file, H5Fclose);
+  hid_t const root = s.file.get();
+  for (char const* name : {"steps", "complete"})
+    if (H5Aexists(root, name) > 0) s.writer.check(H5Adelete(root, name), "remove an attribute");
+
+  std::string const fix = "restart with the output the checkpoint was written with, or start the run afresh";
+  auto open_set = [&](std::string const& name) {
+    Handle set(H5Dopen2(root, name.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!set.valid()) throw Error(s.partial, "has no dataset " + name, fix);
+    return set;
+  };
+  auto rows_of = [&](Handle const& set) {
+    Handle const space(s.writer.check(H5Dget_space(set.get()), "get a dataspace"), H5Sclose);
+    hsize_t dims[2] = {0, 0};
+    H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+    return dims[0];
+  };
+  auto truncate = [&](Handle const& set, std::string const& name, std::int64_t rows, hsize_t cols) {
+    if (rows_of(set) < static_cast<hsize_t>(rows))
+      throw Error(s.partial,
+                  name + " holds " + std::to_string(rows_of(set)) + " rows, fewer than the checkpoint's " +
+                      std::to_string(rows),
+                  fix);
+    hsize_t const dims[2] = {static_cast<hsize_t>(rows), cols};
+    s.writer.check(H5Dset_extent(set.get(), dims), "truncate a dataset");
+  };
+  s.time_set = open_set("time");
+  truncate(s.time_set, "/time", resume.steps, 0);
+  s.steps_written = static_cast<hsize_t>(resume.steps);
+  s.energy_time_set = open_set("energy_time");
+  s.energy_set = open_set("energy");
+  truncate(s.energy_time_set, "/energy_time", resume.energy_samples, 0);
+  truncate(s.energy_set, "/energy", resume.energy_samples, 0);
+  s.energy_written = static_cast<hsize_t>(resume.energy_samples);
+  for (auto const& name : resume.probe_names) {
+    State::ProbeSets sets;
+    sets.e = open_set("probes/" + name + "/E");
+    sets.h = open_set("probes/" + name + "/H");
+    truncate(sets.e, "/probes/" + name + "/E", resume.steps, 3);
+    truncate(sets.h, "/probes/" + name + "/H", resume.steps, 3);
+    s.probes.push_back(std::move(sets));
+  }
+  s.num_tets = static_cast<std::int64_t>(rows_of(open_set("mesh/tets")));
+  s.num_points = static_cast<std::int64_t>(rows_of(open_set("mesh/points")));
+
+  Handle const snapshots(s.writer.check(H5Gopen2(root, "snapshots", H5P_DEFAULT), "open /snapshots"), H5Gclose);
+  for (std::int64_t k = 0;; ++k) {
+    std::string const name = std::to_string(k);
+    if (H5Lexists(snapshots.get(), name.c_str(), H5P_DEFAULT) <= 0) {
+      if (k < resume.snapshots)
+        throw Error(s.partial,
+                    "holds " + std::to_string(k) + " snapshots, fewer than the checkpoint's " +
+                        std::to_string(resume.snapshots),
+                    fix);
+      break;
+    }
+    if (k >= resume.snapshots) {
+      s.writer.check(H5Ldelete(snapshots.get(), name.c_str(), H5P_DEFAULT), "drop a snapshot past the checkpoint");
+      continue;
+    }
+    Handle const group(s.writer.check(H5Gopen2(snapshots.get(), name.c_str(), H5P_DEFAULT), "open a snapshot"),
+                       H5Gclose);
+    double time = 0;
+    hdf5::read_attribute(group.get(), "time", H5T_NATIVE_DOUBLE, &time);
+    s.snapshot_times.push_back(time);
+  }
+}
+
+Hdf5Writer::~Hdf5Writer()
 {
   if (!state_ || state_->closed) return;
   hdf5::QuietErrors const quiet;
@@ -325,16 +304,17 @@ OutputFile::~OutputFile()
   state_->energy_set.reset();
   state_->energy_time_set.reset();
   state_->file.reset();
+  if (state_->resumed) return;
   std::error_code ignored;
   fs::remove(state_->partial, ignored);
 }
 
-void OutputFile::write_mesh(std::vector<Vec3> const& points, std::vector<std::array<std::int32_t, 4>> const& tets,
+void Hdf5Writer::write_mesh(std::vector<Vec3> const& points, std::vector<std::array<std::int32_t, 4>> const& tets,
                             std::vector<std::int32_t> const& region)
 {
   auto& s = *state_;
-  if (s.num_tets >= 0) throw std::logic_error("OutputFile::write_mesh called twice");
-  if (region.size() != tets.size()) throw std::invalid_argument("OutputFile::write_mesh: one region per tet needed");
+  if (s.num_tets >= 0) throw std::logic_error("Hdf5Writer::write_mesh called twice");
+  if (region.size() != tets.size()) throw std::invalid_argument("Hdf5Writer::write_mesh: one region per tet needed");
   hdf5::QuietErrors const quiet;
   Handle const mesh = s.writer.group(s.file.get(), "mesh");
   s.writer.dataset(mesh.get(), "points", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, points.size(), 3, points.data());
@@ -344,14 +324,14 @@ void OutputFile::write_mesh(std::vector<Vec3> const& points, std::vector<std::ar
   s.num_tets = static_cast<std::int64_t>(tets.size());
 }
 
-std::size_t OutputFile::add_probe(std::string const& name, Vec3 const& position)
+std::size_t Hdf5Writer::add_probe(std::string const& name, Vec3 const& position)
 {
   auto& s = *state_;
   if (s.steps_written + s.time_rows.size() > 0)
-    throw std::logic_error("OutputFile::add_probe after the first append_step");
+    throw std::logic_error("Hdf5Writer::add_probe after the first append_step");
   // A '/' would silently nest groups; the config already restricts names to [A-Za-z0-9_].
   if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
-    throw std::invalid_argument("OutputFile::add_probe: '" + name + "' is not a usable group name");
+    throw std::invalid_argument("Hdf5Writer::add_probe: '" + name + "' is not a usable group name");
   hdf5::QuietErrors const quiet;
   Handle const probes(s.writer.check(H5Gopen2(s.file.get(), "probes", H5P_DEFAULT), "open /probes"), H5Gclose);
   if (H5Lexists(probes.get(), name.c_str(), H5P_DEFAULT) > 0)
@@ -365,11 +345,11 @@ std::size_t OutputFile::add_probe(std::string const& name, Vec3 const& position)
   return s.probes.size() - 1;
 }
 
-void OutputFile::append_step(double time, std::vector<ProbeSample> const& samples)
+void Hdf5Writer::append_step(double time, std::vector<ProbeSample> const& samples)
 {
   auto& s = *state_;
   if (samples.size() != s.probes.size())
-    throw std::invalid_argument("OutputFile::append_step: one sample per probe needed");
+    throw std::invalid_argument("Hdf5Writer::append_step: one sample per probe needed");
   s.time_rows.push_back(time);
   for (std::size_t p = 0; p < samples.size(); ++p) {
     append_vec3(s.probes[p].e_rows, samples[p].e);
@@ -381,7 +361,7 @@ void OutputFile::append_step(double time, std::vector<ProbeSample> const& sample
   }
 }
 
-void OutputFile::append_energy(double time, double energy)
+void Hdf5Writer::append_energy(double time, double energy)
 {
   auto& s = *state_;
   s.energy_time_rows.push_back(time);
@@ -392,13 +372,13 @@ void OutputFile::append_energy(double time, double energy)
   }
 }
 
-void OutputFile::write_snapshot(double time, std::vector<Vec3> const& e, std::vector<Vec3> const& h)
+void Hdf5Writer::write_snapshot(double time, std::vector<Vec3> const& e, std::vector<Vec3> const& h)
 {
   auto& s = *state_;
-  if (s.num_tets < 0) throw std::logic_error("OutputFile::write_snapshot before write_mesh");
+  if (s.num_tets < 0) throw std::logic_error("Hdf5Writer::write_snapshot before write_mesh");
   auto const tets = static_cast<std::size_t>(s.num_tets);
   if (e.size() != tets || h.size() != tets)
-    throw std::invalid_argument("OutputFile::write_snapshot: one E and one H vector per tet needed");
+    throw std::invalid_argument("Hdf5Writer::write_snapshot: one E and one H vector per tet needed");
   hdf5::QuietErrors const quiet;
   Handle const snapshots(s.writer.check(H5Gopen2(s.file.get(), "snapshots", H5P_DEFAULT), "open /snapshots"), H5Gclose);
   Handle const group = s.writer.group(snapshots.get(), std::to_string(s.snapshot_times.size()));
@@ -408,10 +388,10 @@ void OutputFile::write_snapshot(double time, std::vector<Vec3> const& e, std::ve
   s.snapshot_times.push_back(time);
 }
 
-void OutputFile::close(bool complete)
+void Hdf5Writer::close(bool complete)
 {
   auto& s = *state_;
-  if (s.closed) throw std::logic_error("OutputFile::close called twice");
+  if (s.closed) throw std::logic_error("Hdf5Writer::close called twice");
   {
     hdf5::QuietErrors const quiet;
     s.flush_steps();
@@ -435,10 +415,21 @@ void OutputFile::close(bool complete)
   if (s.num_tets >= 0) s.write_xdmf();
 }
 
-std::string const& OutputFile::path() const { return state_->path; }
-std::string OutputFile::partial_path() const { return state_->partial; }
-std::string OutputFile::xdmf_path() const { return state_->xdmf_path(); }
-std::int64_t OutputFile::steps() const
+void Hdf5Writer::flush()
+{
+  auto& s = *state_;
+  hdf5::QuietErrors const quiet;
+  s.flush_steps();
+  s.flush_energy();
+  s.writer.check(H5Fflush(s.file.get(), H5F_SCOPE_GLOBAL), "flush the file");
+}
+
+std::string Hdf5Writer::description() const { return state_->num_tets >= 0 ? path() + " and " + xdmf_path() : path(); }
+
+std::string const& Hdf5Writer::path() const { return state_->path; }
+std::string Hdf5Writer::partial_path() const { return state_->partial; }
+std::string Hdf5Writer::xdmf_path() const { return state_->xdmf_path(); }
+std::int64_t Hdf5Writer::steps() const
 {
   return static_cast<std::int64_t>(state_->steps_written + state_->time_rows.size());
 }

@@ -1,0 +1,55 @@
+#pragma once
+// Where a run's results go: the mesh, the probe series, the energy series and field snapshots. The
+// simulation writes through this interface; Hdf5Writer (HDF5 + XDMF for ParaView) is the first
+// implementation.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dgatd::io {
+
+using Vec3 = std::array<double, 3>;
+
+struct RunAttributes {
+  std::string config_text;
+  double dt = 0;     // the time step used, seconds
+  double dt_max = 0; // the estimated stability limit, seconds
+  std::int64_t num_vertices = 0;
+  std::int64_t num_edges = 0;
+  std::int64_t num_faces = 0;
+  std::int64_t num_tets = 0;
+  std::string formulation; // "fractioned" or "assembled"
+  std::string backend;     // the Kokkos execution space that ran
+};
+
+// The fields at one probe after one step.
+struct ProbeSample {
+  Vec3 e{};
+  Vec3 h{};
+};
+
+class RunWriter {
+public:
+  virtual ~RunWriter() = default;
+
+  // Once, before any snapshot; the sizes must agree (region: one physical tag per tet).
+  virtual void write_mesh(std::vector<Vec3> const& points, std::vector<std::array<std::int32_t, 4>> const& tets,
+                          std::vector<std::int32_t> const& region) = 0;
+  // Registers a probe before the first append_step; returns its index in the samples of each step.
+  virtual std::size_t add_probe(std::string const& name, Vec3 const& position) = 0;
+  // One row per step: the time after the step and one sample per probe, in add_probe order.
+  virtual void append_step(double time, std::vector<ProbeSample> const& samples) = 0;
+  virtual void append_energy(double time, double energy) = 0;
+  // Per-tet field vectors.
+  virtual void write_snapshot(double time, std::vector<Vec3> const& e, std::vector<Vec3> const& h) = 0;
+  // Makes everything appended so far durable: a checkpoint taken now can resume this output.
+  virtual void flush() = 0;
+  // Finishes the output; complete = false records an interrupted run. Call once.
+  virtual void close(bool complete) = 0;
+  // What a user opens, for the run's last line (e.g. "out.h5 and out.xdmf").
+  virtual std::string description() const = 0;
+};
+
+} // namespace dgatd::io

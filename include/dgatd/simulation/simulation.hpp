@@ -1,0 +1,95 @@
+#pragma once
+// A whole simulation as a library object: from a configuration (parsed from TOML or built in code)
+// to the problem, the formulation with its sources and probes, the time step, the time loop and the
+// output, with checkpoints and restarts. `dgatd run` is this class behind a command line.
+//
+//   dgatd::io::Config config = dgatd::io::load_config("cavity.toml");
+//   dgatd::simulation::Simulation simulation(config);
+//   auto const result = simulation.run();      // writes config.output.file
+//
+// Kokkos must be initialised for the lifetime of the object.
+
+#include "dgatd/io/input/config.hpp"
+#include "dgatd/simulation/problem.hpp"
+#include "dgatd/solver/formulation.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <string>
+
+namespace dgatd::simulation {
+
+// Wall-clock seconds of each stage of a run: on a GPU the steps can take a fraction of the time
+// spent around them, so a user must see where the time goes.
+struct StageTimes {
+  double meshing = 0;  // Gmsh generating the mesh ([mesh] generate)
+  double reading = 0;  // reading and validating a mesh file ([mesh] file) or a checkpoint
+  double setup = 0;    // materials, topology, geometry, operators, upload, sources, probes
+  double dt_bound = 0; // power iteration
+  double stepping = 0; // the time loop, less the output inside it
+  double output = 0;   // results and checkpoints written
+};
+
+struct TimePlan {
+  double dt = 0;
+  double dt_max = 0;
+  std::int64_t steps = 0; // to the configured end
+  int power_iterations = 0;
+};
+
+struct SimulationOptions {
+  std::string output_path;  // empty: [output] file of the configuration
+  std::string restart_from; // a checkpoint to continue from, empty for a fresh run
+  // Where the run summary and the stage times go; nullptr for a silent run.
+  std::ostream* report = nullptr;
+  // Checked between steps: when it becomes true the run writes a checkpoint, closes its output as
+  // interrupted and returns (what a signal handler sets on Ctrl-C or SIGTERM).
+  std::atomic<bool> const* stop_requested = nullptr;
+};
+
+struct RunResult {
+  bool complete = false;  // false: stopped by stop_requested
+  std::int64_t steps = 0; // steps taken in total (from the start of the run, across restarts)
+  std::string output;     // what the writer wrote, e.g. "out.h5 and out.xdmf"
+  std::string checkpoint; // the checkpoint written at the stop, empty when none was
+  StageTimes times;
+};
+
+class Simulation {
+public:
+  // Builds everything up to the first step: the mesh (or the checkpoint's), the problem, the
+  // formulation on the configured backend, dt (power iteration, or the checkpoint's), sources and
+  // probes. Throws dgatd::Error, naming the file and the fix, on anything it cannot do, and before
+  // any output is created.
+  explicit Simulation(io::Config config, SimulationOptions options = {});
+  ~Simulation();
+  Simulation(Simulation const&) = delete;
+  Simulation& operator=(Simulation const&) = delete;
+
+  io::Config const& config() const;
+  Problem const& problem() const;
+  TimePlan const& plan() const;
+  solver::Formulation& formulation();
+  std::string const& output_path() const;
+  StageTimes const& times() const;
+
+  // Steps to the configured end (or until stop_requested), writing probes, energy, snapshots and
+  // checkpoints as configured. A field that becomes infinite stops the run with a dgatd::Error
+  // after its output is closed (complete = 0). Call once.
+  RunResult run();
+
+  // Writes the checkpoint of the current state to path (atomically).
+  void write_checkpoint(std::string const& path) const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Prints "time: meshing ..., stepping ... (steps/s, GDoF/s); output ..." for a run of `steps` steps
+// over `unknowns` unknowns.
+void print_stage_times(std::ostream& out, StageTimes const& times, std::int64_t steps, double unknowns);
+
+} // namespace dgatd::simulation

@@ -1,0 +1,212 @@
+#pragma once
+// One interface over the two formulations of the method: the fractioned DGATD (half-edge and dual
+// half-edge unknowns, per-tet and per-dual-block kernels) and the assembled baseline (edge and face
+// circulations, two SpMVs). They take the same sources and probes, step the same way, and give
+// their state and fields in the same terms, so a run, a test or a benchmark picks one by name.
+// Sources, probes and snapshots go through what both share, the edge circulations U and the
+// dual-edge circulations F, so the two formulations' outputs agree to rounding (METHOD.md).
+
+#include "dgatd/dga/assembled.hpp"
+#include "dgatd/dga/operators.hpp"
+#include "dgatd/kernels/assembled.hpp"
+#include "dgatd/mesh/topology.hpp"
+#include "dgatd/solver/leapfrog.hpp"
+#include "dgatd/solver/probes.hpp"
+#include "dgatd/solver/stencils.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dgatd::solver {
+
+enum class FormulationKind { fractioned, assembled };
+
+inline char const* to_string(FormulationKind kind)
+{
+  return kind == FormulationKind::assembled ? "assembled" : "fractioned";
+}
+
+// A formulation's unknowns between two steps, enough for a later run to continue bit for bit.
+//   fractioned: e_unknowns = u^ (free, prescribed, zero slot), h_unknowns = f^ (4 per tet, row-major)
+//   assembled:  e_unknowns = U (per edge),                      h_unknowns = F (per face)
+struct FormulationState {
+  FormulationKind kind = FormulationKind::fractioned;
+  std::int64_t step = 0;
+  std::vector<double> e_unknowns;
+  std::vector<double> h_unknowns;
+};
+
+// The fields both formulations share, on the host.
+struct SharedFields {
+  std::vector<double> edge_circulations; // U, one per edge
+  std::vector<double> face_circulations; // F, one per face (dual edge)
+};
+
+class Formulation {
+public:
+  virtual ~Formulation() = default;
+
+  virtual FormulationKind kind() const = 0;
+  virtual void set_dt(double dt) = 0;
+  virtual std::int64_t steps() const = 0;
+
+  // A current source (its stencil over the free half-edges) driven by waveform(t) at t^(n+1/2).
+  virtual void add_current_source(CurrentStencil const& stencil, Signal waveform) = 0;
+  // Prescribed tangential e on a port, set to waveform(t^(n+1)) after every step.
+  virtual void add_prescribed(PrescribedStencil const& stencil, Signal waveform) = 0;
+  // Replaces the probes; record_probes() then samples them all after a step.
+  virtual void set_probes(std::vector<ProbeStencil> const& probes) = 0;
+
+  virtual void step() = 0;
+  // The leapfrog's conserved energy W^n of the step taken (see FractionedLeapfrog); only where
+  // has_energy(): the assembled unknowns do not carry the half-edge mass matrices it needs.
+  virtual bool has_energy() const = 0;
+  virtual double step_with_energy() = 0;
+
+  virtual void record_probes() = 0;
+  // Rows recorded since the last call: [step][probe][Ex Ey Ez Hx Hy Hz].
+  virtual std::vector<double> take_probe_samples() = 0;
+
+  virtual SharedFields shared_fields() const = 0;
+  virtual FormulationState state() const = 0;
+  // The state must come from the same formulation on the same problem.
+  virtual void restore(FormulationState const& state) = 0;
+};
+
+template <class ExecutionSpace>
+class FractionedFormulation final : public Formulation {
+public:
+  FractionedFormulation(ExecutionSpace const& space, mesh::Topology const& topology, dga::HostOperators const& host,
+                        kernels::AmpereBlockPass block_pass = kernels::default_block_pass<ExecutionSpace>())
+      : space_(space), topology_(topology), layout_(host.layout), leapfrog_(space, host, block_pass)
+  {
+  }
+
+  FractionedLeapfrog<ExecutionSpace>& leapfrog() { return leapfrog_; }
+
+  FormulationKind kind() const override { return FormulationKind::fractioned; }
+  void set_dt(double dt) override { leapfrog_.set_dt(dt); }
+  std::int64_t steps() const override { return leapfrog_.steps(); }
+  void add_current_source(CurrentStencil const& stencil, Signal waveform) override
+  {
+    leapfrog_.add_current_source(stencil, 1.0, std::move(waveform));
+  }
+  void add_prescribed(PrescribedStencil const& stencil, Signal waveform) override
+  {
+    leapfrog_.add_prescribed(stencil, 1.0, std::move(waveform));
+  }
+  void set_probes(std::vector<ProbeStencil> const& probes) override
+  {
+    probes_ = ProbeRecorder<ExecutionSpace>(space_, probes, topology_, layout_);
+  }
+  void step() override { leapfrog_.step(); }
+  bool has_energy() const override { return true; }
+  double step_with_energy() override { return leapfrog_.step_with_energy(); }
+  void record_probes() override { probes_.record(leapfrog_.fields()); }
+  std::vector<double> take_probe_samples() override { return probes_.take_samples(); }
+
+  SharedFields shared_fields() const override
+  {
+    std::vector<double> u, f;
+    leapfrog_.state(u, f);
+    return {dga::sum_to_edges(topology_, layout_, u), dga::sum_to_faces(topology_, f)};
+  }
+  FormulationState state() const override
+  {
+    FormulationState s;
+    s.kind = kind();
+    s.step = leapfrog_.steps();
+    leapfrog_.state(s.e_unknowns, s.h_unknowns);
+    return s;
+  }
+  void restore(FormulationState const& s) override { leapfrog_.set_state(s.e_unknowns, s.h_unknowns, s.step); }
+
+private:
+  ExecutionSpace space_;
+  mesh::Topology const& topology_;
+  dga::DofLayout const& layout_;
+  FractionedLeapfrog<ExecutionSpace> leapfrog_;
+  ProbeRecorder<ExecutionSpace> probes_;
+};
+
+template <class ExecutionSpace>
+class AssembledFormulation final : public Formulation {
+public:
+  AssembledFormulation(ExecutionSpace const& space, mesh::Topology const& topology, dga::HostOperators const& host)
+      : space_(space), topology_(topology), layout_(host.layout), leapfrog_(space, dga::assemble_global(topology, host))
+  {
+  }
+
+  kernels::AssembledLeapfrog<ExecutionSpace>& leapfrog() { return leapfrog_; }
+
+  FormulationKind kind() const override { return FormulationKind::assembled; }
+  void set_dt(double dt) override { leapfrog_.set_dt(dt); }
+  std::int64_t steps() const override { return leapfrog_.steps(); }
+  void add_current_source(CurrentStencil const& stencil, Signal waveform) override
+  {
+    leapfrog_.add_current_source(dga::half_edge_rows_to_edges(topology_, layout_, stencil.rows, stencil.weights), 1.0,
+                                 std::move(waveform));
+  }
+  // A port's two half-edges carry half the edge's circulation each: the edge gets their sum.
+  void add_prescribed(PrescribedStencil const& stencil, Signal waveform) override
+  {
+    auto const per_edge = dga::half_edge_rows_to_edges(topology_, layout_, stencil.dofs, stencil.weights);
+    std::vector<Index> edges;
+    std::vector<double> weights;
+    for (std::size_t e = 0; e < per_edge.size(); ++e)
+      if (per_edge[e] != 0) {
+        edges.push_back(static_cast<Index>(e));
+        weights.push_back(per_edge[e]);
+      }
+    leapfrog_.add_prescribed(edges, weights, 1.0, std::move(waveform));
+  }
+  void set_probes(std::vector<ProbeStencil> const& probes) override
+  {
+    probes_ = ProbeRecorder<ExecutionSpace>(space_, probes, topology_, layout_);
+  }
+  void step() override { leapfrog_.step(); }
+  bool has_energy() const override { return false; }
+  double step_with_energy() override { throw std::logic_error("the assembled formulation has no energy"); }
+  void record_probes() override { probes_.record(leapfrog_.edge_circulations(), leapfrog_.face_circulations()); }
+  std::vector<double> take_probe_samples() override { return probes_.take_samples(); }
+
+  SharedFields shared_fields() const override
+  {
+    SharedFields fields;
+    leapfrog_.state(fields.edge_circulations, fields.face_circulations);
+    return fields;
+  }
+  FormulationState state() const override
+  {
+    FormulationState s;
+    s.kind = kind();
+    s.step = leapfrog_.steps();
+    leapfrog_.state(s.e_unknowns, s.h_unknowns);
+    return s;
+  }
+  void restore(FormulationState const& s) override { leapfrog_.set_state(s.e_unknowns, s.h_unknowns, s.step); }
+
+private:
+  ExecutionSpace space_;
+  mesh::Topology const& topology_;
+  dga::DofLayout const& layout_;
+  kernels::AssembledLeapfrog<ExecutionSpace> leapfrog_;
+  ProbeRecorder<ExecutionSpace> probes_;
+};
+
+template <class ExecutionSpace>
+std::unique_ptr<Formulation> make_formulation(FormulationKind kind, ExecutionSpace const& space,
+                                              mesh::Topology const& topology, dga::HostOperators const& host)
+{
+  if (kind == FormulationKind::assembled)
+    return std::make_unique<AssembledFormulation<ExecutionSpace>>(space, topology, host);
+  return std::make_unique<FractionedFormulation<ExecutionSpace>>(space, topology, host);
+}
+
+} // namespace dgatd::solver

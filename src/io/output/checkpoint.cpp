@@ -1,0 +1,212 @@
+#include "dgatd/io/output/checkpoint.hpp"
+
+#include "dgatd/error.hpp"
+#include "dgatd/version.hpp"
+#include "io/hdf5_handle.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+#include <system_error>
+
+namespace dgatd::io {
+namespace {
+
+namespace fs = std::filesystem;
+using hdf5::Handle;
+
+constexpr char const* checkpoint_kind = "dgatd checkpoint";
+
+std::string hex(std::uint64_t value)
+{
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+template <class T>
+void fnv1a(std::uint64_t& hash, std::vector<T> const& values)
+{
+  auto const* bytes = reinterpret_cast<unsigned char const*>(values.data());
+  for (std::size_t i = 0; i < values.size() * sizeof(T); ++i) {
+    hash ^= bytes[i];
+    hash *= 0x100000001b3ULL;
+  }
+}
+
+template <class T, std::size_t N>
+std::vector<T> flatten(std::vector<std::array<T, N>> const& rows)
+{
+  std::vector<T> flat;
+  flat.reserve(rows.size() * N);
+  for (auto const& row : rows) flat.insert(flat.end(), row.begin(), row.end());
+  return flat;
+}
+
+template <std::size_t N>
+std::vector<std::int32_t> read_ints(hid_t parent, char const* name, std::string const& path, hsize_t& rows)
+{
+  Handle const set(H5Dopen2(parent, name, H5P_DEFAULT), H5Dclose);
+  if (!set.valid()) throw Error(path, std::string("has no dataset ") + name, "give a checkpoint dgatd wrote");
+  Handle const space(H5Dget_space(set.get()), H5Sclose);
+  hsize_t dims[2] = {0, 0};
+  int const rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank != (N > 1 ? 2 : 1) || H5Sget_simple_extent_dims(space.get(), dims, nullptr) < 0 || (N > 1 && dims[1] != N))
+    throw Error(path, std::string("dataset ") + name + " has an unexpected shape", "give a checkpoint dgatd wrote");
+  rows = dims[0];
+  std::vector<std::int32_t> values(rows * N);
+  if (!values.empty() && H5Dread(set.get(), H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
+    throw Error(path, std::string("cannot read ") + name, "the checkpoint may be damaged");
+  return values;
+}
+
+template <std::size_t N>
+std::vector<std::array<std::int32_t, N>> rows_of(std::vector<std::int32_t> const& flat)
+{
+  std::vector<std::array<std::int32_t, N>> rows(flat.size() / N);
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (std::size_t j = 0; j < N; ++j) rows[i][j] = flat[N * i + j];
+  return rows;
+}
+
+} // namespace
+
+std::string checkpoint_path(std::string const& output_path)
+{
+  return fs::path(output_path).replace_extension(".checkpoint.h5").string();
+}
+
+std::uint64_t mesh_fingerprint(mesh::Mesh const& m)
+{
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  fnv1a(hash, flatten(m.points));
+  fnv1a(hash, flatten(m.tets));
+  fnv1a(hash, m.tet_region);
+  fnv1a(hash, flatten(m.boundary_triangles));
+  fnv1a(hash, m.boundary_triangle_tag);
+  return hash;
+}
+
+void write_checkpoint(std::string const& path, Checkpoint const& c)
+{
+  std::string const partial = path + ".partial";
+  hdf5::Writer const writer(partial);
+  {
+    hdf5::QuietErrors const quiet;
+    hid_t const id = H5Fcreate(partial.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (id < 0) throw Error(partial, "cannot create the checkpoint", "check that the directory is writable");
+    Handle file(id, H5Fclose);
+    hid_t const root = file.get();
+    writer.attribute(root, "dgatd_version", std::string(version_string));
+    writer.attribute(root, "kind", std::string(checkpoint_kind));
+    writer.attribute(root, "config", c.config_text);
+    writer.attribute(root, "formulation", c.formulation);
+    writer.attribute(root, "backend", c.backend);
+    writer.attribute(root, "dt", c.dt);
+    writer.attribute(root, "dt_max", c.dt_max);
+    writer.attribute(root, "power_iterations", static_cast<std::int64_t>(c.power_iterations));
+    writer.attribute(root, "step", c.step);
+    writer.attribute(root, "mesh_fingerprint", hex(mesh_fingerprint(c.mesh)));
+
+    Handle const state = writer.group(root, "state");
+    writer.dataset(state.get(), "e", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, c.e_unknowns.size(), 0, c.e_unknowns.data());
+    writer.dataset(state.get(), "h", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, c.h_unknowns.size(), 0, c.h_unknowns.data());
+
+    auto const& m = c.mesh;
+    Handle const mesh = writer.group(root, "mesh");
+    writer.attribute(mesh.get(), "source", m.source);
+    writer.attribute(mesh.get(), "reoriented_tets", static_cast<std::int64_t>(m.reoriented_tets));
+    writer.dataset(mesh.get(), "points", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, m.points.size(), 3, m.points.data());
+    writer.dataset(mesh.get(), "tets", H5T_STD_I32LE, H5T_NATIVE_INT32, m.tets.size(), 4, m.tets.data());
+    writer.dataset(mesh.get(), "tet_region", H5T_STD_I32LE, H5T_NATIVE_INT32, m.tet_region.size(), 0,
+                   m.tet_region.data());
+    writer.dataset(mesh.get(), "boundary_triangles", H5T_STD_I32LE, H5T_NATIVE_INT32, m.boundary_triangles.size(), 3,
+                   m.boundary_triangles.data());
+    writer.dataset(mesh.get(), "boundary_triangle_tag", H5T_STD_I32LE, H5T_NATIVE_INT32, m.boundary_triangle_tag.size(),
+                   0, m.boundary_triangle_tag.data());
+    std::vector<std::int32_t> dims, tags;
+    std::string names;
+    for (auto const& g : m.groups) {
+      dims.push_back(g.dim);
+      tags.push_back(g.tag);
+      names += g.name + "\n";
+    }
+    writer.dataset(mesh.get(), "group_dims", H5T_STD_I32LE, H5T_NATIVE_INT32, dims.size(), 0, dims.data());
+    writer.dataset(mesh.get(), "group_tags", H5T_STD_I32LE, H5T_NATIVE_INT32, tags.size(), 0, tags.data());
+    writer.attribute(mesh.get(), "group_names", names);
+    writer.check(H5Fflush(root, H5F_SCOPE_GLOBAL), "flush the checkpoint");
+    if (!file.reset()) writer.fail("close the checkpoint");
+  }
+  std::error_code error;
+  fs::rename(partial, path, error);
+  if (error) {
+    fs::remove(partial, error);
+    throw Error(path, "cannot rename the checkpoint into place", "check the permissions of the directory");
+  }
+}
+
+Checkpoint read_checkpoint(std::string const& path)
+{
+  std::error_code error;
+  if (!fs::is_regular_file(path, error))
+    throw Error(path, "no such checkpoint", "give the <output>.checkpoint.h5 file a dgatd run wrote");
+  hdf5::QuietErrors const quiet;
+  if (H5Fis_hdf5(path.c_str()) <= 0) throw Error(path, "not an HDF5 file", "give a checkpoint dgatd wrote");
+  hid_t const id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (id < 0) throw Error(path, "HDF5 cannot open the checkpoint", "check that it is readable and not truncated");
+  Handle const file(id, H5Fclose);
+  hid_t const root = file.get();
+  std::string kind;
+  if (!hdf5::read_attribute(root, "kind", kind) || kind != checkpoint_kind)
+    throw Error(path, "not a dgatd checkpoint", "give the <output>.checkpoint.h5 file a dgatd run wrote");
+
+  Checkpoint c;
+  std::int64_t iterations = 0;
+  std::string fingerprint;
+  bool const complete =
+      hdf5::read_attribute(root, "config", c.config_text) && hdf5::read_attribute(root, "formulation", c.formulation) &&
+      hdf5::read_attribute(root, "backend", c.backend) && hdf5::read_attribute(root, "dt", H5T_NATIVE_DOUBLE, &c.dt) &&
+      hdf5::read_attribute(root, "dt_max", H5T_NATIVE_DOUBLE, &c.dt_max) &&
+      hdf5::read_attribute(root, "power_iterations", H5T_NATIVE_INT64, &iterations) &&
+      hdf5::read_attribute(root, "step", H5T_NATIVE_INT64, &c.step) &&
+      hdf5::read_attribute(root, "mesh_fingerprint", fingerprint);
+  if (!complete) throw Error(path, "the checkpoint lacks some of its attributes", "it may be damaged");
+  c.power_iterations = static_cast<int>(iterations);
+
+  hsize_t rows = 0;
+  c.e_unknowns = hdf5::read_doubles(root, "state/e", 0, path, rows);
+  c.h_unknowns = hdf5::read_doubles(root, "state/h", 0, path, rows);
+
+  Handle const mesh(H5Gopen2(root, "mesh", H5P_DEFAULT), H5Gclose);
+  if (!mesh.valid()) throw Error(path, "the checkpoint has no /mesh", "it may be damaged");
+  auto& m = c.mesh;
+  std::int64_t reoriented = 0;
+  hdf5::read_attribute(mesh.get(), "source", m.source);
+  hdf5::read_attribute(mesh.get(), "reoriented_tets", H5T_NATIVE_INT64, &reoriented);
+  m.reoriented_tets = static_cast<mesh::Index>(reoriented);
+  auto const points = hdf5::read_doubles(mesh.get(), "points", 3, path, rows);
+  m.points.resize(rows);
+  for (hsize_t i = 0; i < rows; ++i) m.points[i] = {points[3 * i], points[3 * i + 1], points[3 * i + 2]};
+  m.tets = rows_of<4>(read_ints<4>(mesh.get(), "tets", path, rows));
+  m.tet_region = read_ints<1>(mesh.get(), "tet_region", path, rows);
+  m.boundary_triangles = rows_of<3>(read_ints<3>(mesh.get(), "boundary_triangles", path, rows));
+  m.boundary_triangle_tag = read_ints<1>(mesh.get(), "boundary_triangle_tag", path, rows);
+  auto const dims = read_ints<1>(mesh.get(), "group_dims", path, rows);
+  auto const tags = read_ints<1>(mesh.get(), "group_tags", path, rows);
+  std::string names;
+  hdf5::read_attribute(mesh.get(), "group_names", names);
+  std::istringstream lines(names);
+  for (std::size_t g = 0; g < dims.size(); ++g) {
+    mesh::PhysicalGroup group;
+    group.dim = dims[g];
+    group.tag = tags[g];
+    std::getline(lines, group.name);
+    m.groups.push_back(group);
+  }
+  if (m.tet_region.size() != m.tets.size() || m.boundary_triangle_tag.size() != m.boundary_triangles.size() ||
+      hex(mesh_fingerprint(m)) != fingerprint)
+    throw Error(path, "the checkpoint's mesh does not match its fingerprint", "it is damaged; start the run afresh");
+  return c;
+}
+
+} // namespace dgatd::io

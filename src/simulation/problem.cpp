@@ -1,0 +1,110 @@
+#include "dgatd/simulation/problem.hpp"
+
+#include "dgatd/error.hpp"
+#include "dgatd/io/input/config.hpp"
+#include "dgatd/mesh/generators.hpp"
+#include "dgatd/mesh/gmsh_io.hpp"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+namespace dgatd::simulation {
+namespace {
+
+std::string where(io::Config const& config, int line) { return config.name + ":" + std::to_string(line); }
+
+std::string known_groups(mesh::Mesh const& m, int dim)
+{
+  std::string names;
+  for (auto const& g : m.groups)
+    if (g.dim == dim) names += (names.empty() ? "" : ", ") + g.name;
+  return names.empty() ? "none" : names;
+}
+
+} // namespace
+
+int surface_tag(mesh::Mesh const& mesh, std::string const& name, std::string const& where)
+{
+  for (auto const& g : mesh.groups)
+    if (g.dim == 2 && g.name == name) return g.tag;
+  throw Error(where, "'" + name + "' is not a physical surface of " + mesh.source,
+              "use one of: " + known_groups(mesh, 2));
+}
+
+Problem make_problem(mesh::Mesh mesh, dga::Materials materials, BoundaryKinds const& boundary,
+                     dga::AssemblyOptions const& options)
+{
+  Problem p;
+  p.mesh = std::move(mesh);
+  p.materials = std::move(materials);
+  p.topology = mesh::build_topology(p.mesh);
+  p.geometry = mesh::build_geometry(p.mesh, p.topology);
+  p.face_kinds.assign(p.topology.num_faces(), dga::FaceKind::interior_or_pmc);
+  if (boundary.pec_everywhere)
+    for (auto f : p.topology.boundary_faces) p.face_kinds[f] = dga::FaceKind::pec;
+  auto has = [](std::vector<int> const& tags, int tag) {
+    return std::find(tags.begin(), tags.end(), tag) != tags.end();
+  };
+  for (mesh::Index f = 0; f < p.topology.num_faces(); ++f) {
+    if (has(boundary.pec_tags, p.topology.face_tag[f])) p.face_kinds[f] = dga::FaceKind::pec;
+    if (has(boundary.port_tags, p.topology.face_tag[f])) p.face_kinds[f] = dga::FaceKind::port;
+  }
+  p.operators = dga::assemble(p.mesh, p.topology, p.geometry, p.materials, p.face_kinds, options);
+  return p;
+}
+
+Problem make_problem(io::Config const& config, mesh::Mesh mesh)
+{
+  std::size_t const num_tets = mesh.tets.size();
+  dga::Materials materials{std::vector<double>(num_tets, dga::eps0), std::vector<double>(num_tets, dga::mu0)};
+  for (auto const& material : config.materials) {
+    int tag = material.region_tag;
+    if (!material.region_name.empty()) {
+      tag = -1;
+      for (auto const& g : mesh.groups)
+        if (g.dim == 3 && g.name == material.region_name) tag = g.tag;
+      if (tag < 0)
+        throw Error(where(config, material.line),
+                    "[[material]] region '" + material.region_name + "' is not a physical volume of " + mesh.source,
+                    "use one of: " + known_groups(mesh, 3));
+    }
+    bool used = false;
+    for (std::size_t t = 0; t < num_tets; ++t)
+      if (mesh.tet_region[t] == tag) {
+        materials.eps[t] = dga::eps0 * material.eps_r;
+        materials.mu[t] = dga::mu0 * material.mu_r;
+        used = true;
+      }
+    if (!used)
+      throw Error(where(config, material.line),
+                  "[[material]] region " + std::to_string(tag) + " has no tetrahedra in " + mesh.source,
+                  "use one of: " + known_groups(mesh, 3));
+  }
+
+  BoundaryKinds boundary;
+  boundary.pec_everywhere = config.boundary.pec_everywhere;
+  for (auto const& name : config.boundary.pec_surfaces)
+    boundary.pec_tags.push_back(surface_tag(mesh, name, config.name));
+  for (auto const& source : config.sources)
+    if (source.kind == io::SourceKind::port_te10)
+      boundary.port_tags.push_back(surface_tag(mesh, source.surface, where(config, source.line)));
+  return make_problem(std::move(mesh), std::move(materials), boundary);
+}
+
+mesh::Mesh load_mesh(io::Config const& config)
+{
+  return config.mesh.file.empty() ? mesh::generate_mesh(config.mesh.generate, config.mesh.output)
+                                  : mesh::read_mesh(config.mesh.file, config.mesh.scale);
+}
+
+Problem pec_box(mesh::StructuredBox const& box, double eps, double mu, dga::AssemblyOptions const& options)
+{
+  auto m = mesh::structured_box(box);
+  std::size_t const num_tets = m.tets.size();
+  return make_problem(std::move(m),
+                      dga::Materials{std::vector<double>(num_tets, eps), std::vector<double>(num_tets, mu)},
+                      BoundaryKinds{}, options);
+}
+
+} // namespace dgatd::simulation
