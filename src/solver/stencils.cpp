@@ -1,6 +1,7 @@
 #include "dgatd/solver/stencils.hpp"
 
 #include "dgatd/error.hpp"
+#include "dgatd/mesh/reference_tet.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,8 +10,6 @@
 
 namespace dgatd::solver {
 namespace {
-
-double dot(Vec3 const& x, Vec3 const& y) { return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]; }
 
 double squared_distance(Vec3 const& x, Vec3 const& y)
 {
@@ -64,11 +63,11 @@ void fill_frame(MeshView const& m, dga::DofLayout const& layout, SubregionFrame&
   auto const s = mesh::subregion(m.mesh, m.topology, m.geometry, frame.tet, frame.local_vertex);
   Index const v = m.mesh.tets[frame.tet][frame.local_vertex];
   for (int i = 0; i < 3; ++i) {
-    Index const e = m.topology.tet_edges[frame.tet][mesh::kVertexEdges[frame.local_vertex][i]];
+    Index const e = m.topology.tet_edges[frame.tet][mesh::tet_vertex_edge(frame.local_vertex, i)];
     Index const h = mesh::half_edge_of(m.topology, e, v);
     frame.dofs[i] = layout.dof_of_half_edge[h];
     frame.w[i] = s.w[i];
-    frame.faces[i] = mesh::kVertexFaces[frame.local_vertex][i];
+    frame.faces[i] = mesh::tet_vertex_face(frame.local_vertex, i);
     frame.w_dual[i] = s.w_dual[i];
   }
 }
@@ -168,7 +167,7 @@ CurrentStencil edge_current_stencil(MeshView const& m, dga::HostOperators const&
   auto const& ab = m.topology.edge_vertices[best];
   auto const& pa = m.mesh.points[ab[0]];
   auto const& pb = m.mesh.points[ab[1]];
-  Vec3 const edge{pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
+  Vec3 const edge = sub(pb, pa);
   double const sign = dot(direction, edge) >= 0 ? 1.0 : -1.0;
   std::vector<Index> rows;
   std::vector<double> current;
@@ -199,7 +198,7 @@ PrescribedStencil te10_port_stencil(MeshView const& m, dga::DofLayout const& lay
     Index const t = m.topology.face_tets[f][0];
     for (int j = 0; j < 4; ++j)
       if (m.topology.tet_faces[t][j] == f)
-        for (int k : mesh::kTetFaceEdges[j]) edges.push_back(m.topology.tet_edges[t][k]);
+        for (int i = 0; i < 3; ++i) edges.push_back(m.topology.tet_edges[t][mesh::tet_face_edge(j, i)]);
   }
   if (edges.empty())
     throw Error("port '" + surface_name + "'", "the surface has no faces in the mesh",
@@ -235,7 +234,7 @@ std::vector<double> project_field(MeshView const& m, dga::DofLayout const& layou
   for (Index e = 0; e < m.topology.num_edges(); ++e) {
     auto const& pa = m.mesh.points[m.topology.edge_vertices[e][0]];
     auto const& pb = m.mesh.points[m.topology.edge_vertices[e][1]];
-    Vec3 const half{0.5 * (pb[0] - pa[0]), 0.5 * (pb[1] - pa[1]), 0.5 * (pb[2] - pa[2])};
+    Vec3 const half = scaled(sub(pb, pa), 0.5);
     for (int side = 0; side < 2; ++side) {
       Index const dof = layout.dof_of_half_edge[m.topology.edge_half_edges[e][side]];
       if (dof >= layout.num_free) continue;
@@ -258,10 +257,10 @@ void tet_average_fields(MeshView const& m, dga::DofLayout const& layout, std::ve
       auto const s = mesh::subregion(m.mesh, m.topology, m.geometry, t, lv);
       Index const v = m.mesh.tets[t][lv];
       for (int i = 0; i < 3; ++i) {
-        Index const edge = m.topology.tet_edges[t][mesh::kVertexEdges[lv][i]];
+        Index const edge = m.topology.tet_edges[t][mesh::tet_vertex_edge(lv, i)];
         Index const half = mesh::half_edge_of(m.topology, edge, v);
         double const u_i = u[layout.dof_of_half_edge[half]];
-        double const f_i = f[4 * static_cast<std::size_t>(t) + mesh::kVertexFaces[lv][i]];
+        double const f_i = f[4 * static_cast<std::size_t>(t) + mesh::tet_vertex_face(lv, i)];
         for (int c = 0; c < 3; ++c) {
           e[t][c] += 0.25 * u_i * s.w[i][c];
           h[t][c] += 0.25 * f_i * s.w_dual[i][c];

@@ -9,6 +9,7 @@
 // [mesh] scale on load; only the coordinates read from [mesh] file still need MeshConfig::scale.
 
 #include "dgatd/mesh/generators.hpp"
+#include "dgatd/vec3.hpp"
 
 #include <array>
 #include <cstdint>
@@ -18,7 +19,7 @@
 
 namespace dgatd::io {
 
-using Vec3 = std::array<double, 3>;
+using dgatd::Vec3; // spelled io::Vec3 by callers
 
 struct MeshConfig {
   // Exactly one of file (absolute or relative to the working directory, resolved from the config

@@ -15,6 +15,8 @@
 // The file is written as <file>.partial and renamed on close, so <file> only ever names a finished
 // (or cleanly interrupted) run; an object destroyed without close() removes the partial file.
 
+#include "dgatd/vec3.hpp"
+
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -23,7 +25,7 @@
 
 namespace dgatd::io {
 
-using Vec3 = std::array<double, 3>;
+using dgatd::Vec3; // spelled io::Vec3 by callers
 
 struct RunAttributes {
   std::string config_text;

@@ -2,13 +2,15 @@
 // Reading back what OutputFile wrote: the probe time series of a run, for post-processing
 // (dgatd spectrum) and tests.
 
+#include "dgatd/vec3.hpp"
+
 #include <array>
 #include <string>
 #include <vector>
 
 namespace dgatd::io {
 
-using Vec3 = std::array<double, 3>;
+using dgatd::Vec3; // spelled io::Vec3 by callers
 
 struct ProbeRecord {
   std::string name;
