@@ -2,7 +2,7 @@
 
 #include "dgatd/error.hpp"
 #include "dgatd/host_parallel.hpp"
-#include "dgatd/mesh/gmsh_session.hpp"
+#include "gmsh_session.hpp"
 
 #include <gmsh.h>
 
