@@ -9,7 +9,6 @@
 #include "dgatd/version.hpp"
 
 #include <Kokkos_Core.hpp>
-#include <spdlog/spdlog.h>
 
 #include <cstdio>
 #include <cstdlib>
