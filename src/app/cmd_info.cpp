@@ -4,7 +4,9 @@
 
 #include "dgatd/mesh/geometry.hpp"
 #include "dgatd/mesh/gmsh_io.hpp"
+#include "dgatd/mesh/reference_tet.hpp"
 #include "dgatd/mesh/topology.hpp"
+#include "dgatd/vec3.hpp"
 
 #include <algorithm>
 #include <array>
@@ -22,16 +24,6 @@ struct InfoOptions {
   std::string file;
   double scale = 1.0;
 };
-
-using mesh::Vec3;
-
-Vec3 sub(Vec3 const& x, Vec3 const& y) { return {x[0] - y[0], x[1] - y[1], x[2] - y[2]}; }
-Vec3 cross(Vec3 const& x, Vec3 const& y)
-{
-  return {x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0]};
-}
-double dot(Vec3 const& x, Vec3 const& y) { return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]; }
-double norm(Vec3 const& x) { return std::sqrt(dot(x, x)); }
 
 struct Summary {
   double min = HUGE_VAL, max = -HUGE_VAL, sum = 0;
@@ -62,10 +54,11 @@ TetQuality tet_quality(std::array<Vec3, 4> const& p, double volume)
   double const circumradius = norm(centre);
   double area = 0, longest = 0;
   for (int j = 0; j < 4; ++j) {
-    auto const& f = mesh::kTetFaceVertices[j];
-    area += 0.5 * norm(cross(sub(p[f[1]], p[f[0]]), sub(p[f[2]], p[f[0]])));
+    Vec3 const& f0 = p[mesh::tet_face_vertex(j, 0)];
+    area += 0.5 * norm(cross(sub(p[mesh::tet_face_vertex(j, 1)], f0), sub(p[mesh::tet_face_vertex(j, 2)], f0)));
   }
-  for (auto const& e : mesh::kTetEdgeVertices) longest = std::max(longest, norm(sub(p[e[1]], p[e[0]])));
+  for (int k = 0; k < 6; ++k)
+    longest = std::max(longest, norm(sub(p[mesh::tet_edge_vertex(k, 1)], p[mesh::tet_edge_vertex(k, 0)])));
   double const inradius = 3.0 * volume / area;
   return {3.0 * inradius / circumradius, 6.0 * std::sqrt(2.0) * volume / (longest * longest * longest)};
 }
@@ -92,7 +85,7 @@ int run_info(InfoOptions const& options)
 
   std::map<int, long long> degree_count;
   Summary degree;
-  for (mesh::Index v = 0; v < topo.num_vertices; ++v) {
+  for (Index v = 0; v < topo.num_vertices; ++v) {
     ++degree_count[topo.degree(v)];
     degree.add(topo.degree(v));
   }
@@ -101,7 +94,7 @@ int run_info(InfoOptions const& options)
   for (auto const& [d, count] : degree_count) std::printf("  d_v = %-3d %lld\n", d, count);
 
   Summary radius_ratio, volume_ratio, volume, edge_length;
-  for (mesh::Index t = 0; t < T; ++t) {
+  for (Index t = 0; t < T; ++t) {
     std::array<Vec3, 4> p;
     for (int i = 0; i < 4; ++i) p[i] = m.points[m.tets[t][i]];
     auto const q = tet_quality(p, geo.tet_volume[t]);

@@ -2,6 +2,7 @@
 
 #include "dgatd/error.hpp"
 #include "dgatd/host_parallel.hpp"
+#include "dgatd/mesh/reference_tet.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,12 +11,6 @@
 
 namespace dgatd::dga {
 namespace {
-
-using mesh::kVertexEdges;
-using mesh::kVertexFaces;
-using mesh::Vec3;
-
-double dot(Vec3 const& x, Vec3 const& y) { return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]; }
 
 enum class HalfEdgeKind : std::uint8_t { free, prescribed, zero };
 enum class TetFailure : std::uint8_t { none, magnetic_mass, incidence };
@@ -132,8 +127,8 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
     for (int j = 0; j < 4; ++j) {
       FaceKind const kind = face_kind[topology.tet_faces[t][j]];
       if (kind == FaceKind::interior_or_pmc) continue;
-      for (int k : mesh::kTetFaceEdges[j]) {
-        auto& e = edge_kind[topology.tet_edges[t][k]];
+      for (int i = 0; i < 3; ++i) {
+        auto& e = edge_kind[topology.tet_edges[t][mesh::tet_face_edge(j, i)]];
         if (kind == FaceKind::pec)
           e = HalfEdgeKind::zero;
         else if (e == HalfEdgeKind::free)
@@ -200,7 +195,7 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
       // Mmu_r(i,j) = mu_t |t|/4 w~^i . w~^j, placed at the tet's local faces.
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
-          mu[kVertexFaces[lv][i] * 4 + kVertexFaces[lv][j]] +=
+          mu[mesh::tet_vertex_face(lv, i) * 4 + mesh::tet_vertex_face(lv, j)] +=
               materials.mu[t] * s.volume * dot(s.w_dual[i], s.w_dual[j]);
     }
     ops.mu[t] = mu;
@@ -212,10 +207,10 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
         for (int m = 0; m < 4; ++m) s += mu_inverse[j * 4 + m] * topology.tet_curl[t][m][k];
         ops.faraday[t][j * 6 + k] = s;
       }
-    // The two faces holding local edge k are those opposite the vertices of local edge 5 - k.
+    // inc(f_a, e_k) and inc(f_b, e_k), f_a < f_b the two faces holding local edge k.
     for (int k = 0; k < 6; ++k) {
-      int const sign_a = topology.tet_curl[t][mesh::kTetEdgeVertices[5 - k][0]][k];
-      int const sign_b = topology.tet_curl[t][mesh::kTetEdgeVertices[5 - k][1]][k];
+      int const sign_a = topology.tet_curl[t][mesh::tet_edge_face(k, 0)][k];
+      int const sign_b = topology.tet_curl[t][mesh::tet_edge_face(k, 1)][k];
       if (sign_a == 0 || sign_b == 0) return TetFailure::incidence;
       ops.tet_edge_signs[t] |= (sign_a < 0 ? 2u : 0u) << (2 * k);
       ops.tet_edge_signs[t] |= (sign_b < 0 ? 1u : 0u) << (2 * k);
@@ -251,7 +246,7 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
       // Meps_r(i,j) = eps_t |t|/4 w^i . w^j, placed at the free half-edges of v in its block.
       Index position[3];
       for (int k = 0; k < 3; ++k) {
-        Index const e = topology.tet_edges[t][kVertexEdges[lv][k]];
+        Index const e = topology.tet_edges[t][mesh::tet_vertex_edge(lv, k)];
         Index const dof = layout.dof_of_half_edge[half_edge_of(topology, e, v)];
         position[k] = dof < layout.num_free ? dof - layout.block_offset[b] : -1;
       }

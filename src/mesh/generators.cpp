@@ -2,7 +2,7 @@
 
 #include "dgatd/error.hpp"
 #include "dgatd/mesh/gmsh_io.hpp"
-#include "dgatd/mesh/gmsh_session.hpp"
+#include "gmsh_session.hpp"
 
 #include <gmsh.h>
 

@@ -1,19 +1,12 @@
 #include "dgatd/mesh/geometry.hpp"
 
 #include "dgatd/host_parallel.hpp"
+#include "dgatd/mesh/reference_tet.hpp"
 
 #include <cstdint>
 
 namespace dgatd::mesh {
 namespace {
-
-Vec3 sub(Vec3 const& x, Vec3 const& y) { return {x[0] - y[0], x[1] - y[1], x[2] - y[2]}; }
-Vec3 scaled(Vec3 const& x, double s) { return {s * x[0], s * x[1], s * x[2]}; }
-Vec3 cross(Vec3 const& x, Vec3 const& y)
-{
-  return {x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0]};
-}
-double dot(Vec3 const& x, Vec3 const& y) { return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]; }
 
 // w^i = (a^j x a^k) / (a^i . a^j x a^k) for cyclic (i, j, k), so that w^i . a^j = delta_ij.
 std::array<Vec3, 3> reciprocal_basis(std::array<Vec3, 3> const& a)
@@ -56,10 +49,10 @@ Subregion subregion(Mesh const& mesh, Topology const& topology, Geometry const& 
   Index const v = mesh.tets[tet][local_vertex];
   Vec3 const& pv = mesh.points[v];
   for (int i = 0; i < 3; ++i) {
-    Index const e = topology.tet_edges[tet][kVertexEdges[local_vertex][i]];
+    Index const e = topology.tet_edges[tet][tet_vertex_edge(local_vertex, i)];
     double const sigma = topology.edge_vertices[e][0] == v ? 1.0 : -1.0;
     s.a[i] = scaled(sub(geometry.edge_midpoint[e], pv), sigma);
-    int const j = kVertexFaces[local_vertex][i];
+    int const j = tet_vertex_face(local_vertex, i);
     Index const f = topology.tet_faces[tet][j];
     s.a_dual[i] =
         scaled(sub(geometry.face_barycentre[f], geometry.tet_barycentre[tet]), topology.tet_face_sign[tet][j]);

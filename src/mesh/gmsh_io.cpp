@@ -2,7 +2,7 @@
 
 #include "dgatd/error.hpp"
 #include "dgatd/host_parallel.hpp"
-#include "dgatd/mesh/gmsh_session.hpp"
+#include "gmsh_session.hpp"
 
 #include <gmsh.h>
 
@@ -257,7 +257,7 @@ void validate_and_orient(Mesh& mesh, std::vector<std::size_t> const* element_tag
   Index reoriented = 0;
   for (std::size_t t = 0; t < mesh.tets.size(); ++t) {
     auto& v = mesh.tets[t];
-    std::array<Point, 4> p;
+    std::array<Vec3, 4> p;
     for (int i = 0; i < 4; ++i) p[i] = mesh.points[v[i]];
     double longest_squared = 0;
     for (int i = 0; i < 4; ++i)

@@ -17,7 +17,7 @@ double uniform_minus_one_to_one(std::uint64_t& state)
   return 2.0 * static_cast<double>(z >> 11) / static_cast<double>(1ULL << 53) - 1.0;
 }
 
-double signed_volume(std::vector<Point> const& p, std::array<Index, 4> const& v)
+double signed_volume(std::vector<Vec3> const& p, std::array<Index, 4> const& v)
 {
   double const a[3] = {p[v[1]][0] - p[v[0]][0], p[v[1]][1] - p[v[0]][1], p[v[1]][2] - p[v[0]][2]};
   double const b[3] = {p[v[2]][0] - p[v[0]][0], p[v[2]][1] - p[v[0]][1], p[v[2]][2] - p[v[0]][2]};
@@ -41,7 +41,7 @@ Mesh structured_box(StructuredBox const& box)
       for (int i = 0; i <= nx; ++i) {
         int const index[3] = {i, j, k};
         int const n[3] = {nx, ny, nz};
-        Point& p = mesh.points[vertex(i, j, k)];
+        Vec3& p = mesh.points[vertex(i, j, k)];
         for (int c = 0; c < 3; ++c) {
           double const shift = uniform_minus_one_to_one(state) * box.jitter * h[c];
           bool const interior = index[c] > 0 && index[c] < n[c];

@@ -2,6 +2,7 @@
 
 #include "dgatd/error.hpp"
 #include "dgatd/host_parallel.hpp"
+#include "dgatd/mesh/reference_tet.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -118,11 +119,10 @@ Topology build_topology(Mesh const& mesh)
   std::vector<std::array<Index, 3>> face_slots(static_cast<std::size_t>(num_tets) * 4);
   host_parallel_for("dgatd::topology::slots", num_tets, [&](std::int64_t t) {
     auto const& v = mesh.tets[t];
-    for (int k = 0; k < 6; ++k)
-      edge_slots[6 * t + k] = sorted_pair(v[kTetEdgeVertices[k][0]], v[kTetEdgeVertices[k][1]]);
+    for (int k = 0; k < 6; ++k) edge_slots[6 * t + k] = sorted_pair(v[tet_edge_vertex(k, 0)], v[tet_edge_vertex(k, 1)]);
     for (int j = 0; j < 4; ++j)
       face_slots[4 * t + j] =
-          sorted_triple(v[kTetFaceVertices[j][0]], v[kTetFaceVertices[j][1]], v[kTetFaceVertices[j][2]]);
+          sorted_triple(v[tet_face_vertex(j, 0)], v[tet_face_vertex(j, 1)], v[tet_face_vertex(j, 2)]);
   });
   auto const edge_of_slot = number_entities<2>(topo.num_vertices, edge_slots, topo.edge_vertices);
   edge_slots = {};
@@ -138,17 +138,16 @@ Topology build_topology(Mesh const& mesh)
     auto const& v = mesh.tets[t];
     for (int k = 0; k < 6; ++k) {
       topo.tet_edges[t][k] = edge_of_slot[6 * t + k];
-      topo.tet_edge_sign[t][k] = v[kTetEdgeVertices[k][0]] < v[kTetEdgeVertices[k][1]] ? 1 : -1;
+      topo.tet_edge_sign[t][k] = v[tet_edge_vertex(k, 0)] < v[tet_edge_vertex(k, 1)] ? 1 : -1;
     }
     for (int j = 0; j < 4; ++j) {
       Index const f = face_of_slot[4 * t + j];
       topo.tet_faces[t][j] = f;
-      // In a positively oriented tet the local order kTetFaceVertices[j] is outward for even j and
+      // In a positively oriented tet the local order tet_face_vertex(j, .) is outward for even j and
       // inward for odd j; the global order (increasing ids) flips that with the sorting parity.
       int const local_outward = (j % 2 == 0) ? 1 : -1;
-      auto const& lf = kTetFaceVertices[j];
-      topo.tet_face_sign[t][j] =
-          static_cast<signed char>(local_outward * permutation_parity(v[lf[0]], v[lf[1]], v[lf[2]]));
+      Index const a = v[tet_face_vertex(j, 0)], b = v[tet_face_vertex(j, 1)], c = v[tet_face_vertex(j, 2)];
+      topo.tet_face_sign[t][j] = static_cast<signed char>(local_outward * permutation_parity(a, b, c));
       for (int k = 0; k < 6; ++k)
         topo.tet_curl[t][j][k] = face_edge_incidence(topo.face_vertices[f], topo.edge_vertices[topo.tet_edges[t][k]]);
     }
@@ -200,7 +199,7 @@ Topology build_topology(Mesh const& mesh)
     auto const& t = topo.face_tets[f][0];
     for (int j = 0; j < 4; ++j)
       if (topo.tet_faces[t][j] == f)
-        for (int k : kTetFaceEdges[j]) topo.edge_on_boundary[topo.tet_edges[t][k]] = 1;
+        for (int i = 0; i < 3; ++i) topo.edge_on_boundary[topo.tet_edges[t][tet_face_edge(j, i)]] = 1;
   };
   for (Index f : topo.boundary_faces) mark_edges_of_face(f);
 

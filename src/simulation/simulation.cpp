@@ -366,7 +366,7 @@ RunResult Simulation::run()
   };
   auto write_snapshot = [&](std::int64_t step) {
     auto const fields = formulation.shared_fields();
-    std::vector<io::Vec3> e, h;
+    std::vector<Vec3> e, h;
     solver::tet_average_fields(s.problem.view(), fields.edge_circulations, fields.face_circulations, e, h);
     timed_output([&] { writer->write_snapshot(step * plan.dt, e, h); });
   };

@@ -2,6 +2,7 @@
 
 #include "dgatd/error.hpp"
 #include "dgatd/host_parallel.hpp"
+#include "dgatd/mesh/reference_tet.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +11,6 @@
 
 namespace dgatd::solver {
 namespace {
-
-double dot(Vec3 const& x, Vec3 const& y) { return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]; }
 
 double squared_distance(Vec3 const& x, Vec3 const& y)
 {
@@ -65,11 +64,11 @@ void fill_frame(MeshView const& m, dga::DofLayout const& layout, SubregionFrame&
   auto const s = mesh::subregion(m.mesh, m.topology, m.geometry, frame.tet, frame.local_vertex);
   Index const v = m.mesh.tets[frame.tet][frame.local_vertex];
   for (int i = 0; i < 3; ++i) {
-    Index const e = m.topology.tet_edges[frame.tet][mesh::kVertexEdges[frame.local_vertex][i]];
+    Index const e = m.topology.tet_edges[frame.tet][mesh::tet_vertex_edge(frame.local_vertex, i)];
     Index const h = mesh::half_edge_of(m.topology, e, v);
     frame.dofs[i] = layout.dof_of_half_edge[h];
     frame.w[i] = s.w[i];
-    frame.faces[i] = mesh::kVertexFaces[frame.local_vertex][i];
+    frame.faces[i] = mesh::tet_vertex_face(frame.local_vertex, i);
     frame.w_dual[i] = s.w_dual[i];
   }
 }
@@ -124,8 +123,8 @@ ProbeStencil probe_stencil(MeshView const& m, dga::DofLayout const& layout, std:
     auto const s = mesh::subregion(m.mesh, m.topology, m.geometry, t, lv);
     for (int i = 0; i < 3; ++i) {
       int const k = 3 * (lv - first) + i;
-      probe.edges[k] = m.topology.tet_edges[t][mesh::kVertexEdges[lv][i]];
-      probe.faces[k] = m.topology.tet_faces[t][mesh::kVertexFaces[lv][i]];
+      probe.edges[k] = m.topology.tet_edges[t][mesh::tet_vertex_edge(lv, i)];
+      probe.faces[k] = m.topology.tet_faces[t][mesh::tet_vertex_face(lv, i)];
       double const face_share = m.topology.face_tets[probe.faces[k]][1] < 0 ? 1.0 : 0.5;
       for (int c = 0; c < 3; ++c) {
         probe.w[k][c] = share * 0.5 * s.w[i][c];
@@ -166,7 +165,7 @@ CurrentStencil edge_current_stencil(MeshView const& m, dga::HostOperators const&
   auto const& ab = m.topology.edge_vertices[best];
   auto const& pa = m.mesh.points[ab[0]];
   auto const& pb = m.mesh.points[ab[1]];
-  Vec3 const edge{pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
+  Vec3 const edge = sub(pb, pa);
   double const sign = dot(direction, edge) >= 0 ? 1.0 : -1.0;
   std::vector<Index> rows;
   std::vector<double> current;
@@ -197,7 +196,7 @@ PrescribedStencil te10_port_stencil(MeshView const& m, dga::DofLayout const& lay
     Index const t = m.topology.face_tets[f][0];
     for (int j = 0; j < 4; ++j)
       if (m.topology.tet_faces[t][j] == f)
-        for (int k : mesh::kTetFaceEdges[j]) edges.push_back(m.topology.tet_edges[t][k]);
+        for (int i = 0; i < 3; ++i) edges.push_back(m.topology.tet_edges[t][mesh::tet_face_edge(j, i)]);
   }
   if (edges.empty())
     throw Error("port '" + surface_name + "'", "the surface has no faces in the mesh",
@@ -233,7 +232,7 @@ std::vector<double> project_field(MeshView const& m, dga::DofLayout const& layou
   for (Index e = 0; e < m.topology.num_edges(); ++e) {
     auto const& pa = m.mesh.points[m.topology.edge_vertices[e][0]];
     auto const& pb = m.mesh.points[m.topology.edge_vertices[e][1]];
-    Vec3 const half{0.5 * (pb[0] - pa[0]), 0.5 * (pb[1] - pa[1]), 0.5 * (pb[2] - pa[2])};
+    Vec3 const half = scaled(sub(pb, pa), 0.5);
     for (int side = 0; side < 2; ++side) {
       Index const dof = layout.dof_of_half_edge[m.topology.edge_half_edges[e][side]];
       if (dof >= layout.num_free) continue;
@@ -255,8 +254,8 @@ void tet_average_fields(MeshView const& m, std::vector<double> const& edge_circu
     for (int lv = 0; lv < 4; ++lv) {
       auto const s = mesh::subregion(m.mesh, m.topology, m.geometry, static_cast<Index>(t), lv);
       for (int i = 0; i < 3; ++i) {
-        double const u_i = 0.5 * edge_circulations[m.topology.tet_edges[t][mesh::kVertexEdges[lv][i]]];
-        Index const face = m.topology.tet_faces[t][mesh::kVertexFaces[lv][i]];
+        double const u_i = 0.5 * edge_circulations[m.topology.tet_edges[t][mesh::tet_vertex_edge(lv, i)]];
+        Index const face = m.topology.tet_faces[t][mesh::tet_vertex_face(lv, i)];
         double const f_i = face_circulations[face] * (m.topology.face_tets[face][1] < 0 ? 1.0 : 0.5);
         for (int c = 0; c < 3; ++c) {
           e[t][c] += 0.25 * u_i * s.w[i][c];

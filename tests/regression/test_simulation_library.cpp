@@ -52,7 +52,7 @@ dgatd::simulation::RunResult run(std::string const& text, std::string const& out
   return result;
 }
 
-double max_abs(std::vector<dgatd::io::Vec3> const& values)
+double max_abs(std::vector<dgatd::Vec3> const& values)
 {
   double m = 0;
   for (auto const& v : values)

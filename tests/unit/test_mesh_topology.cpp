@@ -3,8 +3,10 @@
 // vertices, volumes, reciprocal bases and outward face signs.
 #include "dgatd/mesh/generators.hpp"
 #include "dgatd/mesh/geometry.hpp"
+#include "dgatd/mesh/reference_tet.hpp"
 #include "dgatd/mesh/structured.hpp"
 #include "dgatd/mesh/topology.hpp"
+#include "dgatd/vec3.hpp"
 
 #include <gtest/gtest.h>
 
@@ -64,14 +66,6 @@ Mesh jittered_structured_box()
   box.jitter = 0.25;
   box.seed = 7;
   return structured_box(box);
-}
-
-Vec3 sub(Vec3 const& x, Vec3 const& y) { return {x[0] - y[0], x[1] - y[1], x[2] - y[2]}; }
-double dot(Vec3 const& x, Vec3 const& y) { return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]; }
-double norm(Vec3 const& x) { return std::sqrt(dot(x, x)); }
-Vec3 cross(Vec3 const& x, Vec3 const& y)
-{
-  return {x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0]};
 }
 
 double total_volume(Geometry const& geometry)
@@ -170,6 +164,47 @@ void expect_complex_identities(Mesh const& mesh)
   expect_face_signs_outward(mesh, topo, geometry);
   expect_subregion_frames(mesh, topo, geometry);
   for (double v : geometry.tet_volume) ASSERT_GT(v, 0.0);
+}
+
+// The reference-tet numbering is what its header documents, the tables agree with one another, and
+// the accessors are constant expressions.
+static_assert(tet_edge_face(0, 0) == 2 && tet_edge_face(0, 1) == 3 && tet_face_edge(3, 2) == 3);
+
+TEST(ReferenceTet, TablesAgree)
+{
+  auto on_edge = [](int v, int k) { return tet_edge_vertex(k, 0) == v || tet_edge_vertex(k, 1) == v; };
+  for (int k = 0; k < 6; ++k) {
+    EXPECT_LT(tet_edge_vertex(k, 0), tet_edge_vertex(k, 1)) << "edge " << k;
+    // Edge 5 - k shares no vertex with edge k.
+    for (int i = 0; i < 2; ++i) EXPECT_FALSE(on_edge(tet_edge_vertex(5 - k, i), k)) << "edge " << k;
+    // The faces holding edge k are those opposite the two vertices off it.
+    EXPECT_LT(tet_edge_face(k, 0), tet_edge_face(k, 1)) << "edge " << k;
+    for (int i = 0; i < 2; ++i) EXPECT_FALSE(on_edge(tet_edge_face(k, i), k)) << "edge " << k;
+  }
+  for (int j = 0; j < 4; ++j) {
+    int previous_vertex = -1, previous_edge = -1;
+    for (int i = 0; i < 3; ++i) {
+      // Face j: the vertices other than j, and the edges not touching j, increasing.
+      EXPECT_NE(tet_face_vertex(j, i), j) << "face " << j;
+      EXPECT_GT(tet_face_vertex(j, i), previous_vertex) << "face " << j;
+      previous_vertex = tet_face_vertex(j, i);
+      EXPECT_FALSE(on_edge(j, tet_face_edge(j, i))) << "face " << j;
+      EXPECT_GT(tet_face_edge(j, i), previous_edge) << "face " << j;
+      previous_edge = tet_face_edge(j, i);
+    }
+  }
+  for (int v = 0; v < 4; ++v) {
+    int previous_edge = -1, previous_face = -1;
+    for (int i = 0; i < 3; ++i) {
+      // Vertex v: the edges through it and the faces j != v, increasing.
+      EXPECT_TRUE(on_edge(v, tet_vertex_edge(v, i))) << "vertex " << v;
+      EXPECT_GT(tet_vertex_edge(v, i), previous_edge) << "vertex " << v;
+      previous_edge = tet_vertex_edge(v, i);
+      EXPECT_NE(tet_vertex_face(v, i), v) << "vertex " << v;
+      EXPECT_GT(tet_vertex_face(v, i), previous_face) << "vertex " << v;
+      previous_face = tet_vertex_face(v, i);
+    }
+  }
 }
 
 TEST(MeshTopology, GeneratedBox)

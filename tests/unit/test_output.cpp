@@ -18,9 +18,9 @@
 namespace {
 
 namespace fs = std::filesystem;
+using dgatd::Vec3;
 using dgatd::io::Hdf5Writer;
 using dgatd::io::ProbeSample;
-using dgatd::io::Vec3;
 using dgatd::io::hdf5::Handle;
 
 class Output : public ::testing::Test {

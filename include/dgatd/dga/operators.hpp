@@ -13,8 +13,6 @@
 
 namespace dgatd::dga {
 
-using mesh::Index;
-
 // What each face of the mesh is for the boundary conditions.
 enum class FaceKind : std::uint8_t { interior_or_pmc = 0, pec = 1, port = 2 };
 
@@ -59,7 +57,7 @@ struct HostOperators {
   // its dual face, so it is formed once per edge that has a free half and read by the block rows of
   // both halves. Tet t's share of it for its local edge k is the edge piece
   //   p(t, k) = inc(f_a, e_k) f^(t, a) + inc(f_b, e_k) f^(t, b),
-  // f_a < f_b the two local faces holding edge k (those opposite the vertices of local edge 5 - k);
+  // f_a < f_b the two local faces holding edge k (mesh::tet_edge_face(k, 0) and (k, 1));
   // tet_edge_signs[t] holds, for each k, bit 2k + 1 set when inc(f_a, e_k) < 0 and bit 2k when
   // inc(f_b, e_k) < 0. The Faraday kernel writes the pieces next to f^; the curl of curled edge c
   // sums p over entries [edge_curl_offsets[c], edge_curl_offsets[c+1]), each (t << 3) | k. Curled

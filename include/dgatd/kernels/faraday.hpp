@@ -6,6 +6,7 @@
 // CPU cores picking the faces and signs out of the f^ there cost more than streaming the pieces.
 
 #include "dgatd/kernels/device_operators.hpp"
+#include "dgatd/mesh/reference_tet.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -42,15 +43,12 @@ struct FaradayKernel {
       updated[j] = f(t, j) - dt * s;
       f(t, j) = updated[j];
     }
-    // Local edge k lies on the faces opposite the vertices off it: (2,3) (1,3) (1,2) (0,3) (0,2) (0,1).
-    constexpr int first_face[6] = {2, 1, 1, 0, 0, 0};
-    constexpr int second_face[6] = {3, 3, 2, 3, 2, 1};
     // Signs by table, not ?: which compiles to branches the meshes make unpredictable.
     FieldScalar const sign[2] = {1, -1};
     std::uint32_t const signs = edge_signs(t);
     for (int k = 0; k < 6; ++k)
-      edge_pieces(t, k) = sign[(signs >> (2 * k + 1)) & 1u] * updated[first_face[k]] +
-                          sign[(signs >> (2 * k)) & 1u] * updated[second_face[k]];
+      edge_pieces(t, k) = sign[(signs >> (2 * k + 1)) & 1u] * updated[mesh::tet_edge_face(k, 0)] +
+                          sign[(signs >> (2 * k)) & 1u] * updated[mesh::tet_edge_face(k, 1)];
   }
 
   // Dynamic: on a shared host a descheduled thread would otherwise hold up the whole launch with its

@@ -2,15 +2,18 @@
 // The primal tetrahedral mesh as it enters dgatd: points, first-order tetrahedra with their region,
 // and the tagged boundary triangles. Knows nothing about physics.
 
+#include "dgatd/index.hpp"
+#include "dgatd/vec3.hpp"
+
 #include <array>
-#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace dgatd::mesh {
 
-using Index = std::int32_t;
-using Point = std::array<double, 3>;
+// Spelled mesh::Index and mesh::Vec3 by callers outside the namespace.
+using dgatd::Index;
+using dgatd::Vec3;
 
 struct PhysicalGroup {
   int dim = 0; // 2: surface (boundary tag), 3: volume (material region)
@@ -19,8 +22,8 @@ struct PhysicalGroup {
 };
 
 struct Mesh {
-  std::string source;        // file name (or generator description) for messages
-  std::vector<Point> points; // metres (the length scale is already applied)
+  std::string source;       // file name (or generator description) for messages
+  std::vector<Vec3> points; // metres (the length scale is already applied)
   // Vertex ids (0-based), ordered so the signed volume is positive.
   std::vector<std::array<Index, 4>> tets;
   std::vector<int> tet_region;                          // physical volume tag of each tet, 0 where it has none

@@ -1,7 +1,8 @@
 #pragma once
 // The DGA complex of a tetrahedral mesh with the global orientation conventions of METHOD.md:
 // edges (a,b) with a < b, faces (a,b,c) with a < b < c oriented by (p_b-p_a) x (p_c-p_a),
-// tet -> edge / face maps with incidence signs, and the CSR adjacencies the kernels gather through.
+// tet -> edge / face maps with incidence signs (local numbering: reference_tet.hpp), and the CSR
+// adjacencies the kernels gather through.
 // Deterministic: the numbering depends only on the input mesh.
 
 #include "dgatd/mesh/mesh.hpp"
@@ -10,13 +11,6 @@
 #include <vector>
 
 namespace dgatd::mesh {
-
-// Local edge k of a tet joins local vertices kTetEdgeVertices[k][0] < kTetEdgeVertices[k][1].
-inline constexpr int kTetEdgeVertices[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
-// Local face j is the one opposite local vertex j; its local vertices in increasing order.
-inline constexpr int kTetFaceVertices[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
-// Local edges of local face j.
-inline constexpr int kTetFaceEdges[4][3] = {{3, 4, 5}, {1, 2, 5}, {0, 2, 4}, {0, 1, 3}};
 
 struct Topology {
   Index num_vertices = 0;

@@ -14,9 +14,6 @@
 
 namespace dgatd::solver {
 
-using mesh::Index;
-using mesh::Vec3;
-
 // Everything needed to mesh-locate points quickly and to build local frames.
 struct MeshView {
   mesh::Mesh const& mesh;

@@ -212,8 +212,6 @@ std::vector<std::string> const known_tables{"mesh", "material", "boundary", "sou
                                             "time", "probe",    "output",   "solver"};
 std::vector<std::string> const array_tables{"material", "source", "probe"};
 
-Vec3 scaled(Vec3 v, double scale) { return {v[0] * scale, v[1] * scale, v[2] * scale}; }
-
 MeshConfig read_mesh(TableReader const& t, std::string const& base_dir)
 {
   MeshConfig mesh;

@@ -2,13 +2,13 @@
 // Reading back what Hdf5Writer wrote: the probe time series of a run, for post-processing
 // (dgatd spectrum) and tests.
 
+#include "dgatd/vec3.hpp"
+
 #include <array>
 #include <string>
 #include <vector>
 
 namespace dgatd::io {
-
-using Vec3 = std::array<double, 3>;
 
 struct ProbeRecord {
   std::string name;

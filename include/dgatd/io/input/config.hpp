@@ -10,6 +10,7 @@
 
 #include "dgatd/mesh/generators.hpp"
 #include "dgatd/solver/waveform.hpp"
+#include "dgatd/vec3.hpp"
 
 #include <array>
 #include <cstdint>
@@ -18,8 +19,6 @@
 #include <vector>
 
 namespace dgatd::io {
-
-using Vec3 = std::array<double, 3>;
 
 struct MeshConfig {
   // Exactly one of file (absolute or relative to the working directory, resolved from the config

@@ -16,6 +16,7 @@
 // (or cleanly interrupted) run; an object destroyed without close() removes the partial file.
 
 #include "dgatd/io/output/writer.hpp"
+#include "dgatd/vec3.hpp"
 
 #include <array>
 #include <cstdint>

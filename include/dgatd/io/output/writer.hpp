@@ -3,14 +3,14 @@
 // simulation writes through this interface; Hdf5Writer (HDF5 + XDMF for ParaView) is the first
 // implementation.
 
+#include "dgatd/vec3.hpp"
+
 #include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace dgatd::io {
-
-using Vec3 = std::array<double, 3>;
 
 struct RunAttributes {
   std::string config_text;
