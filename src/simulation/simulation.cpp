@@ -229,9 +229,21 @@ void Simulation::Impl::report_start(std::int64_t first_step) const
 
 Simulation::Simulation(io::Config config, SimulationOptions options) : impl_(std::make_unique<Impl>())
 {
+  impl_->config = std::move(config);
+  impl_->options = std::move(options);
+  set_up(nullptr);
+}
+
+Simulation::Simulation(io::Config config, mesh::Mesh mesh, SimulationOptions options) : impl_(std::make_unique<Impl>())
+{
+  impl_->config = std::move(config);
+  impl_->options = std::move(options);
+  set_up(&mesh);
+}
+
+void Simulation::set_up(mesh::Mesh* given_mesh)
+{
   auto& s = *impl_;
-  s.config = std::move(config);
-  s.options = std::move(options);
   s.output_path = s.options.output_path.empty() ? s.config.output.file : s.options.output_path;
   io::require_writable_output(s.output_path);
 
@@ -245,16 +257,18 @@ Simulation::Simulation(io::Config config, SimulationOptions options) : impl_(std
       throw Error(path, "was written by a run of another configuration than " + s.config.name,
                   "restart with the configuration it was written with (the checkpoint's config attribute holds its "
                   "text), or start the run afresh");
-    if (s.config.mesh.file.empty()) {
+    if (given_mesh || !s.config.mesh.file.empty()) {
+      mesh = given_mesh ? std::move(*given_mesh) : mesh::read_mesh(s.config.mesh.file, s.config.mesh.scale);
+      if (io::mesh_fingerprint(mesh) != io::mesh_fingerprint(checkpoint->mesh))
+        throw Error(path, "was written on another mesh than " + mesh.source + " is now",
+                    "restart with the mesh the checkpoint was written on, or start the run afresh");
+    } else {
       // A generated mesh is not generated again: the checkpoint holds the one the run stepped.
       mesh = std::move(checkpoint->mesh);
-    } else {
-      mesh = mesh::read_mesh(s.config.mesh.file, s.config.mesh.scale);
-      if (io::mesh_fingerprint(mesh) != io::mesh_fingerprint(checkpoint->mesh))
-        throw Error(path, "was written on another mesh than " + s.config.mesh.file + " holds now",
-                    "restart with the mesh the checkpoint was written on, or start the run afresh");
     }
     s.times.reading += clock.lap();
+  } else if (given_mesh) {
+    mesh = std::move(*given_mesh);
   } else {
     mesh = load_mesh(s.config);
     (s.config.mesh.file.empty() ? s.times.meshing : s.times.reading) += clock.lap();

@@ -64,6 +64,9 @@ public:
   // probes. Throws dgatd::Error, naming the file and the fix, on anything it cannot do, and before
   // any output is created.
   explicit Simulation(io::Config config, SimulationOptions options = {});
+  // The same on a mesh built in code: the configuration's [mesh] is not used (a Config built in code
+  // may leave it empty). Its physical groups name the regions and surfaces the configuration uses.
+  Simulation(io::Config config, mesh::Mesh mesh, SimulationOptions options = {});
   ~Simulation();
   Simulation(Simulation const&) = delete;
   Simulation& operator=(Simulation const&) = delete;
@@ -86,6 +89,7 @@ public:
 private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  void set_up(mesh::Mesh* given_mesh);
 };
 
 // Prints "time: meshing ..., stepping ... (steps/s, GDoF/s); output ..." for a run of `steps` steps
