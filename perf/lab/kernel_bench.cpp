@@ -9,9 +9,8 @@
 #include "dgatd/kernels/ampere.hpp"
 #include "dgatd/kernels/assembled.hpp"
 #include "dgatd/kernels/faraday.hpp"
-#include "dgatd/mesh/geometry.hpp"
 #include "dgatd/mesh/structured.hpp"
-#include "dgatd/mesh/topology.hpp"
+#include "dgatd/simulation/problem.hpp"
 #include "dgatd/solver/leapfrog.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -21,6 +20,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <ostream>
 #include <string>
 #include <type_traits>
@@ -43,43 +43,30 @@ using OtherLayout =
 // so no timing ever runs on overflowing or denormal numbers.
 double bench_dt(int cells) { return 0.1 / cells; }
 
-struct Problem {
-  int cells = 0;
-  mesh::Mesh mesh;
-  mesh::Topology topology;
-  mesh::Geometry geometry;
-  std::vector<dga::FaceKind> kinds;
-  dga::Materials materials;
+using simulation::Problem;
 
-  std::int64_t dofs() const
-  {
-    return 2 * static_cast<std::int64_t>(topology.num_edges()) + 4 * static_cast<std::int64_t>(topology.num_tets());
-  }
-};
+std::int64_t dofs(Problem const& p)
+{
+  return 2 * static_cast<std::int64_t>(p.topology.num_edges()) + 4 * static_cast<std::int64_t>(p.topology.num_tets());
+}
 
 // The closed PEC unit box in c = 1 units: the same system the solver tests step.
-Problem make_problem(int cells)
+Problem make_problem(int cells, bool by_degree)
 {
-  Problem p;
-  p.cells = cells;
   mesh::StructuredBox box;
   box.cells[0] = box.cells[1] = box.cells[2] = cells;
   box.jitter = 0.2;
-  p.mesh = mesh::structured_box(box);
-  p.topology = mesh::build_topology(p.mesh);
-  p.geometry = mesh::build_geometry(p.mesh, p.topology);
-  p.kinds.assign(p.topology.num_faces(), dga::FaceKind::interior_or_pmc);
-  for (auto f : p.topology.boundary_faces) p.kinds[f] = dga::FaceKind::pec;
-  p.materials.eps.assign(p.mesh.tets.size(), 1.0);
-  p.materials.mu.assign(p.mesh.tets.size(), 1.0);
-  return p;
+  dga::AssemblyOptions options;
+  options.group_blocks_by_degree = by_degree;
+  return simulation::pec_box(box, 1.0, 1.0, options);
 }
 
+// The same problem's operators with the dual blocks in another order.
 dga::HostOperators assemble_operators(Problem const& p, bool by_degree)
 {
   dga::AssemblyOptions options;
   options.group_blocks_by_degree = by_degree;
-  return dga::assemble(p.mesh, p.topology, p.geometry, p.materials, p.kinds, options);
+  return dga::assemble(p.mesh, p.topology, p.geometry, p.materials, p.face_kinds, options);
 }
 
 // Random free unknowns, zero elsewhere: every mode present, as in a running simulation.
@@ -232,11 +219,11 @@ private:
   void run_size(int cells, bool with_serial)
   {
     auto const start = std::chrono::steady_clock::now();
-    Problem const problem = make_problem(cells);
-    auto host = assemble_operators(problem, false);
+    Problem problem = make_problem(cells, false);
+    auto host = std::move(problem.operators);
     double const seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     cells_ = cells;
-    dofs_ = problem.dofs();
+    dofs_ = dofs(problem);
     out_ << "# " << cells << "^3 cells x 6: " << problem.topology.num_tets() << " tets, " << dofs_
          << " DoFs, mesh and operators built in " << seconds << " s\n";
 
