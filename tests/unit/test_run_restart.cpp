@@ -1,0 +1,138 @@
+// `dgatd run` stopped by SIGTERM (a batch scheduler's time limit) or Ctrl-C writes a checkpoint and
+// a valid output marked incomplete, and `dgatd run --restart` continues it to the same result, bit
+// for bit, as a run never stopped. A checkpoint that does not belong to the run is refused in one line.
+#include "run_helpers.hpp"
+
+#include "dgatd/io/analysis/results.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <unistd.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+using dgatd::testing::run_dgatd;
+using dgatd::testing::ScratchDirectory;
+
+// Long enough (thousands of steps on a small box) that a signal sent once the time loop has begun
+// arrives inside it.
+std::string const config = R"([mesh]
+generate = "box"
+size = [1.0, 0.8, 0.6]
+h = 0.15
+reproducible = true
+
+[[source]]
+kind = "dipole"
+position = [0.31, 0.23, 0.17]
+direction = [0.5, 0.6, 0.62]
+waveform = "modulated_gaussian"
+frequency = 300e6
+t0 = 6e-9
+sigma = 1e-9
+
+[time]
+steps = 60000
+
+[[probe]]
+name = "p"
+position = [0.63, 0.41, 0.29]
+
+[output]
+file = "run.h5"
+energy_every = 13
+progress = false
+)";
+
+// Starts dgatd, waits until its time loop runs (its output's partial file exists), sends signal,
+// and returns the exit status.
+int run_and_stop(std::string const& arguments, fs::path const& directory, std::string const& partial, int signal)
+{
+  pid_t const child = fork();
+  if (child == 0) {
+    if (chdir(directory.c_str()) != 0) _exit(126);
+    std::string const command = std::string(DGATD_EXECUTABLE) + " " + arguments + " > stopped.out 2> stopped.err";
+    execl("/bin/sh", "sh", "-c", ("exec " + command).c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  auto const deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  while (!fs::exists(partial) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  kill(child, signal);
+  int status = 0;
+  waitpid(child, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+void expect_same_results(std::string const& a, std::string const& b)
+{
+  for (char const field : {'E', 'H'}) {
+    auto const x = dgatd::io::read_probe(a, "p", field);
+    auto const y = dgatd::io::read_probe(b, "p", field);
+    EXPECT_EQ(x.time, y.time);
+    EXPECT_EQ(x.values, y.values) << field;
+  }
+  auto const x = dgatd::io::read_energy(a);
+  auto const y = dgatd::io::read_energy(b);
+  EXPECT_EQ(x.time, y.time);
+  EXPECT_EQ(x.energy, y.energy);
+}
+
+void stop_and_restart(int signal, int expected_status)
+{
+  ScratchDirectory scratch("restart_signal_" + std::to_string(signal));
+  auto const path = scratch.write("run.toml", config);
+  auto const whole = run_dgatd("run " + path + " -o " + scratch.file("whole.h5"), scratch.path());
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+
+  int const status = run_and_stop("run " + path, scratch.path(), scratch.file("run.h5.partial"), signal);
+  ASSERT_EQ(status, expected_status) << dgatd::testing::slurp(scratch.path() / "stopped.err");
+  auto const message = dgatd::testing::slurp(scratch.path() / "stopped.err");
+  EXPECT_NE(message.find("--restart " + scratch.file("run.checkpoint.h5")), std::string::npos) << message;
+  ASSERT_TRUE(fs::exists(scratch.file("run.h5")));
+  ASSERT_TRUE(fs::exists(scratch.file("run.checkpoint.h5")));
+  EXPECT_FALSE(fs::exists(scratch.file("run.h5.partial")));
+  auto const stopped_steps = dgatd::io::read_probe(scratch.file("run.h5"), "p", 'E').values.size();
+  EXPECT_LT(stopped_steps, 60000u) << "the signal came after the run had finished";
+
+  auto const restarted = run_dgatd("run " + path + " --restart " + scratch.file("run.checkpoint.h5"), scratch.path());
+  ASSERT_EQ(restarted.exit_code, 0) << restarted.err;
+  expect_same_results(scratch.file("whole.h5"), scratch.file("run.h5"));
+}
+
+TEST(RunRestart, StoppedBySigtermContinuesBitForBit) { stop_and_restart(SIGTERM, 128 + SIGTERM); }
+
+TEST(RunRestart, StoppedByCtrlCContinuesBitForBit) { stop_and_restart(SIGINT, 128 + SIGINT); }
+
+TEST(RunRestart, RefusesACheckpointOfAnotherRunInOneLine)
+{
+  ScratchDirectory scratch("restart_refused");
+  auto const path = scratch.write("run.toml", config);
+  auto const other =
+      scratch.write("other.toml", std::string(config).replace(config.find("steps = 60000"), 13, "steps = 30"));
+  auto const done = run_dgatd("run " + other + " -o " + scratch.file("other.h5"), scratch.path());
+  ASSERT_EQ(done.exit_code, 0) << done.err;
+  // A completed run leaves no checkpoint; a stopped one does. Make one from the short run.
+  int const status = run_and_stop("run " + path + " -o " + scratch.file("cut.h5"), scratch.path(),
+                                  scratch.file("cut.h5.partial"), SIGTERM);
+  ASSERT_EQ(status, 128 + SIGTERM);
+  auto const refused =
+      run_dgatd("run " + other + " -o " + scratch.file("cut.h5") + " --restart " + scratch.file("cut.checkpoint.h5"),
+                scratch.path());
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
+  EXPECT_NE(refused.err.find("cut.checkpoint.h5: was written by a run of another configuration"), std::string::npos)
+      << refused.err;
+  auto const missing = run_dgatd("run " + path + " --restart " + scratch.file("none.checkpoint.h5"), scratch.path());
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.err.find("none.checkpoint.h5: no such checkpoint"), std::string::npos) << missing.err;
+}
+
+} // namespace
