@@ -232,18 +232,16 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
   // blocks run in parallel without atomics; the price is that every subregion frame is built a
   // second time here (the tet pass used its dual vectors, this one its primal ones), cheaper than
   // storing 4 x 9 numbers per tet between the passes.
-  ops.eps.assign(static_cast<std::size_t>(layout.block_matrix_offset.back()), 0.0);
-  ops.eps_inverse.resize(ops.eps.size());
-  auto const bad_block = host_first_failure("dgatd::assemble::dual_blocks", layout.num_blocks(), [&](std::int64_t b) {
+  // Meps_r(i,j) = coefficient_t |t|/4 w^i . w^j of every subregion of v, placed at the free
+  // half-edges of v in block b (row-major d x d at block).
+  auto block_mass = [&](Index b, std::vector<double> const& coefficient, double* block) {
     Index const v = layout.block_vertex[b];
     Index const d = free_degree[v];
-    double* block = ops.eps.data() + layout.block_matrix_offset[b];
     for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1]; ++i) {
       Index const t = topology.v2t[i];
       int lv = 0;
       while (mesh.tets[t][lv] != v) ++lv;
       auto const s = mesh::subregion(mesh, topology, geometry, t, lv);
-      // Meps_r(i,j) = eps_t |t|/4 w^i . w^j, placed at the free half-edges of v in its block.
       Index position[3];
       for (int k = 0; k < 3; ++k) {
         Index const e = topology.tet_edges[t][mesh::tet_vertex_edge(lv, k)];
@@ -253,8 +251,15 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
       for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 3; ++c)
           if (position[r] >= 0 && position[c] >= 0)
-            block[position[r] * d + position[c]] += materials.eps[t] * s.volume * dot(s.w[r], s.w[c]);
+            block[position[r] * d + position[c]] += coefficient[t] * s.volume * dot(s.w[r], s.w[c]);
     }
+  };
+  ops.eps.assign(static_cast<std::size_t>(layout.block_matrix_offset.back()), 0.0);
+  ops.eps_inverse.resize(ops.eps.size());
+  auto const bad_block = host_first_failure("dgatd::assemble::dual_blocks", layout.num_blocks(), [&](std::int64_t b) {
+    Index const d = free_degree[layout.block_vertex[b]];
+    double* block = ops.eps.data() + layout.block_matrix_offset[b];
+    block_mass(static_cast<Index>(b), materials.eps, block);
     double* inverse = ops.eps_inverse.data() + layout.block_matrix_offset[b];
     std::copy(block, block + static_cast<std::ptrdiff_t>(d) * d, inverse);
     return invert_spd(inverse, d);
@@ -264,6 +269,27 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
                 "the electric mass matrix of the dual volume of vertex " +
                     std::to_string(layout.block_vertex[bad_block]) + " is not positive definite",
                 "check eps_r > 0 and the tets around that vertex");
+
+  // Conductance blocks S_v, the mass matrix of sigma, for the blocks with a lossy tet around them.
+  if (!materials.sigma.empty()) {
+    ops.lossy_matrix_offset.push_back(0);
+    for (Index b = 0; b < layout.num_blocks(); ++b) {
+      Index const v = layout.block_vertex[b];
+      bool lossy = false;
+      for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1]; ++i)
+        lossy = lossy || materials.sigma[topology.v2t[i]] > 0;
+      Index const d = free_degree[v];
+      if (!lossy || d == 0) continue;
+      ops.lossy_blocks.push_back(b);
+      ops.lossy_matrix_offset.push_back(ops.lossy_matrix_offset.back() + static_cast<std::int64_t>(d) * d);
+    }
+    ops.conductance.assign(static_cast<std::size_t>(ops.lossy_matrix_offset.back()), 0.0);
+    host_parallel_for("dgatd::assemble::conductance", static_cast<std::int64_t>(ops.lossy_blocks.size()),
+                      [&](std::int64_t k) {
+                        block_mass(ops.lossy_blocks[k], materials.sigma,
+                                   ops.conductance.data() + ops.lossy_matrix_offset[k]);
+                      });
+  }
 
   build_dual_curl(topology, layout, block_of_vertex, ops);
   return ops;

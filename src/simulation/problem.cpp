@@ -57,7 +57,7 @@ Problem make_problem(mesh::Mesh mesh, dga::Materials materials, BoundaryKinds co
 Problem make_problem(io::Config const& config, mesh::Mesh mesh)
 {
   std::size_t const num_tets = mesh.tets.size();
-  dga::Materials materials{std::vector<double>(num_tets, dga::eps0), std::vector<double>(num_tets, dga::mu0)};
+  dga::Materials materials{std::vector<double>(num_tets, dga::eps0), std::vector<double>(num_tets, dga::mu0), {}};
   for (auto const& material : config.materials) {
     int tag = material.region_tag;
     if (!material.region_name.empty()) {
@@ -74,6 +74,10 @@ Problem make_problem(io::Config const& config, mesh::Mesh mesh)
       if (mesh.tet_region[t] == tag) {
         materials.eps[t] = dga::eps0 * material.eps_r;
         materials.mu[t] = dga::mu0 * material.mu_r;
+        if (material.sigma > 0) {
+          materials.sigma.resize(num_tets, 0.0);
+          materials.sigma[t] = material.sigma;
+        }
         used = true;
       }
     if (!used)
@@ -103,7 +107,7 @@ Problem pec_box(mesh::StructuredBox const& box, double eps, double mu, dga::Asse
   auto m = mesh::structured_box(box);
   std::size_t const num_tets = m.tets.size();
   return make_problem(std::move(m),
-                      dga::Materials{std::vector<double>(num_tets, eps), std::vector<double>(num_tets, mu)},
+                      dga::Materials{std::vector<double>(num_tets, eps), std::vector<double>(num_tets, mu), {}},
                       BoundaryKinds{}, options);
 }
 

@@ -141,6 +141,11 @@ void Simulation::Impl::set_up_on(io::Checkpoint const* checkpoint, Stopwatch& cl
   backend = Space::name();
   concurrency = space.concurrency();
   auto const kind = formulation_kind(config);
+  if (kind == solver::FormulationKind::assembled)
+    for (auto const& material : config.materials)
+      if (material.sigma > 0)
+        throw Error(where(config, material.line), "[[material]] sigma needs the fractioned formulation",
+                    "remove [solver] formulation = \"assembled\" (the assembled baseline has no losses)");
   formulation = solver::make_formulation(kind, space, problem.topology, problem.operators);
   times.setup += clock.lap();
 

@@ -21,6 +21,7 @@ enum class FaceKind : std::uint8_t { interior_or_pmc = 0, pec = 1, port = 2 };
 struct Materials {
   std::vector<double> eps;
   std::vector<double> mu;
+  std::vector<double> sigma; // conductivity (S/m) per tet; empty for a lossless problem
 };
 
 struct AssemblyOptions {
@@ -53,6 +54,11 @@ struct HostOperators {
   std::vector<std::array<double, 16>> mu;      // Mmu_t, 4 x 4 row-major
   std::vector<double> eps_inverse;             // packed (Meps_v)^-1 blocks, row-major, at block_matrix_offset
   std::vector<double> eps;                     // packed Meps_v blocks, same layout (energy, Rayleigh quotients)
+  // Losses: the conductance blocks S_v (sigma's mass matrix, built like Meps_v) of the dual blocks
+  // that have a lossy tet around them, packed in lossy_blocks order at lossy_matrix_offset.
+  std::vector<Index> lossy_blocks;
+  std::vector<std::int64_t> lossy_matrix_offset;
+  std::vector<double> conductance;
   // Dual curl (C~ f^, eq. 6), once per edge: both halves of an edge see the same circulation around
   // its dual face, so it is formed once per edge that has a free half and read by the block rows of
   // both halves. Tet t's share of it for its local edge k is the edge piece

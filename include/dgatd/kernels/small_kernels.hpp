@@ -32,6 +32,36 @@ struct ScatterSet {
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const { u(rows(i)) = value * weights(i); }
 };
 
+// out(r) = u(rows(r)), or out(r) += u(rows(r)) with accumulate: the lossy rows' u^n, then
+// u^n + u~^(n+1).
+template <class MemorySpace>
+struct GatherRows {
+  Kokkos::View<Index*, MemorySpace> rows;
+  Kokkos::View<Real*, MemorySpace> u;
+  Kokkos::View<Real*, MemorySpace> out;
+  bool accumulate;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t r) const { out(r) = (accumulate ? out(r) : 0) + u(rows(r)); }
+};
+
+// The loss term of a lossy dual block: u(rows(r)) -= sum_j L(matrix_row(r) + j) sum(block_first(r) + j),
+// j over the block's size(r) rows (see FractionedLeapfrog's losses).
+template <class MemorySpace>
+struct LossCorrection {
+  Kokkos::View<Index*, MemorySpace> rows;
+  Kokkos::View<Index*, MemorySpace> block_first;
+  Kokkos::View<Index*, MemorySpace> size;
+  Kokkos::View<std::int64_t*, MemorySpace> matrix_row;
+  Kokkos::View<Real*, MemorySpace> loss;
+  Kokkos::View<Real*, MemorySpace> sum;
+  Kokkos::View<Real*, MemorySpace> u;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t r) const
+  {
+    double correction = 0;
+    for (Index j = 0; j < size(r); ++j) correction += loss(matrix_row(r) + j) * sum(block_first(r) + j);
+    u(rows(r)) -= correction;
+  }
+};
+
 template <class MemorySpace>
 struct Scale {
   Kokkos::View<Real*, MemorySpace> out;

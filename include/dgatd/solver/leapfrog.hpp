@@ -44,12 +44,18 @@ public:
         fields_(kernels::make_fields<ExecutionSpace, TetLayout, Real>(ops_)),
         f_previous_("dgatd::f_hat_previous", ops_.num_tets)
   {
+    set_up_losses(host);
   }
 
   Operators const& operators() const { return ops_; }
   FieldSet const& fields() const { return fields_; }
   double dt() const { return dt_; }
-  void set_dt(double dt) { dt_ = dt; }
+  void set_dt(double dt)
+  {
+    dt_ = dt;
+    update_loss_matrices();
+  }
+  bool lossy() const { return !loss_.eps.empty(); }
   // Steps taken since the initial field: the sources' clock.
   std::int64_t steps() const { return steps_; }
 
@@ -211,6 +217,81 @@ private:
     return sum;
   }
 
+  // Losses (sigma, absorbing surfaces) in Ampere's law, time-averaged (semi-implicit):
+  //   Meps (u^(n+1) - u^n) / dt + S (u^(n+1) + u^n) / 2 = C~ f^(n+1/2) - I.
+  // With u~ = u^n + dt Meps^-1 (C~ f - I), the lossless update the kernels make, this is
+  //   u^(n+1) = u~ - L (u~ + u^n),   L = (Meps / dt + S / 2)^-1 S / 2,
+  // per lossy dual block (S is block-diagonal like Meps), so lossless blocks cost nothing. For any
+  // S >= 0 the energy cannot grow at the lossless time step (docs/open_regions.md).
+  void set_up_losses(dga::HostOperators const& host)
+  {
+    if (host.lossy_blocks.empty()) return;
+    auto const& layout = host.layout;
+    std::vector<Index> rows, first, size;
+    std::vector<std::int64_t> matrix_row;
+    for (std::size_t k = 0; k < host.lossy_blocks.size(); ++k) {
+      Index const b = host.lossy_blocks[k];
+      Index const begin = layout.block_offset[b];
+      Index const d = layout.block_offset[b + 1] - begin;
+      Index const block_first = static_cast<Index>(rows.size());
+      auto const* eps = host.eps.data() + layout.block_matrix_offset[b];
+      loss_.eps.insert(loss_.eps.end(), eps, eps + static_cast<std::ptrdiff_t>(d) * d);
+      for (Index i = 0; i < d; ++i) {
+        rows.push_back(begin + i);
+        first.push_back(block_first);
+        size.push_back(d);
+        matrix_row.push_back(host.lossy_matrix_offset[k] + static_cast<std::int64_t>(i) * d);
+      }
+    }
+    loss_.conductance = host.conductance;
+    loss_.block_size.assign(size.begin(), size.end());
+    using IndexView = Kokkos::View<Index*, memory_space>;
+    loss_.rows = kernels::detail::upload_flat<IndexView>("dgatd::loss_rows", rows);
+    loss_.block_first = kernels::detail::upload_flat<IndexView>("dgatd::loss_block_first", first);
+    loss_.size = kernels::detail::upload_flat<IndexView>("dgatd::loss_block_size", size);
+    loss_.matrix_row =
+        kernels::detail::upload_flat<Kokkos::View<std::int64_t*, memory_space>>("dgatd::loss_matrix_row", matrix_row);
+    loss_.sum = Kokkos::View<Real*, memory_space>("dgatd::loss_sum", rows.size());
+  }
+
+  void update_loss_matrices()
+  {
+    if (!lossy()) return;
+    std::vector<double> loss(loss_.conductance.size());
+    std::vector<double> a;
+    std::size_t offset = 0;
+    for (std::size_t r = 0; r < loss_.block_size.size(); r += loss_.block_size[r]) {
+      int const d = loss_.block_size[r];
+      std::size_t const n = static_cast<std::size_t>(d) * d;
+      a.resize(n);
+      for (std::size_t i = 0; i < n; ++i) a[i] = loss_.eps[offset + i] / dt_ + 0.5 * loss_.conductance[offset + i];
+      dga::invert_spd(a.data(), d);
+      for (int i = 0; i < d; ++i)
+        for (int j = 0; j < d; ++j) {
+          double l = 0;
+          for (int m = 0; m < d; ++m) l += a[i * d + m] * 0.5 * loss_.conductance[offset + m * d + j];
+          loss[offset + i * d + j] = l;
+        }
+      offset += n;
+    }
+    loss_.matrices = kernels::detail::upload_flat<Kokkos::View<Real*, memory_space>>("dgatd::loss_matrices", loss);
+  }
+
+  void gather_lossy_rows(bool accumulate) const
+  {
+    Kokkos::parallel_for("dgatd::loss_rows", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, loss_.rows.extent(0)),
+                         kernels::GatherRows<memory_space>{loss_.rows, fields_.u, loss_.sum, accumulate});
+  }
+
+  void apply_losses() const
+  {
+    gather_lossy_rows(true);
+    Kokkos::parallel_for("dgatd::losses", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, loss_.rows.extent(0)),
+                         kernels::LossCorrection<memory_space>{loss_.rows, loss_.block_first, loss_.size,
+                                                               loss_.matrix_row, loss_.matrices, loss_.sum,
+                                                               fields_.u});
+  }
+
   static double uniform(std::uint64_t& state)
   {
     std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
@@ -232,9 +313,11 @@ private:
     // fields_.edge_pieces for the tets around vertices shared with other ranks, before Ampere's
     // dual-curl pass sums them per edge.
     if (with_energy) energy += 0.5 * magnetic_cross_energy();
+    if (lossy()) gather_lossy_rows(false);
     kernels::ampere_update(space_, ops_, fields_, dt_);
     double const t_half = (steps_ + 0.5) * dt_;
     for (auto const& s : sources_) apply_source(s, -dt_ * s.waveform(t_half));
+    if (lossy()) apply_losses();
     ++steps_;
     for (auto const& p : prescribed_) apply_prescribed(p, p.waveform(steps_ * dt_));
     return energy;
@@ -248,6 +331,19 @@ private:
   std::vector<Source> prescribed_;
   double dt_ = 0;
   std::int64_t steps_ = 0;
+
+  struct Losses {
+    std::vector<double> eps;         // Meps_v of the lossy blocks, packed like conductance
+    std::vector<double> conductance; // S_v
+    std::vector<Index> block_size;   // per lossy row: its block's size
+    Kokkos::View<Index*, memory_space> rows;
+    Kokkos::View<Index*, memory_space> block_first;
+    Kokkos::View<Index*, memory_space> size;
+    Kokkos::View<std::int64_t*, memory_space> matrix_row;
+    Kokkos::View<Real*, memory_space> matrices; // L_v, packed like conductance
+    Kokkos::View<Real*, memory_space> sum;      // u^n, then u^n + u~, of the lossy rows
+  };
+  Losses loss_;
 };
 
 } // namespace dgatd::solver

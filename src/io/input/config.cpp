@@ -136,6 +136,19 @@ public:
     return result;
   }
 
+  // A conductivity in S/m, 0 by default; the time-averaged loss term is stable for any value, but
+  // beyond copper's 6e7 S/m a volume is a conductor the mesh does not resolve.
+  double conductivity(std::string const& key) const
+  {
+    constexpr double highest = 1e8;
+    double const result = number(key, 0.0);
+    if (result < 0) fail(key, "= " + format_number(result) + " must not be negative (a conductivity, S/m)");
+    if (result > highest)
+      fail(key, "= " + format_number(result) + " S/m is above " + format_number(highest) +
+                    " S/m; model a conductor this good as a PEC surface");
+    return result;
+  }
+
   std::int64_t integer(std::string const& key, std::int64_t fallback, std::int64_t minimum) const
   {
     if (!has(key)) return fallback;
@@ -286,6 +299,7 @@ Material read_material(TableReader const& t)
   }
   material.eps_r = t.relative_constant("eps_r");
   material.mu_r = t.relative_constant("mu_r");
+  material.sigma = t.conductivity("sigma");
   return material;
 }
 
@@ -512,7 +526,7 @@ Config parse_config(std::string const& text, std::string const& name, std::strin
   if (tables.count("material")) {
     std::map<std::string, int> seen; // region (as written) -> line of its first [[material]]
     for (auto const& table : tables["material"]->as_array()) {
-      TableReader const t(name, table, "[[material]]", {"region", "eps_r", "mu_r"});
+      TableReader const t(name, table, "[[material]]", {"region", "eps_r", "mu_r", "sigma"});
       Material material = read_material(t);
       std::string const key =
           material.region_name.empty() ? "tag " + std::to_string(material.region_tag) : material.region_name;

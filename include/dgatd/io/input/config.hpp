@@ -35,6 +35,7 @@ struct Material {
   int region_tag = 0;
   double eps_r = 1.0;
   double mu_r = 1.0;
+  double sigma = 0.0; // conductivity, S/m
   int line = 0; // of the [[material]] header, for messages about regions the mesh lacks
 };
 

@@ -1,0 +1,115 @@
+// Conductivity in Ampère's law (time-averaged loss term): in a PEC box filled with a uniform
+// conductor every mode decays as exp(-sigma t / (2 eps)), the leapfrog's energy never increases,
+// and the lossless time step stays stable for any sigma. Run on every enabled execution space.
+#include "cavity_fixture.hpp"
+
+#include "dgatd/simulation/problem.hpp"
+#include "dgatd/solver/leapfrog.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <vector>
+
+namespace {
+
+using TestSpace = DGATD_TEST_EXEC_SPACE;
+using dgatd::Vec3;
+using dgatd::solver::FractionedLeapfrog;
+
+constexpr double a = 1.0, b = 0.75, d = 0.5;
+
+// The box in c = 1 units (eps = mu = 1) with a uniform conductivity.
+dgatd::simulation::Problem lossy_box(double sigma)
+{
+  dgatd::mesh::StructuredBox box;
+  box.size[0] = a;
+  box.size[1] = b;
+  box.size[2] = d;
+  box.cells[0] = 10;
+  box.cells[1] = 8;
+  box.cells[2] = 6;
+  box.jitter = 0.2;
+  auto mesh = dgatd::mesh::structured_box(box);
+  std::size_t const n = mesh.tets.size();
+  dgatd::dga::Materials materials{std::vector<double>(n, 1.0), std::vector<double>(n, 1.0),
+                                  std::vector<double>(n, sigma)};
+  return dgatd::simulation::make_problem(std::move(mesh), std::move(materials), {});
+}
+
+// E of the TE_mnp-like field with E only along one axis: E_z = sin(m pi x / a) sin(n pi y / b).
+Vec3 mode_110(Vec3 const& p) { return {0, 0, std::sin(M_PI * p[0] / a) * std::sin(M_PI * p[1] / b)}; }
+Vec3 mode_101(Vec3 const& p) { return {0, std::sin(M_PI * p[0] / a) * std::sin(M_PI * p[2] / d), 0}; }
+
+struct Decay {
+  double rate = 0;       // fitted d(ln W)/dt
+  double worst_rise = 0; // largest W^(n+1) / W^n - 1
+};
+
+Decay energy_decay(dgatd::simulation::Problem const& problem, std::function<Vec3(Vec3 const&)> const& mode,
+                   double t_end)
+{
+  FractionedLeapfrog<TestSpace> solver(TestSpace(), problem.operators);
+  solver.set_dt(0.95 * solver.estimate_stability().dt_max);
+  solver.set_initial_field(dgatd::solver::project_field(problem.view(), problem.operators.layout, mode));
+  int const steps = static_cast<int>(t_end / solver.dt());
+  std::vector<double> t, log_w;
+  Decay decay;
+  double previous = 0;
+  for (int n = 0; n < steps; ++n) {
+    double const w = solver.step_with_energy();
+    if (n > 0) decay.worst_rise = std::max(decay.worst_rise, w / previous - 1);
+    previous = w;
+    t.push_back(n * solver.dt());
+    log_w.push_back(std::log(w));
+  }
+  // Least squares over the whole record: the 2 omega ripple of a lossy mode's energy (losses act on
+  // e only) averages out over its many periods.
+  double st = 0, sw = 0, stt = 0, stw = 0;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    st += t[i];
+    sw += log_w[i];
+    stt += t[i] * t[i];
+    stw += t[i] * log_w[i];
+  }
+  double const count = static_cast<double>(t.size());
+  decay.rate = (count * stw - st * sw) / (count * stt - st * st);
+  return decay;
+}
+
+TEST(Losses, EachModeDecaysAtSigmaOverTwoEps)
+{
+  double const sigma = 0.1; // amplitude rate sigma / (2 eps) = 0.05 against omega = 5.2 and 6.9
+  auto const problem = lossy_box(sigma);
+  for (auto const& [name, mode] : {std::pair{"110", &mode_110}, std::pair{"101", &mode_101}}) {
+    auto const decay = energy_decay(problem, mode, 60.0);
+    // The energy of a mode decaying as exp(-sigma t / (2 eps)) decays as exp(-sigma t / eps).
+    double const expected = -sigma / 1.0;
+    std::printf("mode %s: d ln W / dt = %.6f, expected %.6f (%.3f %%); largest rise per step %.2e\n", name,
+                decay.rate, expected, 100 * (decay.rate / expected - 1), decay.worst_rise);
+    // The semi-implicit term is second order in dt (about 1e-4 here) and the mesh resolves the mode's
+    // shape, so the rate matches well within the 1 % the issue asks.
+    EXPECT_NEAR(decay.rate / expected, 1.0, 0.01) << name;
+    // Energy never increases: at most rounding (1e-13 of W per step) above the previous value.
+    EXPECT_LT(decay.worst_rise, 1e-13) << name;
+  }
+}
+
+TEST(Losses, AnySigmaIsStableAtTheLosslessTimeStep)
+{
+  for (double const sigma : {1e-3, 1.0, 1e3, 1e8}) {
+    auto const problem = lossy_box(sigma);
+    FractionedLeapfrog<TestSpace> solver(TestSpace(), problem.operators);
+    solver.set_dt(0.95 * solver.estimate_stability().dt_max);
+    solver.set_random_initial_field(7);
+    double const w0 = solver.step_with_energy();
+    double largest = 0;
+    for (int n = 1; n < 3000; ++n) largest = std::max(largest, solver.step_with_energy() / w0);
+    std::printf("sigma %.0e: largest W / W0 over 3000 steps %.3e\n", sigma, largest);
+    EXPECT_LE(largest, 1.0 + 1e-12) << sigma;
+  }
+}
+
+} // namespace
