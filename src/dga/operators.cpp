@@ -12,6 +12,16 @@
 namespace dgatd::dga {
 namespace {
 
+// The edge joining vertices v and a (they share one: a and v are corners of a face).
+Index edge_between(mesh::Topology const& topology, Index v, Index a)
+{
+  for (Index h = topology.v2e_offsets[v]; h < topology.v2e_offsets[v + 1]; ++h) {
+    auto const& ends = topology.edge_vertices[topology.v2e[h]];
+    if (ends[0] == a || ends[1] == a) return topology.v2e[h];
+  }
+  return -1;
+}
+
 enum class HalfEdgeKind : std::uint8_t { free, prescribed, zero };
 enum class TetFailure : std::uint8_t { none, magnetic_mass, incidence };
 
@@ -126,7 +136,7 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
   for (Index t = 0; t < num_tets; ++t)
     for (int j = 0; j < 4; ++j) {
       FaceKind const kind = face_kind[topology.tet_faces[t][j]];
-      if (kind == FaceKind::interior_or_pmc) continue;
+      if (kind == FaceKind::interior_or_pmc || kind == FaceKind::absorbing) continue;
       for (int i = 0; i < 3; ++i) {
         auto& e = edge_kind[topology.tet_edges[t][mesh::tet_face_edge(j, i)]];
         if (kind == FaceKind::pec)
@@ -270,26 +280,67 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
                     std::to_string(layout.block_vertex[bad_block]) + " is not positive definite",
                 "check eps_r > 0 and the tets around that vertex");
 
-  // Conductance blocks S_v, the mass matrix of sigma, for the blocks with a lossy tet around them.
-  if (!materials.sigma.empty()) {
-    ops.lossy_matrix_offset.push_back(0);
-    for (Index b = 0; b < layout.num_blocks(); ++b) {
-      Index const v = layout.block_vertex[b];
-      bool lossy = false;
-      for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1]; ++i)
-        lossy = lossy || materials.sigma[topology.v2t[i]] > 0;
-      Index const d = free_degree[v];
-      if (!lossy || d == 0) continue;
-      ops.lossy_blocks.push_back(b);
-      ops.lossy_matrix_offset.push_back(ops.lossy_matrix_offset.back() + static_cast<std::int64_t>(d) * d);
-    }
-    ops.conductance.assign(static_cast<std::size_t>(ops.lossy_matrix_offset.back()), 0.0);
-    host_parallel_for("dgatd::assemble::conductance", static_cast<std::int64_t>(ops.lossy_blocks.size()),
-                      [&](std::int64_t k) {
-                        block_mass(ops.lossy_blocks[k], materials.sigma,
-                                   ops.conductance.data() + ops.lossy_matrix_offset[k]);
-                      });
+  // Conductance blocks S_v for the blocks with a lossy tet or an absorbing face around them.
+  std::vector<Index> absorbing_offsets(num_vertices + 1, 0), absorbing_faces;
+  for (Index f : topology.boundary_faces)
+    if (face_kind[f] == FaceKind::absorbing)
+      for (Index v : topology.face_vertices[f]) ++absorbing_offsets[v + 1];
+  for (Index v = 0; v < num_vertices; ++v) absorbing_offsets[v + 1] += absorbing_offsets[v];
+  absorbing_faces.resize(absorbing_offsets.back());
+  {
+    std::vector<Index> fill(absorbing_offsets.begin(), absorbing_offsets.end() - 1);
+    for (Index f : topology.boundary_faces)
+      if (face_kind[f] == FaceKind::absorbing)
+        for (Index v : topology.face_vertices[f]) absorbing_faces[fill[v]++] = f;
   }
+  ops.lossy_matrix_offset.assign(1, 0);
+  for (Index b = 0; b < layout.num_blocks(); ++b) {
+    Index const v = layout.block_vertex[b];
+    bool lossy = absorbing_offsets[v + 1] > absorbing_offsets[v];
+    for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1] && !materials.sigma.empty(); ++i)
+      lossy = lossy || materials.sigma[topology.v2t[i]] > 0;
+    Index const d = free_degree[v];
+    if (!lossy || d == 0) continue;
+    ops.lossy_blocks.push_back(b);
+    ops.lossy_matrix_offset.push_back(ops.lossy_matrix_offset.back() + static_cast<std::int64_t>(d) * d);
+  }
+  ops.conductance.assign(static_cast<std::size_t>(ops.lossy_matrix_offset.back()), 0.0);
+  host_parallel_for(
+      "dgatd::assemble::conductance", static_cast<std::int64_t>(ops.lossy_blocks.size()), [&](std::int64_t k) {
+        Index const b = ops.lossy_blocks[k];
+        Index const v = layout.block_vertex[b];
+        Index const d = free_degree[v];
+        double* block = ops.conductance.data() + ops.lossy_matrix_offset[k];
+        if (!materials.sigma.empty()) block_mass(b, materials.sigma, block);
+        for (Index i = absorbing_offsets[v]; i < absorbing_offsets[v + 1]; ++i) {
+          Index const f = absorbing_faces[i];
+          Index const t = topology.face_tets[f][0];
+          double const admittance = std::sqrt(materials.eps[t] / materials.mu[t]);
+          // The face's two half-edges at v, t_1 and t_2 (vectors of half the edges), and e's
+          // tangential part on the kite at v: e_t = u_1 w^1 + u_2 w^2 with w^i . t_j = delta_ij, so
+          // w^i . w^j is the inverse of the Gram matrix t_i . t_j.
+          Index other[2], position[2];
+          int n = 0;
+          for (Index a : topology.face_vertices[f])
+            if (a != v) other[n++] = a;
+          Vec3 half[2];
+          for (int j = 0; j < 2; ++j) {
+            half[j] = scaled(sub(mesh.points[other[j]], mesh.points[v]), 0.5);
+            Index const e = edge_between(topology, v, other[j]);
+            Index const dof = layout.dof_of_half_edge[half_edge_of(topology, e, v)];
+            position[j] = dof < layout.num_free ? dof - layout.block_offset[b] : -1;
+          }
+          double const g11 = dot(half[0], half[0]), g12 = dot(half[0], half[1]), g22 = dot(half[1], half[1]);
+          double const det = g11 * g22 - g12 * g12;
+          double const kite = norm(cross(half[0], half[1])) * 4.0 / 2.0 / 3.0; // |face| / 3
+          double const inverse_gram[2][2] = {{g22 / det, -g12 / det}, {-g12 / det, g11 / det}};
+          for (int r = 0; r < 2; ++r)
+            for (int c = 0; c < 2; ++c)
+              if (position[r] >= 0 && position[c] >= 0)
+                block[position[r] * d + position[c]] += admittance * kite * inverse_gram[r][c];
+        }
+      });
+  if (ops.lossy_blocks.empty()) ops.lossy_matrix_offset.clear();
 
   build_dual_curl(topology, layout, block_of_vertex, ops);
   return ops;

@@ -48,6 +48,7 @@ Problem make_problem(mesh::Mesh mesh, dga::Materials materials, BoundaryKinds co
   };
   for (mesh::Index f = 0; f < p.topology.num_faces(); ++f) {
     if (has(boundary.pec_tags, p.topology.face_tag[f])) p.face_kinds[f] = dga::FaceKind::pec;
+    if (has(boundary.absorbing_tags, p.topology.face_tag[f])) p.face_kinds[f] = dga::FaceKind::absorbing;
     if (has(boundary.port_tags, p.topology.face_tag[f])) p.face_kinds[f] = dga::FaceKind::port;
   }
   p.operators = dga::assemble(p.mesh, p.topology, p.geometry, p.materials, p.face_kinds, options);
@@ -88,12 +89,24 @@ Problem make_problem(io::Config const& config, mesh::Mesh mesh)
 
   BoundaryKinds boundary;
   boundary.pec_everywhere = config.boundary.pec_everywhere;
+  std::string const boundary_table = where(config, config.boundary.line);
   for (auto const& name : config.boundary.pec_surfaces)
-    boundary.pec_tags.push_back(surface_tag(mesh, name, config.name));
+    boundary.pec_tags.push_back(surface_tag(mesh, name, boundary_table));
+  for (auto const& name : config.boundary.absorbing_surfaces)
+    boundary.absorbing_tags.push_back(surface_tag(mesh, name, boundary_table));
   for (auto const& source : config.sources)
     if (source.kind == io::SourceKind::port_te10)
       boundary.port_tags.push_back(surface_tag(mesh, source.surface, where(config, source.line)));
-  return make_problem(std::move(mesh), std::move(materials), boundary);
+  auto problem = make_problem(std::move(mesh), std::move(materials), boundary);
+  // A physical surface inside the domain has faces with two tets; absorbing there means nothing.
+  for (std::size_t k = 0; k < boundary.absorbing_tags.size(); ++k)
+    for (mesh::Index f = 0; f < problem.topology.num_faces(); ++f)
+      if (problem.topology.face_tag[f] == boundary.absorbing_tags[k] && problem.topology.face_tets[f][1] >= 0)
+        throw Error(boundary_table,
+                    "absorbing surface '" + config.boundary.absorbing_surfaces[k] + "' lies inside " +
+                        problem.mesh.source + " (its faces have tets on both sides)",
+                    "name exterior surfaces only");
+  return problem;
 }
 
 mesh::Mesh load_mesh(io::Config const& config)

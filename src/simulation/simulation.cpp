@@ -141,6 +141,9 @@ void Simulation::Impl::set_up_on(io::Checkpoint const* checkpoint, Stopwatch& cl
   backend = Space::name();
   concurrency = space.concurrency();
   auto const kind = formulation_kind(config);
+  if (kind == solver::FormulationKind::assembled && !config.boundary.absorbing_surfaces.empty())
+    throw Error(where(config, config.boundary.line), "[boundary] absorbing needs the fractioned formulation",
+                "remove [solver] formulation = \"assembled\" (the assembled baseline has no losses)");
   if (kind == solver::FormulationKind::assembled)
     for (auto const& material : config.materials)
       if (material.sigma > 0)

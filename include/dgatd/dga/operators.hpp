@@ -14,7 +14,9 @@
 namespace dgatd::dga {
 
 // What each face of the mesh is for the boundary conditions.
-enum class FaceKind : std::uint8_t { interior_or_pmc = 0, pec = 1, port = 2 };
+// absorbing: a first-order (Silver-Mueller) absorbing surface, n x h = Y n x (n x e), Y the
+// admittance of the tet behind it.
+enum class FaceKind : std::uint8_t { interior_or_pmc = 0, pec = 1, port = 2, absorbing = 3 };
 
 // Absolute permittivity and permeability per tet (eps0 * eps_r, mu0 * mu_r in SI; tests in c = 1
 // units use eps = mu = 1).
@@ -54,8 +56,10 @@ struct HostOperators {
   std::vector<std::array<double, 16>> mu;      // Mmu_t, 4 x 4 row-major
   std::vector<double> eps_inverse;             // packed (Meps_v)^-1 blocks, row-major, at block_matrix_offset
   std::vector<double> eps;                     // packed Meps_v blocks, same layout (energy, Rayleigh quotients)
-  // Losses: the conductance blocks S_v (sigma's mass matrix, built like Meps_v) of the dual blocks
-  // that have a lossy tet around them, packed in lossy_blocks order at lossy_matrix_offset.
+  // Losses: the conductance blocks S_v of the dual blocks that have a lossy tet or an absorbing face
+  // around them, packed in lossy_blocks order at lossy_matrix_offset: sigma's mass matrix, built
+  // like Meps_v, plus the absorbing faces' Y (A_f / 3) w_i . w_j over the face's kite at v
+  // (docs/open_regions.md).
   std::vector<Index> lossy_blocks;
   std::vector<std::int64_t> lossy_matrix_offset;
   std::vector<double> conductance;

@@ -35,10 +35,11 @@ struct Problem {
 };
 
 // Which boundary faces are what: every boundary face PEC (pec_everywhere) or only those of the
-// listed physical surfaces (the rest PMC), and port surfaces, which win over PEC.
+// listed physical surfaces (the rest PMC); absorbing surfaces and then ports win over PEC.
 struct BoundaryKinds {
   bool pec_everywhere = true;
   std::vector<int> pec_tags;
+  std::vector<int> absorbing_tags;
   std::vector<int> port_tags;
 };
 

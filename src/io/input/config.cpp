@@ -303,9 +303,24 @@ Material read_material(TableReader const& t)
   return material;
 }
 
+std::vector<std::string> surface_names(TableReader const& t, std::string const& key)
+{
+  auto const& list = t.at(key);
+  if (!list.is_array()) t.fail(key, std::string("must be a list of surface names, not ") + type_name(list));
+  std::vector<std::string> names;
+  for (auto const& item : list.as_array()) {
+    if (!item.is_string() || item.as_string().str.empty() || item.as_string().str == "*")
+      t.fail(key, "must list physical surface names (strings)");
+    names.push_back(item.as_string().str);
+  }
+  return names;
+}
+
 BoundaryConfig read_boundary(TableReader const& t)
 {
   BoundaryConfig boundary;
+  boundary.line = t.table_line();
+  if (t.has("absorbing")) boundary.absorbing_surfaces = surface_names(t, "absorbing");
   if (!t.has("pec")) return boundary;
   auto const& pec = t.at("pec");
   if (pec.is_string()) {
@@ -314,11 +329,7 @@ BoundaryConfig read_boundary(TableReader const& t)
   }
   if (!pec.is_array()) t.fail("pec", std::string("must be \"*\" or a list of surface names, not ") + type_name(pec));
   boundary.pec_everywhere = false;
-  for (auto const& item : pec.as_array()) {
-    if (!item.is_string() || item.as_string().str.empty() || item.as_string().str == "*")
-      t.fail("pec", "must list physical surface names (strings)");
-    boundary.pec_surfaces.push_back(item.as_string().str);
-  }
+  boundary.pec_surfaces = surface_names(t, "pec");
   return boundary;
 }
 
@@ -539,7 +550,7 @@ Config parse_config(std::string const& text, std::string const& name, std::strin
   }
 
   if (tables.count("boundary"))
-    config.boundary = read_boundary(TableReader(name, *tables["boundary"], "[boundary]", {"pec"}));
+    config.boundary = read_boundary(TableReader(name, *tables["boundary"], "[boundary]", {"pec", "absorbing"}));
 
   if (tables.count("source"))
     for (auto const& table : tables["source"]->as_array())

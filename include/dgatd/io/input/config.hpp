@@ -40,9 +40,13 @@ struct Material {
 };
 
 struct BoundaryConfig {
-  // PEC on the whole exterior boundary, or only on the listed physical surfaces (PMC elsewhere).
+  // PEC on the whole exterior boundary not listed elsewhere (absorbing, ports), or only on the
+  // listed physical surfaces (PMC elsewhere).
   bool pec_everywhere = true;
   std::vector<std::string> pec_surfaces;
+  // First-order absorbing (Silver-Mueller) surfaces: n x h = Y n x (n x e).
+  std::vector<std::string> absorbing_surfaces;
+  int line = 0; // of the [boundary] table, for messages about surfaces the mesh lacks
 };
 
 enum class SourceKind { dipole, port_te10, edge_current };
