@@ -3,6 +3,9 @@
 // aborts with a trace on a mismatch, and the user deserves one line saying what to rebuild.
 // Pure host code, so the rule is tested without a GPU.
 
+#include "dgatd/device_info.hpp"
+
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -29,5 +32,15 @@ struct CudaCompatibility {
 // refuses code whose major differs from the device's, so there PTX of an older major does not help.
 CudaCompatibility check_cuda_compatibility(int device_major, int device_minor, std::string_view compiled,
                                            int kokkos_version);
+
+// check_cuda_compatibility for the default device: its capability against the code compiled into
+// this build (DeviceInfo::compiled_architectures) and this Kokkos; Verdict::unknown, with nothing
+// to decide, when the device is not a GPU.
+CudaCompatibility check_device_compatibility(DeviceInfo const& device);
+
+// One line saying why this build cannot start on device, or nothing: a CUDA build (one with
+// compiled_architectures) needs an NVIDIA GPU, and one its code runs on (verdict cannot_run says
+// why not and what to rebuild with). Host builds start anywhere.
+std::optional<std::string> start_up_problem(DeviceInfo const& device, CudaCompatibility const& compatibility);
 
 } // namespace dgatd

@@ -20,6 +20,12 @@ struct DeviceInfo {
   std::string compiled_architectures;
 };
 
+// "8.0" for compute capability 8.0 (GPUs).
+inline std::string compute_capability(DeviceInfo const& device)
+{
+  return std::to_string(device.compute_major) + "." + std::to_string(device.compute_minor);
+}
+
 // Describes the device of Kokkos' default execution space. Callable before Kokkos::initialize.
 DeviceInfo describe_default_device(int device_id = 0);
 

@@ -2,28 +2,23 @@
 // the magnitude spectrum and optionally a plot.
 #include "commands.hpp"
 
-#include "dgatd/error.hpp"
-#include "dgatd/io/analysis/results.hpp"
+#include "dgatd/io/analysis/probe_spectrum.hpp"
 #include "dgatd/io/analysis/spectrum.hpp"
+#include "dgatd/io/analysis/spectrum_csv.hpp"
+#include "dgatd/io/analysis/spectrum_plot.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <limits>
 #include <memory>
-#include <sstream>
 #include <string>
-#include <vector>
 
 namespace dgatd::app {
 
 namespace {
-
-namespace fs = std::filesystem;
 
 struct SpectrumOptions {
   std::string file;
@@ -52,89 +47,20 @@ Unit unit_for(double frequency)
   return {"Hz", 1.0};
 }
 
-std::string shell_quote(std::string const& text)
-{
-  std::string quoted = "'";
-  for (char const c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
-// The plot script lives in the source tree's scripts/ (DGATD_SCRIPTS_DIR overrides that).
-fs::path plot_script()
-{
-  if (char const* dir = std::getenv("DGATD_SCRIPTS_DIR")) return fs::path(dir) / "plot_spectrum.py";
-  return fs::path(__FILE__).parent_path().parent_path().parent_path() / "scripts" / "plot_spectrum.py";
-}
-
-// A Python with numpy and matplotlib: the one on PATH, else the system one (a pyenv or venv python3
-// first on PATH often lacks them).
-std::string plotting_python()
-{
-  for (char const* python : {"python3", "/usr/bin/python3"}) {
-    std::string const probe = std::string(python) + " -c 'import numpy, matplotlib' >/dev/null 2>&1";
-    if (std::system(probe.c_str()) == 0) return python;
-  }
-  return "";
-}
-
-void write_csv(std::string const& path, io::Spectrum const& spectrum)
-{
-  std::ofstream out(path);
-  if (!out) throw Error(path, "cannot write the CSV file", "check that the directory exists and is writable");
-  out << "frequency_hz,magnitude\n";
-  out.precision(10);
-  for (std::size_t i = 0; i < spectrum.frequency.size(); ++i)
-    out << spectrum.frequency[i] << ',' << spectrum.magnitude[i] << '\n';
-  if (!out.flush()) throw Error(path, "cannot write the CSV file", "check the free disk space");
-}
-
-void write_png(SpectrumOptions const& options, std::string const& csv, std::vector<io::Peak> const& peaks)
-{
-  fs::path const script = plot_script();
-  if (!fs::exists(script)) {
-    std::cout << "plot skipped: " << script.string() << " not found (set DGATD_SCRIPTS_DIR)\n";
-    return;
-  }
-  std::string const python = plotting_python();
-  if (python.empty()) {
-    std::cout << "plot skipped: python3 with numpy and matplotlib is not available\n";
-    return;
-  }
-  std::ostringstream command;
-  command.precision(12);
-  command << python << ' ' << shell_quote(script.string()) << ' ' << shell_quote(csv) << ' ' << shell_quote(options.png)
-          << " --title " << shell_quote(options.probe + ": " + options.field + "_" + options.component);
-  if (!peaks.empty()) {
-    command << " --peaks";
-    for (auto const& peak : peaks) command << ' ' << peak.frequency;
-  }
-  if (std::system(command.str().c_str()) != 0)
-    throw Error(options.png, "the plot script failed", "run " + command.str() + " to see why");
-  std::cout << "wrote " << options.png << '\n';
-}
-
 int run_spectrum(SpectrumOptions const& options)
 {
   char const field = options.field == "H" ? 'H' : 'E';
-  auto const record = io::read_probe(options.file, options.probe, field);
-  std::string const where = options.file + ": probe '" + options.probe + "'";
-  double const dt = io::uniform_step(record.time, where);
-  std::size_t const axis = static_cast<std::size_t>(options.component[0] - 'x');
-  std::vector<double> signal(record.values.size());
-  for (std::size_t i = 0; i < signal.size(); ++i) signal[i] = record.values[i][axis];
-
   io::SpectrumOptions spectrum_options;
   spectrum_options.fmin = options.fmin;
   spectrum_options.fmax = options.fmax;
   spectrum_options.padding = options.padding;
-  if (!(options.fmin < std::min(options.fmax, 0.5 / dt)))
-    throw Error(where, "the band [fmin, fmax] is empty (the Nyquist frequency is " + std::to_string(0.5 / dt) + " Hz)",
-                "choose --fmin below --fmax and the Nyquist frequency");
-  auto const spectrum = io::compute_spectrum(signal, dt, spectrum_options);
   io::PeakOptions peak_options;
   peak_options.threshold = options.threshold;
   peak_options.max_peaks = options.peaks;
-  auto const peaks = io::find_peaks(spectrum, peak_options);
+  auto const result =
+      io::probe_spectrum(options.file, options.probe, field, options.component[0], spectrum_options, peak_options);
+  auto const& spectrum = result.spectrum;
+  auto const& peaks = result.peaks;
 
   std::string const label = options.field + options.component;
   Unit const unit = unit_for(peaks.empty() ? spectrum.frequency.back() : peaks.back().frequency);
@@ -142,7 +68,7 @@ int run_spectrum(SpectrumOptions const& options)
   int const decimals =
       std::clamp(static_cast<int>(std::ceil(-std::log10(0.01 * spectrum.resolution / unit.hertz))), 0, 9);
   Unit const fine = unit_for(spectrum.resolution);
-  std::cout << "probe " << options.probe << ", " << label << ": " << signal.size() << " samples, dt = " << dt
+  std::cout << "probe " << options.probe << ", " << label << ": " << result.samples << " samples, dt = " << result.dt
             << " s, resolution " << spectrum.resolution / fine.hertz << ' ' << fine.name << ", band "
             << spectrum.frequency.front() / unit.hertz << " to " << spectrum.frequency.back() / unit.hertz << ' '
             << unit.name << "\n";
@@ -160,14 +86,24 @@ int run_spectrum(SpectrumOptions const& options)
     }
   }
 
-  fs::path const h5(options.file);
   std::string const csv =
-      !options.csv.empty()
-          ? options.csv
-          : (h5.parent_path() / (h5.stem().string() + "_" + options.probe + "_" + label + "_spectrum.csv")).string();
-  write_csv(csv, spectrum);
+      !options.csv.empty() ? options.csv : io::spectrum_csv_path(options.file, options.probe, label);
+  io::write_spectrum_csv(csv, spectrum);
   std::cout << "wrote " << csv << '\n';
-  if (!options.png.empty()) write_png(options, csv, peaks);
+  if (options.png.empty()) return 0;
+  auto const plot =
+      io::plot_spectrum(csv, options.png, options.probe + ": " + options.field + "_" + options.component, peaks);
+  switch (plot.outcome) {
+  case io::SpectrumPlot::Outcome::written:
+    std::cout << "wrote " << options.png << '\n';
+    break;
+  case io::SpectrumPlot::Outcome::script_missing:
+    std::cout << "plot skipped: " << plot.script << " not found (set DGATD_SCRIPTS_DIR)\n";
+    break;
+  case io::SpectrumPlot::Outcome::python_missing:
+    std::cout << "plot skipped: python3 with numpy and matplotlib is not available\n";
+    break;
+  }
   return 0;
 }
 

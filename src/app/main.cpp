@@ -39,31 +39,10 @@ int requested_device_id(std::vector<std::string> const& kokkos_arguments)
   return end != value->c_str() && *end == '\0' && id >= 0 && id < 1024 ? static_cast<int>(id) : 0;
 }
 
-std::string capability_of(dgatd::DeviceInfo const& device)
-{
-  return std::to_string(device.compute_major) + "." + std::to_string(device.compute_minor);
-}
-
-// One line for a GPU this build cannot run on, before Kokkos aborts with a trace; nothing on host
-// builds.
-std::optional<std::string> cuda_start_up_problem([[maybe_unused]] dgatd::DeviceInfo const& device,
-                                                 [[maybe_unused]] dgatd::CudaCompatibility const& compatibility)
-{
-#if defined(KOKKOS_ENABLE_CUDA)
-  if (!device.is_gpu)
-    return device.name + ": this dgatd is a CUDA build and needs an NVIDIA GPU (on CPUs use the openmp build)";
-  if (compatibility.verdict == dgatd::CudaCompatibility::Verdict::cannot_run)
-    return "GPU \"" + device.name + "\" (compute capability " + capability_of(device) +
-           ") cannot run this build (GPU code: " + device.compiled_architectures + "): " + compatibility.reason + "; " +
-           compatibility.fix;
-#endif
-  return std::nullopt;
-}
-
 std::string device_line(dgatd::DeviceInfo const& device, dgatd::CudaCompatibility const& compatibility)
 {
   if (!device.is_gpu) return device.name + " (CPU)";
-  std::string line = device.name + ", compute capability " + capability_of(device);
+  std::string line = device.name + ", compute capability " + dgatd::compute_capability(device);
   auto const& code = compatibility.running_code;
   if (code.rfind("sm_", 0) == 0) line += ", running machine code " + code;
   if (code.rfind("compute_", 0) == 0) line += ", running PTX " + code + " compiled by the driver";
@@ -129,11 +108,8 @@ int main(int argc, char* argv[])
   if (std::getenv("OMP_PROC_BIND") == nullptr) setenv("OMP_PROC_BIND", "false", 0);
 
   auto const device = dgatd::describe_default_device(requested_device_id(kokkos_arguments));
-  auto const compatibility = device.is_gpu
-                                 ? dgatd::check_cuda_compatibility(device.compute_major, device.compute_minor,
-                                                                   device.compiled_architectures, KOKKOS_VERSION)
-                                 : dgatd::CudaCompatibility{};
-  if (auto const problem = cuda_start_up_problem(device, compatibility)) {
+  auto const compatibility = dgatd::check_device_compatibility(device);
+  if (auto const problem = dgatd::start_up_problem(device, compatibility)) {
     std::cerr << "dgatd: error: " << *problem << '\n';
     return 1;
   }

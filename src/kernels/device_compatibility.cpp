@@ -1,5 +1,7 @@
 #include "dgatd/device_compatibility.hpp"
 
+#include <Kokkos_Macros.hpp>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -119,6 +121,25 @@ CudaCompatibility check_cuda_compatibility(int device_major, int device_minor, s
   result.verdict = CudaCompatibility::Verdict::runs;
   result.running_code = loaded->name;
   return result;
+}
+
+CudaCompatibility check_device_compatibility(DeviceInfo const& device)
+{
+  if (!device.is_gpu) return {};
+  return check_cuda_compatibility(device.compute_major, device.compute_minor, device.compiled_architectures,
+                                  KOKKOS_VERSION);
+}
+
+std::optional<std::string> start_up_problem(DeviceInfo const& device, CudaCompatibility const& compatibility)
+{
+  if (device.compiled_architectures.empty()) return std::nullopt;
+  if (!device.is_gpu)
+    return device.name + ": this dgatd is a CUDA build and needs an NVIDIA GPU (on CPUs use the openmp build)";
+  if (compatibility.verdict == CudaCompatibility::Verdict::cannot_run)
+    return "GPU \"" + device.name + "\" (compute capability " + compute_capability(device) +
+           ") cannot run this build (GPU code: " + device.compiled_architectures + "): " + compatibility.reason + "; " +
+           compatibility.fix;
+  return std::nullopt;
 }
 
 } // namespace dgatd

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 
 namespace {
@@ -117,6 +118,49 @@ TEST(DeviceCompatibility, UnknownCodeLeavesTheDecisionToKokkos)
     EXPECT_EQ(result.verdict, Verdict::unknown) << '"' << compiled << '"';
     EXPECT_FALSE(result.reason.empty());
   }
+}
+
+// The start-up check main runs before Kokkos: nothing on host builds (no compiled GPU code), one line
+// naming the device on a CUDA build without a GPU or with one its code cannot run on.
+dgatd::DeviceInfo gpu(int major, int minor)
+{
+  dgatd::DeviceInfo device;
+  device.name = "Some GPU";
+  device.is_gpu = true;
+  device.compute_major = major;
+  device.compute_minor = minor;
+  device.compiled_architectures = "sm_80 sm_90 compute_90";
+  return device;
+}
+
+TEST(DeviceCompatibility, HostBuildsStartAnywhere)
+{
+  dgatd::DeviceInfo cpu;
+  cpu.name = "Some CPU";
+  EXPECT_EQ(dgatd::check_device_compatibility(cpu).verdict, Verdict::unknown);
+  EXPECT_EQ(dgatd::start_up_problem(cpu, dgatd::check_device_compatibility(cpu)), std::nullopt);
+}
+
+TEST(DeviceCompatibility, CudaBuildNeedsAGpuItsCodeRunsOn)
+{
+  dgatd::DeviceInfo no_gpu = gpu(0, 0);
+  no_gpu.is_gpu = false;
+  no_gpu.name = "no CUDA device 0 (no CUDA-capable device is detected)";
+  EXPECT_EQ(dgatd::start_up_problem(no_gpu, dgatd::check_device_compatibility(no_gpu)),
+            no_gpu.name + ": this dgatd is a CUDA build and needs an NVIDIA GPU (on CPUs use the openmp build)");
+
+  auto const hopper = gpu(9, 0);
+  auto const runs = dgatd::check_device_compatibility(hopper);
+  EXPECT_EQ(runs.verdict, Verdict::runs);
+  EXPECT_EQ(runs.running_code, "sm_90");
+  EXPECT_EQ(dgatd::start_up_problem(hopper, runs), std::nullopt);
+
+  auto const volta = gpu(7, 0);
+  auto const refused = dgatd::check_device_compatibility(volta);
+  ASSERT_EQ(refused.verdict, Verdict::cannot_run);
+  EXPECT_EQ(dgatd::start_up_problem(volta, refused),
+            "GPU \"Some GPU\" (compute capability 7.0) cannot run this build (GPU code: sm_80 sm_90 compute_90): " +
+                refused.reason + "; " + refused.fix);
 }
 
 } // namespace

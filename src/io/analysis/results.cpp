@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <stdexcept>
 
 namespace dgatd::io {
 
@@ -82,6 +83,16 @@ ProbeRecord read_probe(std::string const& path, std::string const& probe, char f
   record.values.resize(rows);
   for (hsize_t i = 0; i < rows; ++i) record.values[i] = {flat[3 * i], flat[3 * i + 1], flat[3 * i + 2]};
   return record;
+}
+
+std::vector<double> probe_component(ProbeRecord const& record, char component)
+{
+  if (component < 'x' || component > 'z')
+    throw std::invalid_argument(std::string("probe_component: no component '") + component + "' (x, y or z)");
+  std::size_t const axis = static_cast<std::size_t>(component - 'x');
+  std::vector<double> values(record.values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = record.values[i][axis];
+  return values;
 }
 
 EnergyRecord read_energy(std::string const& path)

@@ -25,6 +25,10 @@ std::vector<std::string> probe_names(std::string const& path);
 // The E or H series of one probe; a missing probe is a dgatd::Error listing the available ones.
 ProbeRecord read_probe(std::string const& path, std::string const& probe, char field);
 
+// Component 'x', 'y' or 'z' of a probe's series, one value per step; any other letter is a
+// std::invalid_argument.
+std::vector<double> probe_component(ProbeRecord const& record, char component);
+
 struct EnergyRecord {
   std::vector<double> time;   // /energy_time
   std::vector<double> energy; // /energy, joules
