@@ -118,3 +118,28 @@ TEST(RunErrors, UnknownMaterialRegion)
 }
 
 } // namespace
+
+namespace {
+
+TEST(RunErrors, NegativeConductivity)
+{
+  expect_clean_failure({"negative_sigma", base_mesh + "[[material]]\nregion = \"domain\"\nsigma = -1\n" + base_tail,
+                        "bad.toml:7: [[material]] sigma = -1 must not be negative", false});
+}
+
+TEST(RunErrors, AbsorbingSurfaceTheMeshLacks)
+{
+  expect_clean_failure({"absorbing_unknown", base_mesh + "[boundary]\nabsorbing = [\"nowhere\"]\n" + base_tail,
+                        "bad.toml:5: 'nowhere' is not a physical surface of"});
+}
+
+TEST(RunErrors, LossesNeedTheFractionedFormulation)
+{
+  expect_clean_failure({"sigma_assembled",
+                        base_mesh +
+                            "[[material]]\nregion = \"domain\"\nsigma = 0.1\n[solver]\nformulation = \"assembled\"\n" +
+                            base_tail,
+                        "[[material]] sigma needs the fractioned formulation"});
+}
+
+} // namespace
