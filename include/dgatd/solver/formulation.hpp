@@ -79,84 +79,102 @@ public:
   virtual void restore(FormulationState const& state) = 0;
 };
 
-template <class ExecutionSpace>
-class FractionedFormulation final : public Formulation {
+// What the two formulations do alike around their leapfrog (Leapfrog: FractionedLeapfrog or
+// kernels::AssembledLeapfrog, both with set_dt, steps, step, state and set_state).
+template <class ExecutionSpace, class Leapfrog, FormulationKind Kind>
+class LeapfrogFormulation : public Formulation {
 public:
-  FractionedFormulation(ExecutionSpace const& space, mesh::Topology const& topology, dga::HostOperators const& host,
-                        kernels::AmpereBlockPass block_pass = kernels::default_block_pass<ExecutionSpace>())
-      : space_(space), topology_(topology), layout_(host.layout), leapfrog_(space, host, block_pass)
-  {
-  }
+  Leapfrog& leapfrog() { return leapfrog_; }
 
-  FractionedLeapfrog<ExecutionSpace>& leapfrog() { return leapfrog_; }
-
-  FormulationKind kind() const override { return FormulationKind::fractioned; }
+  FormulationKind kind() const override { return Kind; }
   void set_dt(double dt) override { leapfrog_.set_dt(dt); }
   std::int64_t steps() const override { return leapfrog_.steps(); }
-  void add_current_source(CurrentStencil const& stencil, Signal waveform) override
-  {
-    leapfrog_.add_current_source(stencil, 1.0, std::move(waveform));
-  }
-  void add_prescribed(PrescribedStencil const& stencil, Signal waveform) override
-  {
-    leapfrog_.add_prescribed(stencil, 1.0, std::move(waveform));
-  }
   void set_probes(std::vector<ProbeStencil> const& probes) override
   {
     probes_ = ProbeRecorder<ExecutionSpace>(space_, probes, topology_, layout_);
   }
   void step() override { leapfrog_.step(); }
-  bool has_energy() const override { return true; }
-  double step_with_energy() override { return leapfrog_.step_with_energy(); }
-  void record_probes() override { probes_.record(leapfrog_.fields()); }
   std::vector<double> take_probe_samples() override { return probes_.take_samples(); }
-
-  SharedFields shared_fields() const override
-  {
-    std::vector<double> u, f;
-    leapfrog_.state(u, f);
-    return {dga::sum_to_edges(topology_, layout_, u), dga::sum_to_faces(topology_, f)};
-  }
   FormulationState state() const override
   {
     FormulationState s;
-    s.kind = kind();
+    s.kind = Kind;
     s.step = leapfrog_.steps();
     leapfrog_.state(s.e_unknowns, s.h_unknowns);
     return s;
   }
   void restore(FormulationState const& s) override { leapfrog_.set_state(s.e_unknowns, s.h_unknowns, s.step); }
 
-private:
+protected:
+  template <class... LeapfrogArguments>
+  LeapfrogFormulation(ExecutionSpace const& space, mesh::Topology const& topology, dga::DofLayout const& layout,
+                      LeapfrogArguments&&... arguments)
+      : space_(space), topology_(topology), layout_(layout),
+        leapfrog_(space, std::forward<LeapfrogArguments>(arguments)...)
+  {
+  }
+
   ExecutionSpace space_;
   mesh::Topology const& topology_;
   dga::DofLayout const& layout_;
-  FractionedLeapfrog<ExecutionSpace> leapfrog_;
+  Leapfrog leapfrog_;
   ProbeRecorder<ExecutionSpace> probes_;
 };
 
 template <class ExecutionSpace>
-class AssembledFormulation final : public Formulation {
+class FractionedFormulation final
+    : public LeapfrogFormulation<ExecutionSpace, FractionedLeapfrog<ExecutionSpace>, FormulationKind::fractioned> {
+  using Base = LeapfrogFormulation<ExecutionSpace, FractionedLeapfrog<ExecutionSpace>, FormulationKind::fractioned>;
+
 public:
-  AssembledFormulation(ExecutionSpace const& space, mesh::Topology const& topology, dga::HostOperators const& host)
-      : space_(space), topology_(topology), layout_(host.layout), leapfrog_(space, dga::assemble_global(topology, host))
+  FractionedFormulation(ExecutionSpace const& space, mesh::Topology const& topology, dga::HostOperators const& host,
+                        kernels::AmpereBlockPass block_pass = kernels::default_block_pass<ExecutionSpace>())
+      : Base(space, topology, host.layout, host, block_pass)
   {
   }
 
-  kernels::AssembledLeapfrog<ExecutionSpace>& leapfrog() { return leapfrog_; }
-
-  FormulationKind kind() const override { return FormulationKind::assembled; }
-  void set_dt(double dt) override { leapfrog_.set_dt(dt); }
-  std::int64_t steps() const override { return leapfrog_.steps(); }
   void add_current_source(CurrentStencil const& stencil, Signal waveform) override
   {
-    leapfrog_.add_current_source(dga::half_edge_rows_to_edges(topology_, layout_, stencil.rows, stencil.weights), 1.0,
-                                 std::move(waveform));
+    this->leapfrog_.add_current_source(stencil, 1.0, std::move(waveform));
+  }
+  void add_prescribed(PrescribedStencil const& stencil, Signal waveform) override
+  {
+    this->leapfrog_.add_prescribed(stencil, 1.0, std::move(waveform));
+  }
+  bool has_energy() const override { return true; }
+  double step_with_energy() override { return this->leapfrog_.step_with_energy(); }
+  void record_probes() override { this->probes_.record(this->leapfrog_.fields()); }
+  SharedFields shared_fields() const override
+  {
+    std::vector<double> u, f;
+    this->leapfrog_.state(u, f);
+    return {dga::sum_to_edges(this->topology_, this->layout_, u), dga::sum_to_faces(this->topology_, f)};
+  }
+};
+
+template <class ExecutionSpace>
+class AssembledFormulation final
+    : public LeapfrogFormulation<ExecutionSpace, kernels::AssembledLeapfrog<ExecutionSpace>,
+                                 FormulationKind::assembled> {
+  using Base =
+      LeapfrogFormulation<ExecutionSpace, kernels::AssembledLeapfrog<ExecutionSpace>, FormulationKind::assembled>;
+
+public:
+  AssembledFormulation(ExecutionSpace const& space, mesh::Topology const& topology, dga::HostOperators const& host)
+      : Base(space, topology, host.layout, dga::assemble_global(topology, host))
+  {
+  }
+
+  void add_current_source(CurrentStencil const& stencil, Signal waveform) override
+  {
+    this->leapfrog_.add_current_source(
+        dga::half_edge_rows_to_edges(this->topology_, this->layout_, stencil.rows, stencil.weights), 1.0,
+        std::move(waveform));
   }
   // A port's two half-edges carry half the edge's circulation each: the edge gets their sum.
   void add_prescribed(PrescribedStencil const& stencil, Signal waveform) override
   {
-    auto const per_edge = dga::half_edge_rows_to_edges(topology_, layout_, stencil.dofs, stencil.weights);
+    auto const per_edge = dga::half_edge_rows_to_edges(this->topology_, this->layout_, stencil.dofs, stencil.weights);
     std::vector<Index> edges;
     std::vector<double> weights;
     for (std::size_t e = 0; e < per_edge.size(); ++e)
@@ -164,40 +182,20 @@ public:
         edges.push_back(static_cast<Index>(e));
         weights.push_back(per_edge[e]);
       }
-    leapfrog_.add_prescribed(edges, weights, 1.0, std::move(waveform));
+    this->leapfrog_.add_prescribed(edges, weights, 1.0, std::move(waveform));
   }
-  void set_probes(std::vector<ProbeStencil> const& probes) override
-  {
-    probes_ = ProbeRecorder<ExecutionSpace>(space_, probes, topology_, layout_);
-  }
-  void step() override { leapfrog_.step(); }
   bool has_energy() const override { return false; }
   double step_with_energy() override { throw std::logic_error("the assembled formulation has no energy"); }
-  void record_probes() override { probes_.record(leapfrog_.edge_circulations(), leapfrog_.face_circulations()); }
-  std::vector<double> take_probe_samples() override { return probes_.take_samples(); }
-
+  void record_probes() override
+  {
+    this->probes_.record(this->leapfrog_.edge_circulations(), this->leapfrog_.face_circulations());
+  }
   SharedFields shared_fields() const override
   {
     SharedFields fields;
-    leapfrog_.state(fields.edge_circulations, fields.face_circulations);
+    this->leapfrog_.state(fields.edge_circulations, fields.face_circulations);
     return fields;
   }
-  FormulationState state() const override
-  {
-    FormulationState s;
-    s.kind = kind();
-    s.step = leapfrog_.steps();
-    leapfrog_.state(s.e_unknowns, s.h_unknowns);
-    return s;
-  }
-  void restore(FormulationState const& s) override { leapfrog_.set_state(s.e_unknowns, s.h_unknowns, s.step); }
-
-private:
-  ExecutionSpace space_;
-  mesh::Topology const& topology_;
-  dga::DofLayout const& layout_;
-  kernels::AssembledLeapfrog<ExecutionSpace> leapfrog_;
-  ProbeRecorder<ExecutionSpace> probes_;
 };
 
 template <class ExecutionSpace>
