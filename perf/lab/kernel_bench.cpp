@@ -20,10 +20,10 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <utility>
 #include <ostream>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace dgatd::perf {

@@ -66,8 +66,8 @@ progress = false
   }
   double const rate = (count * stw - st * sw) / (count * stt - st * st);
   double const expected = -sigma / eps0;
-  std::printf("d ln W / dt = %.5e /s, expected %.5e /s (%.3f %%); largest rise between samples %.2e\n", rate,
-              expected, 100 * (rate / expected - 1), worst_rise);
+  std::printf("d ln W / dt = %.5e /s, expected %.5e /s (%.3f %%); largest rise between samples %.2e\n", rate, expected,
+              100 * (rate / expected - 1), worst_rise);
   // Every mode decays at sigma / (2 eps) (omega^2 - i omega sigma / eps = omega_0^2), the
   // semi-implicit loss term to second order in dt: the 1 %.
   EXPECT_NEAR(rate / expected, 1.0, 0.01);

@@ -288,8 +288,7 @@ private:
     gather_lossy_rows(true);
     Kokkos::parallel_for("dgatd::losses", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, loss_.rows.extent(0)),
                          kernels::LossCorrection<memory_space>{loss_.rows, loss_.block_first, loss_.size,
-                                                               loss_.matrix_row, loss_.matrices, loss_.sum,
-                                                               fields_.u});
+                                                               loss_.matrix_row, loss_.matrices, loss_.sum, fields_.u});
   }
 
   static double uniform(std::uint64_t& state)

@@ -36,7 +36,7 @@ struct Material {
   double eps_r = 1.0;
   double mu_r = 1.0;
   double sigma = 0.0; // conductivity, S/m
-  int line = 0; // of the [[material]] header, for messages about regions the mesh lacks
+  int line = 0;       // of the [[material]] header, for messages about regions the mesh lacks
 };
 
 struct BoundaryConfig {
