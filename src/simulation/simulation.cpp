@@ -4,6 +4,7 @@
 #include "dgatd/io/output/checkpoint.hpp"
 #include "dgatd/io/output/hdf5_writer.hpp"
 #include "dgatd/mesh/gmsh_io.hpp"
+#include "dgatd/solver/formulations.hpp"
 #include "dgatd/solver/stencils.hpp"
 
 #include <Kokkos_Core.hpp>

@@ -2,7 +2,7 @@
 // pi sqrt 3 within 1 % at 8 cells per side, and second-order convergence from 4 to 8 cells.
 #include "cavity_fixture.hpp"
 
-#include "dgatd/solver/formulation.hpp"
+#include "dgatd/solver/formulations.hpp"
 
 #include <gtest/gtest.h>
 

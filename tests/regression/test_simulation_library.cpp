@@ -2,6 +2,7 @@
 // two by a checkpoint and a restart is the same run, bit for bit, on Serial and on OpenMP.
 #include "run_helpers.hpp"
 
+#include "dgatd/error.hpp"
 #include "dgatd/io/analysis/results.hpp"
 #include "dgatd/io/input/config.hpp"
 #include "dgatd/io/output/checkpoint.hpp"

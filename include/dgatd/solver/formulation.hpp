@@ -5,22 +5,13 @@
 // their state and fields in the same terms, so a run, a test or a benchmark picks one by name.
 // Sources, probes and snapshots go through what both share, the edge circulations U and the
 // dual-edge circulations F, so the two formulations' outputs agree to rounding (METHOD.md).
+// This header is the interface alone (no Kokkos); solver/formulations.hpp has the two
+// implementations on an execution space.
 
-#include "dgatd/dga/assembled.hpp"
-#include "dgatd/dga/operators.hpp"
-#include "dgatd/kernels/assembled.hpp"
-#include "dgatd/mesh/topology.hpp"
-#include "dgatd/solver/leapfrog.hpp"
-#include "dgatd/solver/probes.hpp"
 #include "dgatd/solver/stencils.hpp"
-
-#include <Kokkos_Core.hpp>
+#include "dgatd/solver/waveform.hpp"
 
 #include <cstdint>
-#include <memory>
-#include <stdexcept>
-#include <string>
-#include <utility>
 #include <vector>
 
 namespace dgatd::solver {
@@ -78,133 +69,5 @@ public:
   // The state must come from the same formulation on the same problem.
   virtual void restore(FormulationState const& state) = 0;
 };
-
-// What the two formulations do alike around their leapfrog (Leapfrog: FractionedLeapfrog or
-// kernels::AssembledLeapfrog, both with set_dt, steps, step, state and set_state).
-template <class ExecutionSpace, class Leapfrog, FormulationKind Kind>
-class LeapfrogFormulation : public Formulation {
-public:
-  Leapfrog& leapfrog() { return leapfrog_; }
-
-  FormulationKind kind() const override { return Kind; }
-  void set_dt(double dt) override { leapfrog_.set_dt(dt); }
-  std::int64_t steps() const override { return leapfrog_.steps(); }
-  void set_probes(std::vector<ProbeStencil> const& probes) override
-  {
-    probes_ = ProbeRecorder<ExecutionSpace>(space_, probes, topology_, layout_);
-  }
-  void step() override { leapfrog_.step(); }
-  std::vector<double> take_probe_samples() override { return probes_.take_samples(); }
-  FormulationState state() const override
-  {
-    FormulationState s;
-    s.kind = Kind;
-    s.step = leapfrog_.steps();
-    leapfrog_.state(s.e_unknowns, s.h_unknowns);
-    return s;
-  }
-  void restore(FormulationState const& s) override { leapfrog_.set_state(s.e_unknowns, s.h_unknowns, s.step); }
-
-protected:
-  template <class... LeapfrogArguments>
-  LeapfrogFormulation(ExecutionSpace const& space, mesh::Topology const& topology, dga::DofLayout const& layout,
-                      LeapfrogArguments&&... arguments)
-      : space_(space), topology_(topology), layout_(layout),
-        leapfrog_(space, std::forward<LeapfrogArguments>(arguments)...)
-  {
-  }
-
-  ExecutionSpace space_;
-  mesh::Topology const& topology_;
-  dga::DofLayout const& layout_;
-  Leapfrog leapfrog_;
-  ProbeRecorder<ExecutionSpace> probes_;
-};
-
-template <class ExecutionSpace>
-class FractionedFormulation final
-    : public LeapfrogFormulation<ExecutionSpace, FractionedLeapfrog<ExecutionSpace>, FormulationKind::fractioned> {
-  using Base = LeapfrogFormulation<ExecutionSpace, FractionedLeapfrog<ExecutionSpace>, FormulationKind::fractioned>;
-
-public:
-  FractionedFormulation(ExecutionSpace const& space, mesh::Topology const& topology, dga::HostOperators const& host,
-                        kernels::AmpereBlockPass block_pass = kernels::default_block_pass<ExecutionSpace>())
-      : Base(space, topology, host.layout, host, block_pass)
-  {
-  }
-
-  void add_current_source(CurrentStencil const& stencil, Signal waveform) override
-  {
-    this->leapfrog_.add_current_source(stencil, 1.0, std::move(waveform));
-  }
-  void add_prescribed(PrescribedStencil const& stencil, Signal waveform) override
-  {
-    this->leapfrog_.add_prescribed(stencil, 1.0, std::move(waveform));
-  }
-  bool has_energy() const override { return true; }
-  double step_with_energy() override { return this->leapfrog_.step_with_energy(); }
-  void record_probes() override { this->probes_.record(this->leapfrog_.fields()); }
-  SharedFields shared_fields() const override
-  {
-    std::vector<double> u, f;
-    this->leapfrog_.state(u, f);
-    return {dga::sum_to_edges(this->topology_, this->layout_, u), dga::sum_to_faces(this->topology_, f)};
-  }
-};
-
-template <class ExecutionSpace>
-class AssembledFormulation final
-    : public LeapfrogFormulation<ExecutionSpace, kernels::AssembledLeapfrog<ExecutionSpace>,
-                                 FormulationKind::assembled> {
-  using Base =
-      LeapfrogFormulation<ExecutionSpace, kernels::AssembledLeapfrog<ExecutionSpace>, FormulationKind::assembled>;
-
-public:
-  AssembledFormulation(ExecutionSpace const& space, mesh::Topology const& topology, dga::HostOperators const& host)
-      : Base(space, topology, host.layout, dga::assemble_global(topology, host))
-  {
-  }
-
-  void add_current_source(CurrentStencil const& stencil, Signal waveform) override
-  {
-    this->leapfrog_.add_current_source(
-        dga::half_edge_rows_to_edges(this->topology_, this->layout_, stencil.rows, stencil.weights), 1.0,
-        std::move(waveform));
-  }
-  // A port's two half-edges carry half the edge's circulation each: the edge gets their sum.
-  void add_prescribed(PrescribedStencil const& stencil, Signal waveform) override
-  {
-    auto const per_edge = dga::half_edge_rows_to_edges(this->topology_, this->layout_, stencil.dofs, stencil.weights);
-    std::vector<Index> edges;
-    std::vector<double> weights;
-    for (std::size_t e = 0; e < per_edge.size(); ++e)
-      if (per_edge[e] != 0) {
-        edges.push_back(static_cast<Index>(e));
-        weights.push_back(per_edge[e]);
-      }
-    this->leapfrog_.add_prescribed(edges, weights, 1.0, std::move(waveform));
-  }
-  bool has_energy() const override { return false; }
-  double step_with_energy() override { throw std::logic_error("the assembled formulation has no energy"); }
-  void record_probes() override
-  {
-    this->probes_.record(this->leapfrog_.edge_circulations(), this->leapfrog_.face_circulations());
-  }
-  SharedFields shared_fields() const override
-  {
-    SharedFields fields;
-    this->leapfrog_.state(fields.edge_circulations, fields.face_circulations);
-    return fields;
-  }
-};
-
-template <class ExecutionSpace>
-std::unique_ptr<Formulation> make_formulation(FormulationKind kind, ExecutionSpace const& space,
-                                              mesh::Topology const& topology, dga::HostOperators const& host)
-{
-  if (kind == FormulationKind::assembled)
-    return std::make_unique<AssembledFormulation<ExecutionSpace>>(space, topology, host);
-  return std::make_unique<FractionedFormulation<ExecutionSpace>>(space, topology, host);
-}
 
 } // namespace dgatd::solver

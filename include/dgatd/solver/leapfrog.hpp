@@ -8,6 +8,7 @@
 #include "dgatd/kernels/faraday.hpp"
 #include "dgatd/kernels/small_kernels.hpp"
 #include "dgatd/solver/stencils.hpp"
+#include "dgatd/solver/waveform.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -18,9 +19,6 @@
 #include <vector>
 
 namespace dgatd::solver {
-
-// A source's strength as a function of time (seconds).
-using Signal = std::function<double(double)>;
 
 struct PowerIterationResult {
   double rho = 0;    // estimate of the spectral radius of K = (Meps)^-1 C~ (Mmu)^-1 C

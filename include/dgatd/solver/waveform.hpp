@@ -2,7 +2,12 @@
 // The time shapes of the sources: a Gaussian pulse, a modulated Gaussian (a band-limited pulse
 // around a carrier) and a smoothly ramped sine, and their amplitude.
 
+#include <functional>
+
 namespace dgatd::solver {
+
+// A source's strength as a function of time (seconds).
+using Signal = std::function<double(double)>;
 
 enum class WaveformKind { gaussian, modulated_gaussian, sine };
 
