@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -179,9 +180,12 @@ private:
 };
 
 // Reading counterparts: a missing or misshaped object is a dgatd::Error naming the file.
-inline std::vector<double> read_doubles(hid_t parent, std::string const& name, hsize_t cols, std::string const& path,
-                                        hsize_t& rows)
+// A dataset of rows x cols values of T (double or std::int32_t; cols == 0: one-dimensional).
+template <class T>
+std::vector<T> read_rows(hid_t parent, std::string const& name, hsize_t cols, std::string const& path, hsize_t& rows)
 {
+  static_assert(std::is_same_v<T, double> || std::is_same_v<T, std::int32_t>, "double or int32 datasets");
+  hid_t const memory_type = std::is_same_v<T, double> ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT32;
   Handle const set(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose);
   if (!set.valid()) throw Error(path, "has no dataset " + name, "give the file dgatd wrote");
   Handle const space(H5Dget_space(set.get()), H5Sclose);
@@ -190,10 +194,22 @@ inline std::vector<double> read_doubles(hid_t parent, std::string const& name, h
   if (rank != (cols ? 2 : 1) || H5Sget_simple_extent_dims(space.get(), dims, nullptr) < 0 || (cols && dims[1] != cols))
     throw Error(path, "dataset " + name + " has an unexpected shape", "give the file dgatd wrote");
   rows = dims[0];
-  std::vector<double> values(rows * (cols ? cols : 1));
-  if (!values.empty() && H5Dread(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
+  std::vector<T> values(rows * (cols ? cols : 1));
+  if (!values.empty() && H5Dread(set.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
     throw Error(path, "cannot read " + name, "the file may be damaged");
   return values;
+}
+
+// A new file at path (replacing one there) in the HDF5 1.8 format, which stores attributes above
+// 64 kB (a long config text) densely; `what` names the file in the message when it cannot.
+inline Handle create_file(std::string const& path, std::string const& what)
+{
+  Writer const writer(path);
+  Handle const access(writer.check(H5Pcreate(H5P_FILE_ACCESS), "create file properties"), H5Pclose);
+  writer.check(H5Pset_libver_bounds(access.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST), "set the file format");
+  hid_t const file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get());
+  if (file < 0) throw Error(path, "cannot create " + what, "check that the directory exists and is writable");
+  return {file, H5Fclose};
 }
 
 inline bool read_attribute(hid_t object, char const* name, hid_t type, void* value)

@@ -12,8 +12,6 @@
 namespace dgatd::simulation {
 namespace {
 
-std::string where(io::Config const& config, int line) { return config.name + ":" + std::to_string(line); }
-
 std::string known_groups(mesh::Mesh const& m, int dim)
 {
   std::string names;
@@ -66,7 +64,7 @@ Problem make_problem(io::Config const& config, mesh::Mesh mesh)
       for (auto const& g : mesh.groups)
         if (g.dim == 3 && g.name == material.region_name) tag = g.tag;
       if (tag < 0)
-        throw Error(where(config, material.line),
+        throw Error(config.where(material.line),
                     "[[material]] region '" + material.region_name + "' is not a physical volume of " + mesh.source,
                     "use one of: " + known_groups(mesh, 3));
     }
@@ -82,21 +80,21 @@ Problem make_problem(io::Config const& config, mesh::Mesh mesh)
         used = true;
       }
     if (!used)
-      throw Error(where(config, material.line),
+      throw Error(config.where(material.line),
                   "[[material]] region " + std::to_string(tag) + " has no tetrahedra in " + mesh.source,
                   "use one of: " + known_groups(mesh, 3));
   }
 
   BoundaryKinds boundary;
   boundary.pec_everywhere = config.boundary.pec_everywhere;
-  std::string const boundary_table = where(config, config.boundary.line);
+  std::string const boundary_table = config.where(config.boundary.line);
   for (auto const& name : config.boundary.pec_surfaces)
     boundary.pec_tags.push_back(surface_tag(mesh, name, boundary_table));
   for (auto const& name : config.boundary.absorbing_surfaces)
     boundary.absorbing_tags.push_back(surface_tag(mesh, name, boundary_table));
   for (auto const& source : config.sources)
     if (source.kind == io::SourceKind::port_te10)
-      boundary.port_tags.push_back(surface_tag(mesh, source.surface, where(config, source.line)));
+      boundary.port_tags.push_back(surface_tag(mesh, source.surface, config.where(source.line)));
   auto problem = make_problem(std::move(mesh), std::move(materials), boundary);
   // A physical surface inside the domain has faces with two tets; absorbing there means nothing.
   for (std::size_t k = 0; k < boundary.absorbing_tags.size(); ++k)

@@ -66,8 +66,6 @@ private:
   std::chrono::steady_clock::time_point last_{};
 };
 
-std::string where(io::Config const& config, int line) { return config.name + ":" + std::to_string(line); }
-
 solver::FormulationKind formulation_kind(io::Config const& config)
 {
   return config.solver.formulation == io::Formulation::assembled ? solver::FormulationKind::assembled
@@ -143,12 +141,12 @@ void Simulation::Impl::set_up_on(io::Checkpoint const* checkpoint, Stopwatch& cl
   concurrency = space.concurrency();
   auto const kind = formulation_kind(config);
   if (kind == solver::FormulationKind::assembled && !config.boundary.absorbing_surfaces.empty())
-    throw Error(where(config, config.boundary.line), "[boundary] absorbing needs the fractioned formulation",
+    throw Error(config.where(config.boundary.line), "[boundary] absorbing needs the fractioned formulation",
                 "remove [solver] formulation = \"assembled\" (the assembled baseline has no losses)");
   if (kind == solver::FormulationKind::assembled)
     for (auto const& material : config.materials)
       if (material.sigma > 0)
-        throw Error(where(config, material.line), "[[material]] sigma needs the fractioned formulation",
+        throw Error(config.where(material.line), "[[material]] sigma needs the fractioned formulation",
                     "remove [solver] formulation = \"assembled\" (the assembled baseline has no losses)");
   formulation = solver::make_formulation(kind, space, problem.topology, problem.operators);
   times.setup += clock.lap();
@@ -177,10 +175,10 @@ void Simulation::Impl::add_sources_and_probes()
   auto const view = problem.view();
   auto const& ops = problem.operators;
   for (auto const& source : config.sources) {
-    std::string const name = "source at " + where(config, source.line);
+    std::string const name = "source at " + config.where(source.line);
     switch (source.kind) {
     case io::SourceKind::port_te10: {
-      int const tag = surface_tag(problem.mesh, source.surface, where(config, source.line));
+      int const tag = surface_tag(problem.mesh, source.surface, config.where(source.line));
       formulation->add_prescribed(solver::te10_port_stencil(view, ops.layout, tag, source.surface),
                                   scaled(source.waveform));
       break;
@@ -341,7 +339,8 @@ RunResult Simulation::run()
   if (s.restart_step >= 0) {
     io::ResumePoint resume;
     for (auto const& probe : probes) resume.probe_names.push_back(probe.name);
-    resume.steps = first_step;
+    // The output has a row per step only for probes (the time series is theirs).
+    resume.steps = probes.empty() ? 0 : first_step;
     resume.energy_samples = has_energy ? (first_step + energy_every - 1) / energy_every : 0;
     resume.snapshots = snapshot_every > 0 ? first_step / snapshot_every : 0;
     writer = std::make_unique<io::Hdf5Writer>(s.output_path, resume);
@@ -394,6 +393,12 @@ RunResult Simulation::run()
     timed_output([&] { writer->write_snapshot(step * plan.dt, e, h); });
   };
 
+  // The output is flushed first, so that a restart from the checkpoint finds every row before it.
+  auto save_checkpoint = [&] {
+    writer->flush();
+    write_checkpoint(checkpoint_file);
+  };
+
   Progress progress(config.output.progress && s.options.report != nullptr, first_step, plan.steps);
   std::int64_t const flush_every = 2048;
   std::int64_t step = first_step;
@@ -416,11 +421,7 @@ RunResult Simulation::run()
       unflushed_from = step;
     }
     if (snapshot_every > 0 && step % snapshot_every == 0) write_snapshot(step);
-    if (checkpoint_now && blown_up_at < 0)
-      timed_output([&] {
-        writer->flush();
-        io::write_checkpoint(checkpoint_file, s.checkpoint());
-      });
+    if (checkpoint_now && blown_up_at < 0) timed_output(save_checkpoint);
     progress.update(step, step * plan.dt);
   }
   if (!probes.empty() && step > unflushed_from) flush_probes(unflushed_from, step - unflushed_from);
@@ -433,8 +434,7 @@ RunResult Simulation::run()
   result.complete = step == plan.steps && blown_up_at < 0;
   if (!result.complete) progress.finish();
   if (!result.complete && blown_up_at < 0) {
-    writer->flush();
-    io::write_checkpoint(checkpoint_file, s.checkpoint());
+    save_checkpoint();
     result.checkpoint = checkpoint_file;
   }
   writer->close(result.complete);

@@ -183,6 +183,23 @@ TEST_P(Restart, HalfRunCheckpointedAndRestartedEqualsTheWholeRunBitForBit)
 
 INSTANTIATE_TEST_SUITE_P(Backends, Restart, ::testing::Values("serial", "default"));
 
+TEST(Restart, ARunWithoutProbesRestartsToo)
+{
+  ScratchDirectory scratch("restart_no_probes");
+  std::string text = restart_config("default");
+  text = replaced(replaced(text, "[[probe]]\nname = \"p\"\nposition = [0.63, 0.41, 0.29]\n", ""),
+                  "[[probe]]\nname = \"q\"\nposition = [0.2, 0.6, 0.4]\n", "");
+  std::string const output = (scratch.path() / "run.h5").string();
+  std::vector<double> whole_e, continued_e;
+  ASSERT_TRUE(run(text, output, "", &whole_e).complete);
+  auto const whole = dgatd::io::read_energy(output);
+  ASSERT_TRUE(run(text, output, dgatd::io::checkpoint_path(output), &continued_e).complete);
+  auto const continued = dgatd::io::read_energy(output);
+  EXPECT_EQ(whole.time, continued.time);
+  EXPECT_EQ(whole.energy, continued.energy);
+  EXPECT_EQ(whole_e, continued_e);
+}
+
 TEST(Restart, RefusesACheckpointOfAnotherConfiguration)
 {
   ScratchDirectory scratch("restart_refusal");

@@ -12,7 +12,6 @@ namespace dgatd::io {
 namespace {
 
 using hdf5::Handle;
-using hdf5::read_doubles;
 
 Handle open_output(std::string const& path)
 {
@@ -73,9 +72,9 @@ ProbeRecord read_probe(std::string const& path, std::string const& probe, char f
   if (attribute.valid()) H5Aread(attribute.get(), H5T_NATIVE_DOUBLE, record.position.data());
 
   hsize_t steps = 0;
-  record.time = read_doubles(file.get(), "/time", 0, path, steps);
+  record.time = hdf5::read_rows<double>(file.get(), "/time", 0, path, steps);
   hsize_t rows = 0;
-  auto const flat = read_doubles(file.get(), group + "/" + field, 3, path, rows);
+  auto const flat = hdf5::read_rows<double>(file.get(), group + "/" + field, 3, path, rows);
   if (rows != steps)
     throw Error(path,
                 group + "/" + field + " has " + std::to_string(rows) + " rows but /time has " + std::to_string(steps),
@@ -101,8 +100,8 @@ EnergyRecord read_energy(std::string const& path)
   Handle const file = open_output(path);
   EnergyRecord record;
   hsize_t rows = 0, samples = 0;
-  record.time = read_doubles(file.get(), "/energy_time", 0, path, rows);
-  record.energy = read_doubles(file.get(), "/energy", 0, path, samples);
+  record.time = hdf5::read_rows<double>(file.get(), "/energy_time", 0, path, rows);
+  record.energy = hdf5::read_rows<double>(file.get(), "/energy", 0, path, samples);
   if (rows != samples) throw Error(path, "/energy and /energy_time differ in length", "the file may be damaged");
   return record;
 }

@@ -44,23 +44,6 @@ std::vector<T> flatten(std::vector<std::array<T, N>> const& rows)
 }
 
 template <std::size_t N>
-std::vector<std::int32_t> read_ints(hid_t parent, char const* name, std::string const& path, hsize_t& rows)
-{
-  Handle const set(H5Dopen2(parent, name, H5P_DEFAULT), H5Dclose);
-  if (!set.valid()) throw Error(path, std::string("has no dataset ") + name, "give a checkpoint dgatd wrote");
-  Handle const space(H5Dget_space(set.get()), H5Sclose);
-  hsize_t dims[2] = {0, 0};
-  int const rank = H5Sget_simple_extent_ndims(space.get());
-  if (rank != (N > 1 ? 2 : 1) || H5Sget_simple_extent_dims(space.get(), dims, nullptr) < 0 || (N > 1 && dims[1] != N))
-    throw Error(path, std::string("dataset ") + name + " has an unexpected shape", "give a checkpoint dgatd wrote");
-  rows = dims[0];
-  std::vector<std::int32_t> values(rows * N);
-  if (!values.empty() && H5Dread(set.get(), H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
-    throw Error(path, std::string("cannot read ") + name, "the checkpoint may be damaged");
-  return values;
-}
-
-template <std::size_t N>
 std::vector<std::array<std::int32_t, N>> rows_of(std::vector<std::int32_t> const& flat)
 {
   std::vector<std::array<std::int32_t, N>> rows(flat.size() / N);
@@ -93,9 +76,7 @@ void write_checkpoint(std::string const& path, Checkpoint const& c)
   hdf5::Writer const writer(partial);
   {
     hdf5::QuietErrors const quiet;
-    hid_t const id = H5Fcreate(partial.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (id < 0) throw Error(partial, "cannot create the checkpoint", "check that the directory is writable");
-    Handle file(id, H5Fclose);
+    Handle file = hdf5::create_file(partial, "the checkpoint");
     hid_t const root = file.get();
     writer.attribute(root, "dgatd_version", std::string(version_string));
     writer.attribute(root, "kind", std::string(checkpoint_kind));
@@ -174,8 +155,8 @@ Checkpoint read_checkpoint(std::string const& path)
   c.power_iterations = static_cast<int>(iterations);
 
   hsize_t rows = 0;
-  c.e_unknowns = hdf5::read_doubles(root, "state/e", 0, path, rows);
-  c.h_unknowns = hdf5::read_doubles(root, "state/h", 0, path, rows);
+  c.e_unknowns = hdf5::read_rows<double>(root, "state/e", 0, path, rows);
+  c.h_unknowns = hdf5::read_rows<double>(root, "state/h", 0, path, rows);
 
   Handle const mesh(H5Gopen2(root, "mesh", H5P_DEFAULT), H5Gclose);
   if (!mesh.valid()) throw Error(path, "the checkpoint has no /mesh", "it may be damaged");
@@ -184,15 +165,15 @@ Checkpoint read_checkpoint(std::string const& path)
   hdf5::read_attribute(mesh.get(), "source", m.source);
   hdf5::read_attribute(mesh.get(), "reoriented_tets", H5T_NATIVE_INT64, &reoriented);
   m.reoriented_tets = static_cast<mesh::Index>(reoriented);
-  auto const points = hdf5::read_doubles(mesh.get(), "points", 3, path, rows);
+  auto const points = hdf5::read_rows<double>(mesh.get(), "points", 3, path, rows);
   m.points.resize(rows);
   for (hsize_t i = 0; i < rows; ++i) m.points[i] = {points[3 * i], points[3 * i + 1], points[3 * i + 2]};
-  m.tets = rows_of<4>(read_ints<4>(mesh.get(), "tets", path, rows));
-  m.tet_region = read_ints<1>(mesh.get(), "tet_region", path, rows);
-  m.boundary_triangles = rows_of<3>(read_ints<3>(mesh.get(), "boundary_triangles", path, rows));
-  m.boundary_triangle_tag = read_ints<1>(mesh.get(), "boundary_triangle_tag", path, rows);
-  auto const dims = read_ints<1>(mesh.get(), "group_dims", path, rows);
-  auto const tags = read_ints<1>(mesh.get(), "group_tags", path, rows);
+  m.tets = rows_of<4>(hdf5::read_rows<std::int32_t>(mesh.get(), "tets", 4, path, rows));
+  m.tet_region = hdf5::read_rows<std::int32_t>(mesh.get(), "tet_region", 0, path, rows);
+  m.boundary_triangles = rows_of<3>(hdf5::read_rows<std::int32_t>(mesh.get(), "boundary_triangles", 3, path, rows));
+  m.boundary_triangle_tag = hdf5::read_rows<std::int32_t>(mesh.get(), "boundary_triangle_tag", 0, path, rows);
+  auto const dims = hdf5::read_rows<std::int32_t>(mesh.get(), "group_dims", 0, path, rows);
+  auto const tags = hdf5::read_rows<std::int32_t>(mesh.get(), "group_tags", 0, path, rows);
   std::string names;
   hdf5::read_attribute(mesh.get(), "group_names", names);
   std::istringstream lines(names);

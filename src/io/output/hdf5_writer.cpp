@@ -183,13 +183,7 @@ Hdf5Writer::Hdf5Writer(std::string path, RunAttributes const& attributes)
 {
   auto& s = *state_;
   hdf5::QuietErrors const quiet;
-  // The 1.8 file format stores attributes above 64 kB (a long config text) densely.
-  Handle const access(s.writer.check(H5Pcreate(H5P_FILE_ACCESS), "create file properties"), H5Pclose);
-  s.writer.check(H5Pset_libver_bounds(access.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST), "set the file format");
-  hid_t const file = H5Fcreate(s.partial.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get());
-  if (file < 0)
-    throw Error(s.partial, "cannot create the output file", "check that the directory exists and is writable");
-  s.file = Handle(file, H5Fclose);
+  s.file = hdf5::create_file(s.partial, "the output file");
 
   hid_t const root = s.file.get();
   s.writer.attribute(root, "dgatd_version", std::string(version_string));

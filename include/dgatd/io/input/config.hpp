@@ -105,6 +105,9 @@ struct Config {
   std::vector<Probe> probes;
   OutputConfig output;
   SolverConfig solver;
+
+  // "file:line", where a message about an item of the file points.
+  std::string where(int line) const { return name + ":" + std::to_string(line); }
 };
 
 // Reads and validates the TOML file at path; throws dgatd::Error ("path:line: ...") on any problem.
