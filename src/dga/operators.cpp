@@ -83,6 +83,58 @@ void build_dual_curl(mesh::Topology const& topology, DofLayout const& layout, st
   });
 }
 
+// The stretch's two terms in one subregion for a basis w (primal or dual) and a material constant c
+// (Stretching): loss(i,j) = c |r| w^i . (alpha I - n g^T - g n^T) w^j and
+// coupling(i,j) = c |r| |g|^2 (w^i . n)(w^j . n).
+struct StretchTerms {
+  double loss[3][3];
+  double coupling[3][3];
+};
+StretchTerms stretch_terms(std::array<Vec3, 3> const& w, double c_volume, Vec3 const& n, Vec3 const& g)
+{
+  StretchTerms terms;
+  double const alpha = dot(n, g), g2 = dot(g, g);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      terms.loss[i][j] = c_volume * (alpha * dot(w[i], w[j]) - dot(w[i], n) * dot(w[j], g) -
+                                     dot(w[i], g) * dot(w[j], n));
+      terms.coupling[i][j] = c_volume * g2 * dot(w[i], n) * dot(w[j], n);
+    }
+  return terms;
+}
+
+// Faraday's side of the matched layers: for every stretched tet the stretch terms of its
+// subregions with mu and the dual basis, placed like Mmu_t (docs/open_regions.md, section 3).
+void assemble_magnetic_stretching(mesh::Mesh const& mesh, mesh::Topology const& topology,
+                                  mesh::Geometry const& geometry, Materials const& materials, HostOperators& ops)
+{
+  auto const& stretching = materials.stretching;
+  if (stretching.empty()) return;
+  for (Index t = 0; t < topology.num_tets(); ++t)
+    if (stretching.alpha(t) > 0) ops.stretched_tets.push_back(t);
+  std::size_t const num_stretched = ops.stretched_tets.size();
+  ops.stretched_tet_alpha.resize(num_stretched);
+  ops.magnetic_loss.resize(num_stretched);
+  ops.magnetic_coupling.resize(num_stretched);
+  host_parallel_for("dgatd::assemble::stretched_tets", static_cast<std::int64_t>(num_stretched), [&](std::int64_t k) {
+    Index const t = ops.stretched_tets[k];
+    ops.stretched_tet_alpha[k] = stretching.alpha(t);
+    ops.magnetic_loss[k] = {};
+    ops.magnetic_coupling[k] = {};
+    for (int lv = 0; lv < 4; ++lv) {
+      auto const s = mesh::subregion(mesh, topology, geometry, t, lv);
+      auto const terms =
+          stretch_terms(s.w_dual, materials.mu[t] * s.volume, stretching.tet_direction[t], stretching.tet_gradient[t]);
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+          int const at = mesh::tet_vertex_face(lv, i) * 4 + mesh::tet_vertex_face(lv, j);
+          ops.magnetic_loss[k][at] += terms.loss[i][j];
+          ops.magnetic_coupling[k][at] += terms.coupling[i][j];
+        }
+    }
+  });
+}
+
 } // namespace
 
 bool invert_spd(double* a, int n)
@@ -236,33 +288,41 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
                   "check mu_r > 0 and that the tet is not degenerate");
     throw Error(mesh.source, "inconsistent face-edge incidence in tet " + std::to_string(bad_tet), "report this mesh");
   }
+  assemble_magnetic_stretching(mesh, topology, geometry, materials, ops);
 
   // Per dual volume: Meps_v summed over the subregions of v in the tets around it (in increasing
   // tet order, v2t's), restricted to its free half-edges, and inverted. Each block is its own, so
   // blocks run in parallel without atomics; the price is that every subregion frame is built a
   // second time here (the tet pass used its dual vectors, this one its primal ones), cheaper than
   // storing 4 x 9 numbers per tet between the passes.
-  // Meps_r(i,j) = coefficient_t |t|/4 w^i . w^j of every subregion of v, placed at the free
-  // half-edges of v in block b (row-major d x d at block).
-  auto block_mass = [&](Index b, std::vector<double> const& coefficient, double* block) {
+  // visit(t, subregion, position) for every subregion of v in block b, position[k] the place of
+  // its k-th half-edge among the free half-edges of v (-1 for a PEC or port half-edge).
+  auto for_each_subregion = [&](Index b, auto&& visit) {
     Index const v = layout.block_vertex[b];
-    Index const d = free_degree[v];
     for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1]; ++i) {
       Index const t = topology.v2t[i];
       int lv = 0;
       while (mesh.tets[t][lv] != v) ++lv;
       auto const s = mesh::subregion(mesh, topology, geometry, t, lv);
-      Index position[3];
+      std::array<Index, 3> position;
       for (int k = 0; k < 3; ++k) {
         Index const e = topology.tet_edges[t][mesh::tet_vertex_edge(lv, k)];
         Index const dof = layout.dof_of_half_edge[half_edge_of(topology, e, v)];
         position[k] = dof < layout.num_free ? dof - layout.block_offset[b] : -1;
       }
+      visit(t, s, position);
+    }
+  };
+  // Meps_r(i,j) = coefficient_t |t|/4 w^i . w^j of every subregion of v, placed at the free
+  // half-edges of v in block b (row-major d x d at block).
+  auto block_mass = [&](Index b, std::vector<double> const& coefficient, double* block) {
+    Index const d = free_degree[layout.block_vertex[b]];
+    for_each_subregion(b, [&](Index t, mesh::Subregion const& s, std::array<Index, 3> const& position) {
       for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 3; ++c)
           if (position[r] >= 0 && position[c] >= 0)
             block[position[r] * d + position[c]] += coefficient[t] * s.volume * dot(s.w[r], s.w[c]);
-    }
+    });
   };
   ops.eps.assign(static_cast<std::size_t>(layout.block_matrix_offset.back()), 0.0);
   ops.eps_inverse.resize(ops.eps.size());
@@ -280,7 +340,9 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
                     std::to_string(layout.block_vertex[bad_block]) + " is not positive definite",
                 "check eps_r > 0 and the tets around that vertex");
 
-  // Conductance blocks S_v for the blocks with a lossy tet or an absorbing face around them.
+  // Loss blocks for the blocks with a lossy tet, an absorbing face or a stretched tet around them.
+  auto const& stretching = materials.stretching;
+  auto stretched = [&](Index t) { return stretching.alpha(t) > 0; };
   std::vector<Index> absorbing_offsets(num_vertices + 1, 0), absorbing_faces;
   for (Index f : topology.boundary_faces)
     if (face_kind[f] == FaceKind::absorbing)
@@ -299,12 +361,18 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
     bool lossy = absorbing_offsets[v + 1] > absorbing_offsets[v];
     for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1] && !materials.sigma.empty(); ++i)
       lossy = lossy || materials.sigma[topology.v2t[i]] > 0;
+    for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1]; ++i)
+      lossy = lossy || stretched(topology.v2t[i]);
     Index const d = free_degree[v];
     if (!lossy || d == 0) continue;
     ops.lossy_blocks.push_back(b);
     ops.lossy_matrix_offset.push_back(ops.lossy_matrix_offset.back() + static_cast<std::int64_t>(d) * d);
   }
   ops.conductance.assign(static_cast<std::size_t>(ops.lossy_matrix_offset.back()), 0.0);
+  ops.lossy_row_offset.assign(ops.lossy_blocks.size() + 1, 0);
+  for (std::size_t k = 0; k < ops.lossy_blocks.size(); ++k)
+    ops.lossy_row_offset[k + 1] = ops.lossy_row_offset[k] + free_degree[layout.block_vertex[ops.lossy_blocks[k]]];
+  std::vector<std::vector<HostOperators::StretchedSubregion>> block_subregions(ops.lossy_blocks.size());
   host_parallel_for(
       "dgatd::assemble::conductance", static_cast<std::int64_t>(ops.lossy_blocks.size()), [&](std::int64_t k) {
         Index const b = ops.lossy_blocks[k];
@@ -339,8 +407,30 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
               if (position[r] >= 0 && position[c] >= 0)
                 block[position[r] * d + position[c]] += admittance * kite * inverse_gram[r][c];
         }
+        // The stretch terms of each stretched subregion: loss into the block, coupling to its psi.
+        for_each_subregion(b, [&](Index t, mesh::Subregion const& s, std::array<Index, 3> const& position) {
+          if (!stretched(t)) return;
+          auto const terms = stretch_terms(s.w, materials.eps[t] * s.volume, stretching.tet_direction[t],
+                                           stretching.tet_gradient[t]);
+          HostOperators::StretchedSubregion sub;
+          sub.alpha = stretching.alpha(t);
+          for (int r = 0; r < 3; ++r) {
+            sub.unknowns[r] = position[r] >= 0 ? layout.block_offset[b] + position[r] : layout.zero_slot;
+            sub.lossy_rows[r] = position[r] >= 0 ? ops.lossy_row_offset[k] + position[r] : -1;
+            for (int c = 0; c < 3; ++c) {
+              sub.coupling[3 * r + c] = terms.coupling[r][c];
+              if (position[r] >= 0 && position[c] >= 0) block[position[r] * d + position[c]] += terms.loss[r][c];
+            }
+          }
+          block_subregions[k].push_back(sub);
+        });
       });
-  if (ops.lossy_blocks.empty()) ops.lossy_matrix_offset.clear();
+  for (auto const& subregions : block_subregions)
+    ops.stretched_subregions.insert(ops.stretched_subregions.end(), subregions.begin(), subregions.end());
+  if (ops.lossy_blocks.empty()) {
+    ops.lossy_matrix_offset.clear();
+    ops.lossy_row_offset.clear();
+  }
 
   build_dual_curl(topology, layout, block_of_vertex, ops);
   return ops;

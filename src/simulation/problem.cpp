@@ -20,6 +20,26 @@ std::string known_groups(mesh::Mesh const& m, int dim)
   return names.empty() ? "none" : names;
 }
 
+// The physical volume a table names (by name, else by tag), with a one-line error at where when the
+// mesh has no tet in it.
+int volume_tag(mesh::Mesh const& mesh, std::string const& name, int tag, std::string const& table,
+               std::string const& where)
+{
+  if (!name.empty()) {
+    tag = -1;
+    for (auto const& g : mesh.groups)
+      if (g.dim == 3 && g.name == name) tag = g.tag;
+    if (tag < 0)
+      throw Error(where, table + " region '" + name + "' is not a physical volume of " + mesh.source,
+                  "use one of: " + known_groups(mesh, 3));
+  }
+  if (std::find(mesh.tet_region.begin(), mesh.tet_region.end(), tag) == mesh.tet_region.end())
+    throw Error(where, table + " region " + (name.empty() ? std::to_string(tag) : "'" + name + "'") +
+                           " has no tetrahedra in " + mesh.source,
+                "use one of: " + known_groups(mesh, 3));
+  return tag;
+}
+
 } // namespace
 
 int surface_tag(mesh::Mesh const& mesh, std::string const& name, std::string const& where)
@@ -31,13 +51,19 @@ int surface_tag(mesh::Mesh const& mesh, std::string const& name, std::string con
 }
 
 Problem make_problem(mesh::Mesh mesh, dga::Materials materials, BoundaryKinds const& boundary,
-                     dga::AssemblyOptions const& options)
+                     dga::AssemblyOptions const& options, std::vector<PmlLayerSpec> const& layers)
 {
   Problem p;
   p.mesh = std::move(mesh);
   p.materials = std::move(materials);
   p.topology = mesh::build_topology(p.mesh);
   p.geometry = mesh::build_geometry(p.mesh, p.topology);
+  for (auto const& layer : layers) {
+    std::vector<char> in_layer(p.mesh.tets.size(), 0);
+    for (std::size_t t = 0; t < in_layer.size(); ++t) in_layer[t] = p.mesh.tet_region[t] == layer.region_tag;
+    p.layers.push_back(dga::add_pml_layer(p.materials.stretching, p.mesh, p.topology, p.geometry, p.materials,
+                                          in_layer, layer.profile, layer.name, layer.where));
+  }
   p.face_kinds.assign(p.topology.num_faces(), dga::FaceKind::interior_or_pmc);
   if (boundary.pec_everywhere)
     for (auto f : p.topology.boundary_faces) p.face_kinds[f] = dga::FaceKind::pec;
@@ -58,17 +84,8 @@ Problem make_problem(io::Config const& config, mesh::Mesh mesh)
   std::size_t const num_tets = mesh.tets.size();
   dga::Materials materials{std::vector<double>(num_tets, dga::eps0), std::vector<double>(num_tets, dga::mu0), {}};
   for (auto const& material : config.materials) {
-    int tag = material.region_tag;
-    if (!material.region_name.empty()) {
-      tag = -1;
-      for (auto const& g : mesh.groups)
-        if (g.dim == 3 && g.name == material.region_name) tag = g.tag;
-      if (tag < 0)
-        throw Error(config.where(material.line),
-                    "[[material]] region '" + material.region_name + "' is not a physical volume of " + mesh.source,
-                    "use one of: " + known_groups(mesh, 3));
-    }
-    bool used = false;
+    int const tag =
+        volume_tag(mesh, material.region_name, material.region_tag, "[[material]]", config.where(material.line));
     for (std::size_t t = 0; t < num_tets; ++t)
       if (mesh.tet_region[t] == tag) {
         materials.eps[t] = dga::eps0 * material.eps_r;
@@ -77,13 +94,11 @@ Problem make_problem(io::Config const& config, mesh::Mesh mesh)
           materials.sigma.resize(num_tets, 0.0);
           materials.sigma[t] = material.sigma;
         }
-        used = true;
       }
-    if (!used)
-      throw Error(config.where(material.line),
-                  "[[material]] region " + std::to_string(tag) + " has no tetrahedra in " + mesh.source,
-                  "use one of: " + known_groups(mesh, 3));
   }
+  std::vector<int> layer_tags;
+  for (auto const& pml : config.pml)
+    layer_tags.push_back(volume_tag(mesh, pml.region_name, pml.region_tag, "[[pml]]", config.where(pml.line)));
 
   BoundaryKinds boundary;
   boundary.pec_everywhere = config.boundary.pec_everywhere;
@@ -95,7 +110,13 @@ Problem make_problem(io::Config const& config, mesh::Mesh mesh)
   for (auto const& source : config.sources)
     if (source.kind == io::SourceKind::port_te10)
       boundary.port_tags.push_back(surface_tag(mesh, source.surface, config.where(source.line)));
-  auto problem = make_problem(std::move(mesh), std::move(materials), boundary);
+  std::vector<PmlLayerSpec> layers;
+  for (std::size_t k = 0; k < config.pml.size(); ++k) {
+    auto const& pml = config.pml[k];
+    layers.push_back({layer_tags[k], pml.region_name.empty() ? std::to_string(pml.region_tag) : pml.region_name,
+                      {pml.order, pml.reflection}, config.where(pml.line)});
+  }
+  auto problem = make_problem(std::move(mesh), std::move(materials), boundary, {}, layers);
   // A physical surface inside the domain has faces with two tets; absorbing there means nothing.
   for (std::size_t k = 0; k < boundary.absorbing_tags.size(); ++k)
     for (mesh::Index f = 0; f < problem.topology.num_faces(); ++f)

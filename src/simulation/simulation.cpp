@@ -143,6 +143,9 @@ void Simulation::Impl::set_up_on(io::Checkpoint const* checkpoint, Stopwatch& cl
   if (kind == solver::FormulationKind::assembled && !config.boundary.absorbing_surfaces.empty())
     throw Error(config.where(config.boundary.line), "[boundary] absorbing needs the fractioned formulation",
                 "remove [solver] formulation = \"assembled\" (the assembled baseline has no losses)");
+  if (kind == solver::FormulationKind::assembled && !config.pml.empty())
+    throw Error(config.where(config.pml.front().line), "[[pml]] needs the fractioned formulation",
+                "remove [solver] formulation = \"assembled\" (the assembled baseline has no matched layers)");
   if (kind == solver::FormulationKind::assembled)
     for (auto const& material : config.materials)
       if (material.sigma > 0)
@@ -212,6 +215,7 @@ io::Checkpoint Simulation::Impl::checkpoint() const
   c.step = state.step;
   c.e_unknowns = std::move(state.e_unknowns);
   c.h_unknowns = std::move(state.h_unknowns);
+  c.auxiliary = std::move(state.auxiliary);
   c.mesh = problem.mesh;
   return c;
 }
@@ -228,6 +232,10 @@ void Simulation::Impl::report_start(std::int64_t first_step) const
       << " iterations), dt = " << plan.dt << " s, " << plan.steps << " steps to t = " << plan.steps * plan.dt << " s\n"
       << "  " << solver::to_string(formulation->kind()) << " formulation on " << backend << " (concurrency "
       << concurrency << ")\n";
+  for (auto const& layer : p.layers)
+    out << "  PML '" << layer.name << "': " << layer.num_tets << " tets, " << layer.thickness << " m thick ("
+        << layer.thickness / layer.element_size << " mean edges), alpha_max = " << layer.alpha_max
+        << " 1/s, alpha_max dt = " << layer.alpha_max * plan.dt << "\n";
   if (first_step > 0)
     out << "  restarting from " << options.restart_from << " at step " << first_step << " (t = " << first_step * plan.dt
         << " s)\n";
@@ -295,10 +303,12 @@ void Simulation::set_up(mesh::Mesh* given_mesh)
     state.step = checkpoint->step;
     state.e_unknowns = std::move(checkpoint->e_unknowns);
     state.h_unknowns = std::move(checkpoint->h_unknowns);
+    state.auxiliary = std::move(checkpoint->auxiliary);
     auto const expected = s.formulation->state();
     if (checkpoint->formulation != solver::to_string(state.kind) ||
         state.e_unknowns.size() != expected.e_unknowns.size() ||
-        state.h_unknowns.size() != expected.h_unknowns.size() || state.step < 0 || state.step > s.plan.steps)
+        state.h_unknowns.size() != expected.h_unknowns.size() ||
+        state.auxiliary.size() != expected.auxiliary.size() || state.step < 0 || state.step > s.plan.steps)
       throw Error(s.options.restart_from, "does not fit this run (formulation, unknowns or step count differ)",
                   "restart with the checkpoint this configuration wrote, or start the run afresh");
     s.formulation->restore(state);

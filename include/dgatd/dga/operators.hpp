@@ -6,6 +6,7 @@
 #include "dgatd/mesh/geometry.hpp"
 #include "dgatd/mesh/mesh.hpp"
 #include "dgatd/mesh/topology.hpp"
+#include "dgatd/vec3.hpp"
 
 #include <array>
 #include <cstdint>
@@ -18,12 +19,28 @@ namespace dgatd::dga {
 // admittance of the tet behind it.
 enum class FaceKind : std::uint8_t { interior_or_pmc = 0, pec = 1, port = 2, absorbing = 3 };
 
+// Perfectly matched layers (docs/open_regions.md, section 3): the layer is the image of a complex
+// coordinate stretch x~ = x + n F(x) / (i omega), F the integral of the damping profile over the
+// depth, so a wave entering it decays without reflection whatever its frequency and angle. F is
+// linear in each tet (interpolated from the vertices), so the stretched mesh is a mesh and the
+// discrete layer is the method's own discretisation of it: J_t = I + n g^T / (i omega) with
+// g = grad F, and eps and mu become det(J) J^-1 eps J^-T. A stretch sampled per tet or per vertex
+// instead is an unmatched, active medium, and runs blew up in it. Per tet: n and g; alpha = n . g
+// is the rate of its auxiliary unknowns. Empty: no layer.
+struct Stretching {
+  std::vector<Vec3> tet_direction;
+  std::vector<Vec3> tet_gradient;
+  bool empty() const { return tet_gradient.empty(); }
+  double alpha(Index t) const { return empty() ? 0.0 : dot(tet_direction[t], tet_gradient[t]); }
+};
+
 // Absolute permittivity and permeability per tet (eps0 * eps_r, mu0 * mu_r in SI; tests in c = 1
 // units use eps = mu = 1).
 struct Materials {
   std::vector<double> eps;
   std::vector<double> mu;
   std::vector<double> sigma; // conductivity (S/m) per tet; empty for a lossless problem
+  Stretching stretching{};
 };
 
 struct AssemblyOptions {
@@ -60,9 +77,27 @@ struct HostOperators {
   // around them, packed in lossy_blocks order at lossy_matrix_offset: sigma's mass matrix, built
   // like Meps_v, plus the absorbing faces' Y (A_f / 3) w_i . w_j over the face's kite at v
   // (docs/open_regions.md).
+  // In a matched layer the loss matrix of block v also holds, per subregion (t, v) of a stretched
+  // tet, eps_t |t|/4 w^i . (alpha I - n g^T - g n^T) w^j; and each such subregion couples its three
+  // half-edges to their auxiliary unknowns psi_r (psi_r' + alpha_t psi_r = u^_r) by
+  // eps_t |t|/4 |g|^2 (w^i . n)(w^j . n) (stretched_subregions).
   std::vector<Index> lossy_blocks;
   std::vector<std::int64_t> lossy_matrix_offset;
   std::vector<double> conductance;
+  std::vector<Index> lossy_row_offset; // first row of each lossy block among the lossy rows
+  struct StretchedSubregion {
+    std::array<Index, 3> unknowns; // its half-edges' unknowns (the zero slot for a PEC half-edge)
+    std::array<Index, 3> lossy_rows; // their rows among the lossy rows, -1 for a PEC half-edge
+    double alpha = 0;
+    std::array<double, 9> coupling; // alpha^2 N_r, row-major
+  };
+  std::vector<StretchedSubregion> stretched_subregions;
+  // Faraday's side of the layers, per stretched tet: the same two terms with mu and the dual basis,
+  // summed over its subregions, 4 x 4 row-major.
+  std::vector<Index> stretched_tets;
+  std::vector<double> stretched_tet_alpha;
+  std::vector<std::array<double, 16>> magnetic_loss;
+  std::vector<std::array<double, 16>> magnetic_coupling;
   // Dual curl (C~ f^, eq. 6), once per edge: both halves of an edge see the same circulation around
   // its dual face, so it is formed once per edge that has a free half and read by the block rows of
   // both halves. Tet t's share of it for its local edge k is the edge piece

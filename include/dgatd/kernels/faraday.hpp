@@ -7,12 +7,25 @@
 
 #include "dgatd/kernels/device_operators.hpp"
 #include "dgatd/mesh/reference_tet.hpp"
+#include "dgatd/types.hpp"
 
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
 
 namespace dgatd::kernels {
+
+// Tet t's six edge pieces of the dual curl from its four new f^ (HostOperators::tet_edge_signs).
+// Signs by table, not ?: which compiles to branches the meshes make unpredictable.
+template <class PieceView, class FieldScalar>
+KOKKOS_INLINE_FUNCTION void write_edge_pieces(PieceView const& edge_pieces, Index t, std::uint32_t signs,
+                                              FieldScalar const (&updated)[4])
+{
+  FieldScalar const sign[2] = {1, -1};
+  for (int k = 0; k < 6; ++k)
+    edge_pieces(t, k) = sign[(signs >> (2 * k + 1)) & 1u] * updated[mesh::tet_edge_face(k, 0)] +
+                        sign[(signs >> (2 * k)) & 1u] * updated[mesh::tet_edge_face(k, 1)];
+}
 
 template <class ExecutionSpace, class TetLayout, class MatrixScalar, class FieldScalar>
 struct FaradayKernel {
@@ -43,12 +56,7 @@ struct FaradayKernel {
       updated[j] = f(t, j) - dt * s;
       f(t, j) = updated[j];
     }
-    // Signs by table, not ?: which compiles to branches the meshes make unpredictable.
-    FieldScalar const sign[2] = {1, -1};
-    std::uint32_t const signs = edge_signs(t);
-    for (int k = 0; k < 6; ++k)
-      edge_pieces(t, k) = sign[(signs >> (2 * k + 1)) & 1u] * updated[mesh::tet_edge_face(k, 0)] +
-                          sign[(signs >> (2 * k)) & 1u] * updated[mesh::tet_edge_face(k, 1)];
+    write_edge_pieces(edge_pieces, t, edge_signs(t), updated);
   }
 
   // Dynamic: on a shared host a descheduled thread would otherwise hold up the whole launch with its
@@ -68,6 +76,52 @@ struct FaradayKernel {
     return static_cast<std::int64_t>(num_tets) * (24 * sizeof(MatrixScalar) + 12 * sizeof(Index) +
                                                   sizeof(std::uint32_t) + (2 * 4 + 6) * sizeof(FieldScalar)) +
            static_cast<std::int64_t>(num_unknowns) * sizeof(FieldScalar);
+  }
+};
+
+// Matched layers on Faraday's side, per stretched tet k (tet tets(k)), around the lossless kernel:
+// before it, the tet's f^(n-1/2) is kept in previous; after it, with f~ what the kernel wrote,
+//   f^(n+1/2) = f~ - L (f~ + f^(n-1/2)) - Q phi^(n-1/2),
+// its auxiliary unknowns advance, phi^(n+1/2) = decay phi^(n-1/2) + gain (f^(n-1/2) + f^(n+1/2)) / 2,
+// and the tet's edge pieces are written again from the corrected f^ (FractionedLeapfrog).
+template <class TetLayout, class MemorySpace>
+struct MagneticStretchBefore {
+  Kokkos::View<Index*, MemorySpace> tets;
+  Kokkos::View<Real* [4], TetLayout, MemorySpace> f;
+  Kokkos::View<Real* [4], MemorySpace> previous;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
+  {
+    for (int j = 0; j < 4; ++j) previous(k, j) = f(tets(k), j);
+  }
+};
+
+template <class TetLayout, class MemorySpace>
+struct MagneticStretchAfter {
+  Kokkos::View<Index*, MemorySpace> tets;
+  Kokkos::View<Real* [4], TetLayout, MemorySpace> f;
+  Kokkos::View<Real* [4], MemorySpace> previous;
+  Kokkos::View<Real* [16], MemorySpace> loss;     // L, 4 x 4 row-major
+  Kokkos::View<Real* [16], MemorySpace> coupling; // Q
+  Kokkos::View<Real* [4], MemorySpace> phi;
+  Kokkos::View<Real*, MemorySpace> decay;
+  Kokkos::View<Real*, MemorySpace> gain;
+  Kokkos::View<std::uint32_t const*, MemorySpace> edge_signs;
+  Kokkos::View<Real* [6], TetLayout, MemorySpace> edge_pieces;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
+  {
+    Index const t = tets(k);
+    Real lossless[4], updated[4];
+    for (int j = 0; j < 4; ++j) lossless[j] = f(t, j);
+    for (int i = 0; i < 4; ++i) {
+      Real correction = 0;
+      for (int j = 0; j < 4; ++j)
+        correction += loss(k, 4 * i + j) * (lossless[j] + previous(k, j)) + coupling(k, 4 * i + j) * phi(k, j);
+      updated[i] = lossless[i] - correction;
+      f(t, i) = updated[i];
+    }
+    for (int j = 0; j < 4; ++j)
+      phi(k, j) = decay(k) * phi(k, j) + Real(0.5) * gain(k) * (previous(k, j) + updated[j]);
+    write_edge_pieces(edge_pieces, t, edge_signs(t), updated);
   }
 };
 

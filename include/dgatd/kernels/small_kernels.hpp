@@ -43,8 +43,50 @@ struct GatherRows {
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t r) const { out(r) = (accumulate ? out(r) : 0) + u(rows(r)); }
 };
 
+// The stretched subregions s of a matched layer (FractionedLeapfrog's losses). Before Ampere: each
+// keeps its half-edges' u^n and adds coupling(s) psi_s^n to the force of its lossy rows (several
+// subregions share a row; coupling already holds the weight of psi^n in the step's average).
+template <class MemorySpace>
+struct SubregionForce {
+  Kokkos::View<Index* [3], MemorySpace> unknowns;
+  Kokkos::View<Index* [3], MemorySpace> rows;
+  Kokkos::View<Real* [9], MemorySpace> coupling;
+  Kokkos::View<Real*, MemorySpace> u;
+  Kokkos::View<Real* [3], MemorySpace> psi;
+  Kokkos::View<Real* [3], MemorySpace> previous;
+  Kokkos::View<Real*, MemorySpace> force;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t s) const
+  {
+    for (int k = 0; k < 3; ++k) previous(s, k) = u(unknowns(s, k));
+    for (int r = 0; r < 3; ++r) {
+      if (rows(s, r) < 0) continue;
+      Real g = 0;
+      for (int c = 0; c < 3; ++c) g += coupling(s, 3 * r + c) * psi(s, c);
+      Kokkos::atomic_add(&force(rows(s, r)), g);
+    }
+  }
+};
+
+// After the step: psi_s' + alpha psi_s = u^_s by the trapezoidal rule,
+// psi^(n+1) = decay psi^n + gain (u^n + u^(n+1)) / 2.
+template <class MemorySpace>
+struct SubregionAuxiliary {
+  Kokkos::View<Index* [3], MemorySpace> unknowns;
+  Kokkos::View<Real*, MemorySpace> decay;
+  Kokkos::View<Real*, MemorySpace> gain;
+  Kokkos::View<Real*, MemorySpace> u;
+  Kokkos::View<Real* [3], MemorySpace> previous;
+  Kokkos::View<Real* [3], MemorySpace> psi;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t s) const
+  {
+    for (int k = 0; k < 3; ++k)
+      psi(s, k) = decay(s) * psi(s, k) + Real(0.5) * gain(s) * (previous(s, k) + u(unknowns(s, k)));
+  }
+};
+
 // The loss term of a lossy dual block: u(rows(r)) -= sum_j L(matrix_row(r) + j) sum(block_first(r) + j),
-// j over the block's size(r) rows (see FractionedLeapfrog's losses).
+// j over the block's size(r) rows, and in matched layers also sum_j K(matrix_row(r) + j)
+// force(block_first(r) + j) (see FractionedLeapfrog's losses).
 template <class MemorySpace>
 struct LossCorrection {
   Kokkos::View<Index*, MemorySpace> rows;
@@ -53,11 +95,15 @@ struct LossCorrection {
   Kokkos::View<std::int64_t*, MemorySpace> matrix_row;
   Kokkos::View<Real*, MemorySpace> loss;
   Kokkos::View<Real*, MemorySpace> sum;
+  Kokkos::View<Real*, MemorySpace> step_inverse; // K, empty without matched layers
+  Kokkos::View<Real*, MemorySpace> force;
   Kokkos::View<Real*, MemorySpace> u;
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t r) const
   {
     double correction = 0;
     for (Index j = 0; j < size(r); ++j) correction += loss(matrix_row(r) + j) * sum(block_first(r) + j);
+    if (step_inverse.extent(0) > 0)
+      for (Index j = 0; j < size(r); ++j) correction += step_inverse(matrix_row(r) + j) * force(block_first(r) + j);
     u(rows(r)) -= correction;
   }
 };

@@ -31,6 +31,7 @@ struct FormulationState {
   std::int64_t step = 0;
   std::vector<double> e_unknowns;
   std::vector<double> h_unknowns;
+  std::vector<double> auxiliary; // the matched layers' auxiliary unknowns (fractioned), empty without layers
 };
 
 // The fields both formulations share, on the host.

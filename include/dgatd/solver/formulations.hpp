@@ -83,6 +83,17 @@ public:
   {
     this->leapfrog_.add_prescribed(stencil, 1.0, std::move(waveform));
   }
+  FormulationState state() const override
+  {
+    FormulationState s = Base::state();
+    s.auxiliary = this->leapfrog_.auxiliary_state();
+    return s;
+  }
+  void restore(FormulationState const& s) override
+  {
+    Base::restore(s);
+    this->leapfrog_.set_auxiliary_state(s.auxiliary);
+  }
   bool has_energy() const override { return true; }
   double step_with_energy() override { return this->leapfrog_.step_with_energy(); }
   void record_probes() override { this->probes_.record(this->leapfrog_.fields()); }

@@ -3,6 +3,7 @@
 // step, sources and prescribed port values, the energy invariant, the stability bound by power
 // iteration. Everything in the step runs as Kokkos kernels.
 
+#include "dgatd/error.hpp"
 #include "dgatd/kernels/ampere.hpp"
 #include "dgatd/kernels/device_operators.hpp"
 #include "dgatd/kernels/faraday.hpp"
@@ -12,6 +13,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -43,6 +45,7 @@ public:
         f_previous_("dgatd::f_hat_previous", ops_.num_tets)
   {
     set_up_losses(host);
+    set_up_magnetic_stretching(host);
   }
 
   Operators const& operators() const { return ops_; }
@@ -52,8 +55,10 @@ public:
   {
     dt_ = dt;
     update_loss_matrices();
+    update_magnetic_stretching();
   }
   bool lossy() const { return !loss_.eps.empty(); }
+  bool stretched() const { return !loss_.subregions.empty() || !magnetic_.alpha.empty(); }
   // Steps taken since the initial field: the sources' clock.
   std::int64_t steps() const { return steps_; }
 
@@ -67,6 +72,34 @@ public:
     f.resize(4 * host_f.extent(0));
     for (std::size_t t = 0; t < host_f.extent(0); ++t)
       for (int j = 0; j < 4; ++j) f[4 * t + j] = host_f(t, j);
+  }
+
+  // The matched layers' auxiliary unknowns (psi, three per stretched subregion, then phi, four per
+  // stretched tet); empty without layers.
+  std::vector<double> auxiliary_state() const
+  {
+    std::vector<double> aux;
+    auto append = [&](auto const& view) {
+      auto const host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
+      for (std::size_t k = 0; k < host.extent(0); ++k)
+        for (std::size_t j = 0; j < host.extent(1); ++j) aux.push_back(host(k, j));
+    };
+    append(loss_.psi);
+    append(magnetic_.phi);
+    return aux;
+  }
+
+  void set_auxiliary_state(std::vector<double> const& aux)
+  {
+    std::size_t next = 0;
+    auto fill = [&](auto const& view) {
+      auto host = Kokkos::create_mirror_view(view);
+      for (std::size_t k = 0; k < host.extent(0); ++k)
+        for (std::size_t j = 0; j < host.extent(1); ++j) host(k, j) = aux[next++];
+      Kokkos::deep_copy(view, host);
+    };
+    fill(loss_.psi);
+    fill(magnetic_.phi);
   }
 
   void set_state(std::vector<double> const& u, std::vector<double> const& f, std::int64_t steps)
@@ -105,10 +138,7 @@ public:
     std::vector<double> values(ops_.num_unknowns, 0.0);
     std::uint64_t state = seed;
     for (Index i = 0; i < ops_.num_free; ++i) values[i] = uniform(state);
-    Kokkos::deep_copy(fields_.u,
-                      kernels::detail::upload_flat<Kokkos::View<Real*, memory_space>>("dgatd::u_init", values));
-    Kokkos::deep_copy(fields_.f, 0.0);
-    steps_ = 0;
+    set_initial_field(values);
   }
 
   // Sets u^ (all unknowns, as from project_field) and zero f^.
@@ -116,6 +146,8 @@ public:
   {
     Kokkos::deep_copy(fields_.u, kernels::detail::upload_flat<Kokkos::View<Real*, memory_space>>("dgatd::u_init", u));
     Kokkos::deep_copy(fields_.f, 0.0);
+    Kokkos::deep_copy(loss_.psi, 0.0);
+    Kokkos::deep_copy(magnetic_.phi, 0.0);
     steps_ = 0;
   }
 
@@ -215,12 +247,16 @@ private:
     return sum;
   }
 
-  // Losses (sigma, absorbing surfaces) in Ampere's law, time-averaged (semi-implicit):
-  //   Meps (u^(n+1) - u^n) / dt + S (u^(n+1) + u^n) / 2 = C~ f^(n+1/2) - I.
-  // With u~ = u^n + dt Meps^-1 (C~ f - I), the lossless update the kernels make, this is
-  //   u^(n+1) = u~ - L (u~ + u^n),   L = (Meps / dt + S / 2)^-1 S / 2,
-  // per lossy dual block (S is block-diagonal like Meps), so lossless blocks cost nothing. For any
-  // S >= 0 the energy cannot grow at the lossless time step (docs/open_regions.md).
+  // Losses (sigma, absorbing surfaces, matched layers) in Ampere's law, time-averaged (semi-implicit):
+  //   Meps (u^(n+1) - u^n) / dt + S (u^(n+1) + u^n) / 2 + sum_r B_r (psi_r^(n+1) + psi_r^n) / 2 = C~ f^(n+1/2) - I,
+  // B_r the coupling of stretched subregion r to its auxiliary unknowns psi_r, which follow
+  // psi_r' + alpha_r psi_r = u^_r by the same trapezoidal rule, psi^(n+1) = a psi^n + b (u^n + u^(n+1)) / 2
+  // (explicit psi^n in the force made alpha dt > 1 unstable). Eliminating psi^(n+1) leaves
+  // S' = S + sum_r b_r B_r / 2 and the force g = sum_r B_r (1 + a_r) / 2 psi_r^n; with
+  // u~ = u^n + dt Meps^-1 (C~ f - I), the lossless update the kernels make,
+  //   u^(n+1) = u~ - L (u~ + u^n) - K g,   K = (Meps / dt + S' / 2)^-1,   L = K S' / 2,
+  // per lossy dual block (S' is block-diagonal like Meps), so lossless blocks cost nothing. For any
+  // S >= 0 (no layers) the energy cannot grow at the lossless time step (docs/open_regions.md).
   void set_up_losses(dga::HostOperators const& host)
   {
     if (host.lossy_blocks.empty()) return;
@@ -243,6 +279,9 @@ private:
     }
     loss_.conductance = host.conductance;
     loss_.block_size.assign(size.begin(), size.end());
+    loss_.subregions = host.stretched_subregions;
+    loss_.row_block_first.assign(first.begin(), first.end());
+    loss_.row_matrix.assign(matrix_row.begin(), matrix_row.end());
     using IndexView = Kokkos::View<Index*, memory_space>;
     loss_.rows = kernels::detail::upload_flat<IndexView>("dgatd::loss_rows", rows);
     loss_.block_first = kernels::detail::upload_flat<IndexView>("dgatd::loss_block_first", first);
@@ -250,35 +289,172 @@ private:
     loss_.matrix_row =
         kernels::detail::upload_flat<Kokkos::View<std::int64_t*, memory_space>>("dgatd::loss_matrix_row", matrix_row);
     loss_.sum = Kokkos::View<Real*, memory_space>("dgatd::loss_sum", rows.size());
+    std::size_t const n = loss_.subregions.size();
+    if (n == 0) return;
+    loss_.force = Kokkos::View<Real*, memory_space>("dgatd::stretch_force", rows.size());
+    loss_.psi = Kokkos::View<Real* [3], memory_space>("dgatd::psi", n);
+    loss_.psi_previous = Kokkos::View<Real* [3], memory_space>("dgatd::psi_u_previous", n);
+    loss_.subregion_unknowns = Kokkos::View<Index* [3], memory_space>("dgatd::stretched_unknowns", n);
+    loss_.subregion_rows = Kokkos::View<Index* [3], memory_space>("dgatd::stretched_rows", n);
+    loss_.subregion_coupling = Kokkos::View<Real* [9], memory_space>("dgatd::stretched_coupling", n);
+    auto unknowns = Kokkos::create_mirror_view(loss_.subregion_unknowns);
+    auto lossy_rows = Kokkos::create_mirror_view(loss_.subregion_rows);
+    for (std::size_t s = 0; s < n; ++s)
+      for (int k = 0; k < 3; ++k) {
+        unknowns(s, k) = loss_.subregions[s].unknowns[k];
+        lossy_rows(s, k) = loss_.subregions[s].lossy_rows[k];
+      }
+    Kokkos::deep_copy(loss_.subregion_unknowns, unknowns);
+    Kokkos::deep_copy(loss_.subregion_rows, lossy_rows);
+  }
+
+  // Faraday's side of the matched layers, per stretched tet (kernels::MagneticStretchBefore/After),
+  // the same trapezoidal rule around step n:
+  //   Mmu (f^(n+1/2) - f^(n-1/2)) / dt + A (f^(n+1/2) + f^(n-1/2)) / 2 + B (phi^(n+1/2) + phi^(n-1/2)) / 2 = -C U^n.
+  void set_up_magnetic_stretching(dga::HostOperators const& host)
+  {
+    if (host.stretched_tets.empty()) return;
+    std::size_t const n = host.stretched_tets.size();
+    magnetic_.alpha = host.stretched_tet_alpha;
+    magnetic_.loss_terms = host.magnetic_loss;
+    magnetic_.coupling_terms = host.magnetic_coupling;
+    for (Index t : host.stretched_tets) magnetic_.mu.push_back(host.mu[t]);
+    magnetic_.tets = kernels::detail::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::stretched_tets",
+                                                                                    host.stretched_tets);
+    magnetic_.previous = Kokkos::View<Real* [4], memory_space>("dgatd::stretched_f_previous", n);
+    magnetic_.phi = Kokkos::View<Real* [4], memory_space>("dgatd::phi", n);
+  }
+
+  // The trapezoidal rule for psi' + alpha psi = x over one step: psi <- decay psi + gain x_average.
+  double auxiliary_decay(double alpha) const { return (1 - 0.5 * alpha * dt_) / (1 + 0.5 * alpha * dt_); }
+  double auxiliary_gain(double alpha) const { return dt_ / (1 + 0.5 * alpha * dt_); }
+
+  // (mass / dt + loss / 2)^-1 in place of a (d x d). With the auxiliaries eliminated it is positive
+  // definite for any alpha dt (docs/open_regions.md); a layer whose stretch is far from one
+  // direction (g across n) could still make it indefinite, and that is refused.
+  void invert_step_matrix(double* a, int d) const
+  {
+    if (!dga::invert_spd(a, d))
+      throw Error("dt = " + format_number(dt_),
+                  "a matched layer's implicit step matrix is not positive definite at this time step",
+                  "make the [[pml]] layer's thickness uniform, or use a smaller dt");
+  }
+
+  void update_magnetic_stretching()
+  {
+    std::size_t const n = magnetic_.alpha.size();
+    if (n == 0) return;
+    std::vector<double> decay(n), gain(n), loss(16 * n), coupling(16 * n);
+    for (std::size_t k = 0; k < n; ++k) {
+      decay[k] = auxiliary_decay(magnetic_.alpha[k]);
+      gain[k] = auxiliary_gain(magnetic_.alpha[k]);
+      std::array<double, 16> a, implicit_loss;
+      for (int i = 0; i < 16; ++i) {
+        implicit_loss[i] = magnetic_.loss_terms[k][i] + 0.5 * gain[k] * magnetic_.coupling_terms[k][i];
+        a[i] = magnetic_.mu[k][i] / dt_ + 0.5 * implicit_loss[i];
+      }
+      invert_step_matrix(a.data(), 4);
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j)
+          for (int m = 0; m < 4; ++m) {
+            loss[16 * k + 4 * i + j] += a[4 * i + m] * 0.5 * implicit_loss[4 * m + j];
+            coupling[16 * k + 4 * i + j] +=
+                a[4 * i + m] * 0.5 * (1 + decay[k]) * magnetic_.coupling_terms[k][4 * m + j];
+          }
+    }
+    using Flat = Kokkos::View<Real*, memory_space>;
+    magnetic_.decay = kernels::detail::upload_flat<Flat>("dgatd::phi_decay", decay);
+    magnetic_.gain = kernels::detail::upload_flat<Flat>("dgatd::phi_gain", gain);
+    magnetic_.loss = Kokkos::View<Real* [16], memory_space>("dgatd::stretched_tet_loss", n);
+    magnetic_.coupling = Kokkos::View<Real* [16], memory_space>("dgatd::stretched_tet_coupling", n);
+    auto host_loss = Kokkos::create_mirror_view(magnetic_.loss);
+    auto host_coupling = Kokkos::create_mirror_view(magnetic_.coupling);
+    for (std::size_t k = 0; k < n; ++k)
+      for (int i = 0; i < 16; ++i) {
+        host_loss(k, i) = loss[16 * k + i];
+        host_coupling(k, i) = coupling[16 * k + i];
+      }
+    Kokkos::deep_copy(magnetic_.loss, host_loss);
+    Kokkos::deep_copy(magnetic_.coupling, host_coupling);
   }
 
   void update_loss_matrices()
   {
     if (!lossy()) return;
-    std::vector<double> loss(loss_.conductance.size());
+    bool const with_layers = !loss_.subregions.empty();
+    std::vector<double> loss(loss_.conductance.size()), inverse(with_layers ? loss.size() : 0);
+    // S' = S + sum_r b_r B_r / 2 over the stretched subregions, placed at their rows.
+    std::vector<double> implicit_loss = loss_.conductance;
+    for (auto const& s : loss_.subregions)
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+          if (s.lossy_rows[r] >= 0 && s.lossy_rows[c] >= 0)
+            implicit_loss[loss_.row_matrix[s.lossy_rows[r]] + s.lossy_rows[c] -
+                          loss_.row_block_first[s.lossy_rows[r]]] += 0.5 * auxiliary_gain(s.alpha) * s.coupling[3 * r + c];
     std::vector<double> a;
     std::size_t offset = 0;
     for (std::size_t r = 0; r < loss_.block_size.size(); r += loss_.block_size[r]) {
       int const d = loss_.block_size[r];
       std::size_t const n = static_cast<std::size_t>(d) * d;
       a.resize(n);
-      for (std::size_t i = 0; i < n; ++i) a[i] = loss_.eps[offset + i] / dt_ + 0.5 * loss_.conductance[offset + i];
-      dga::invert_spd(a.data(), d);
+      for (std::size_t i = 0; i < n; ++i) a[i] = loss_.eps[offset + i] / dt_ + 0.5 * implicit_loss[offset + i];
+      invert_step_matrix(a.data(), d);
       for (int i = 0; i < d; ++i)
         for (int j = 0; j < d; ++j) {
           double l = 0;
-          for (int m = 0; m < d; ++m) l += a[i * d + m] * 0.5 * loss_.conductance[offset + m * d + j];
+          for (int m = 0; m < d; ++m) l += a[i * d + m] * 0.5 * implicit_loss[offset + m * d + j];
           loss[offset + i * d + j] = l;
+          if (with_layers) inverse[offset + i * d + j] = a[i * d + j];
         }
       offset += n;
     }
-    loss_.matrices = kernels::detail::upload_flat<Kokkos::View<Real*, memory_space>>("dgatd::loss_matrices", loss);
+    using Flat = Kokkos::View<Real*, memory_space>;
+    loss_.matrices = kernels::detail::upload_flat<Flat>("dgatd::loss_matrices", loss);
+    if (with_layers) {
+      loss_.step_inverse = kernels::detail::upload_flat<Flat>("dgatd::loss_step_inverse", inverse);
+      std::vector<double> decay, gain;
+      for (auto const& s : loss_.subregions) {
+        decay.push_back(auxiliary_decay(s.alpha));
+        gain.push_back(auxiliary_gain(s.alpha));
+      }
+      loss_.psi_decay = kernels::detail::upload_flat<Flat>("dgatd::psi_decay", decay);
+      loss_.psi_gain = kernels::detail::upload_flat<Flat>("dgatd::psi_gain", gain);
+      auto coupling = Kokkos::create_mirror_view(loss_.subregion_coupling);
+      for (std::size_t s = 0; s < loss_.subregions.size(); ++s)
+        for (int k = 0; k < 9; ++k) coupling(s, k) = 0.5 * (1 + decay[s]) * loss_.subregions[s].coupling[k];
+      Kokkos::deep_copy(loss_.subregion_coupling, coupling);
+    }
   }
 
   void gather_lossy_rows(bool accumulate) const
   {
     Kokkos::parallel_for("dgatd::loss_rows", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, loss_.rows.extent(0)),
                          kernels::GatherRows<memory_space>{loss_.rows, fields_.u, loss_.sum, accumulate});
+    if (!accumulate && !loss_.subregions.empty()) {
+      Kokkos::deep_copy(space_, loss_.force, 0.0);
+      Kokkos::parallel_for("dgatd::psi_force",
+                           Kokkos::RangePolicy<ExecutionSpace>(space_, 0, loss_.subregions.size()),
+                           kernels::SubregionForce<memory_space>{loss_.subregion_unknowns, loss_.subregion_rows,
+                                                                 loss_.subregion_coupling, fields_.u, loss_.psi,
+                                                                 loss_.psi_previous, loss_.force});
+    }
+  }
+
+  // Faraday with the matched layers' correction on the stretched tets around the lossless kernel.
+  void faraday_step() const
+  {
+    std::size_t const n = magnetic_.alpha.size();
+    if (n > 0)
+      Kokkos::parallel_for("dgatd::phi", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, n),
+                           kernels::MagneticStretchBefore<TetLayout, memory_space>{magnetic_.tets, fields_.f,
+                                                                                   magnetic_.previous});
+    kernels::faraday_update(space_, ops_, fields_, dt_);
+    if (n > 0)
+      Kokkos::parallel_for("dgatd::magnetic_stretching", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, n),
+                           kernels::MagneticStretchAfter<TetLayout, memory_space>{
+                               magnetic_.tets, fields_.f, magnetic_.previous, magnetic_.loss, magnetic_.coupling,
+                               magnetic_.phi, magnetic_.decay, magnetic_.gain, ops_.tet_edge_signs,
+                               fields_.edge_pieces});
   }
 
   void apply_losses() const
@@ -286,7 +462,13 @@ private:
     gather_lossy_rows(true);
     Kokkos::parallel_for("dgatd::losses", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, loss_.rows.extent(0)),
                          kernels::LossCorrection<memory_space>{loss_.rows, loss_.block_first, loss_.size,
-                                                               loss_.matrix_row, loss_.matrices, loss_.sum, fields_.u});
+                                                               loss_.matrix_row, loss_.matrices, loss_.sum,
+                                                               loss_.step_inverse, loss_.force, fields_.u});
+    if (!loss_.subregions.empty())
+      Kokkos::parallel_for("dgatd::psi", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, loss_.subregions.size()),
+                           kernels::SubregionAuxiliary<memory_space>{loss_.subregion_unknowns, loss_.psi_decay,
+                                                                     loss_.psi_gain, fields_.u, loss_.psi_previous,
+                                                                     loss_.psi});
   }
 
   static double uniform(std::uint64_t& state)
@@ -305,7 +487,7 @@ private:
       energy += 0.5 * electric_energy(fields_.u);
       Kokkos::deep_copy(space_, f_previous_, fields_.f);
     }
-    kernels::faraday_update(space_, ops_, fields_, dt_);
+    faraday_step();
     // A domain-decomposed run exchanges here, and only here: the edge pieces Faraday left in
     // fields_.edge_pieces for the tets around vertices shared with other ranks, before Ampere's
     // dual-curl pass sums them per edge.
@@ -339,8 +521,34 @@ private:
     Kokkos::View<std::int64_t*, memory_space> matrix_row;
     Kokkos::View<Real*, memory_space> matrices; // L_v, packed like conductance
     Kokkos::View<Real*, memory_space> sum;      // u^n, then u^n + u~, of the lossy rows
+    // Matched layers: the stretched subregions, their psi and its rule, K and the force g per row.
+    std::vector<dga::HostOperators::StretchedSubregion> subregions;
+    Kokkos::View<Index* [3], memory_space> subregion_unknowns;
+    Kokkos::View<Index* [3], memory_space> subregion_rows;
+    Kokkos::View<Real* [9], memory_space> subregion_coupling;
+    Kokkos::View<Real* [3], memory_space> psi;
+    Kokkos::View<Real* [3], memory_space> psi_previous; // u^n of each subregion's half-edges
+    std::vector<Index> row_block_first;                 // per lossy row, on the host
+    std::vector<std::int64_t> row_matrix;
+    Kokkos::View<Real*, memory_space> psi_decay;
+    Kokkos::View<Real*, memory_space> psi_gain;
+    Kokkos::View<Real*, memory_space> step_inverse; // K, packed like conductance
+    Kokkos::View<Real*, memory_space> force;        // g, per lossy row
   };
   Losses loss_;
+
+  struct MagneticStretching {
+    std::vector<double> alpha; // per stretched tet
+    std::vector<std::array<double, 16>> mu, loss_terms, coupling_terms;
+    Kokkos::View<Index*, memory_space> tets;
+    Kokkos::View<Real* [4], memory_space> previous; // f^(n-1/2)
+    Kokkos::View<Real* [4], memory_space> phi;
+    Kokkos::View<Real*, memory_space> decay;
+    Kokkos::View<Real*, memory_space> gain;
+    Kokkos::View<Real* [16], memory_space> loss;     // L
+    Kokkos::View<Real* [16], memory_space> coupling; // Q
+  };
+  MagneticStretching magnetic_;
 };
 
 } // namespace dgatd::solver

@@ -221,9 +221,9 @@ private:
 };
 
 // Tables of the file: [name] must be a table, [[name]] an array of tables.
-std::vector<std::string> const known_tables{"mesh", "material", "boundary", "source",
-                                            "time", "probe",    "output",   "solver"};
-std::vector<std::string> const array_tables{"material", "source", "probe"};
+std::vector<std::string> const known_tables{"mesh", "material", "pml",    "boundary", "source",
+                                            "time", "probe",    "output", "solver"};
+std::vector<std::string> const array_tables{"material", "pml", "source", "probe"};
 
 MeshConfig read_mesh(TableReader const& t, std::string const& base_dir)
 {
@@ -282,25 +282,44 @@ MeshConfig read_mesh(TableReader const& t, std::string const& base_dir)
   return mesh;
 }
 
+// region = "name" or a positive tag: the physical volume a table applies to.
+void read_region(TableReader const& t, std::string& name, int& tag)
+{
+  t.require("region", " (a physical volume name or tag)");
+  auto const& region = t.at("region");
+  if (region.is_string()) {
+    name = region.as_string().str;
+    if (name.empty()) t.fail("region", "must not be empty");
+  } else if (region.is_integer()) {
+    tag = static_cast<int>(region.as_integer());
+    if (tag <= 0) t.fail("region", "= " + std::to_string(tag) + " must be positive");
+  } else {
+    t.fail("region", std::string("must be a physical volume name or tag, not ") + type_name(region));
+  }
+}
+
 Material read_material(TableReader const& t)
 {
   Material material;
   material.line = t.table_line();
-  t.require("region", " (a physical volume name or tag)");
-  auto const& region = t.at("region");
-  if (region.is_string()) {
-    material.region_name = region.as_string().str;
-    if (material.region_name.empty()) t.fail("region", "must not be empty");
-  } else if (region.is_integer()) {
-    material.region_tag = static_cast<int>(region.as_integer());
-    if (material.region_tag <= 0) t.fail("region", "= " + std::to_string(material.region_tag) + " must be positive");
-  } else {
-    t.fail("region", std::string("must be a physical volume name or tag, not ") + type_name(region));
-  }
+  read_region(t, material.region_name, material.region_tag);
   material.eps_r = t.relative_constant("eps_r");
   material.mu_r = t.relative_constant("mu_r");
   material.sigma = t.conductivity("sigma");
   return material;
+}
+
+Pml read_pml(TableReader const& t)
+{
+  Pml pml;
+  pml.line = t.table_line();
+  read_region(t, pml.region_name, pml.region_tag);
+  pml.order = static_cast<int>(t.integer("order", pml.order, 1));
+  if (pml.order > 8) t.fail("order", "= " + std::to_string(pml.order) + " is above 8; profiles of order 2 to 4 absorb best");
+  pml.reflection = t.number("reflection", pml.reflection);
+  if (!(pml.reflection > 0 && pml.reflection < 1))
+    t.fail("reflection", "= " + format_number(pml.reflection) + " must lie between 0 and 1 (e.g. 1e-6)");
+  return pml;
 }
 
 std::vector<std::string> surface_names(TableReader const& t, std::string const& key)
@@ -546,6 +565,17 @@ Config parse_config(std::string const& text, std::string const& name, std::strin
         t.fail("region",
                "= " + key + " already has a material (line " + std::to_string(it->second) + "); give each region once");
       config.materials.push_back(material);
+    }
+  }
+
+  if (tables.count("pml")) {
+    for (auto const& table : tables["pml"]->as_array()) {
+      TableReader const t(name, table, "[[pml]]", {"region", "order", "reflection"});
+      Pml pml = read_pml(t);
+      for (auto const& other : config.pml)
+        if (other.region_name == pml.region_name && other.region_tag == pml.region_tag)
+          t.fail("region", "is already a [[pml]] at line " + std::to_string(other.line) + "; give each layer once");
+      config.pml.push_back(pml);
     }
   }
 

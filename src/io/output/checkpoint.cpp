@@ -92,6 +92,8 @@ void write_checkpoint(std::string const& path, Checkpoint const& c)
     Handle const state = writer.group(root, "state");
     writer.dataset(state.get(), "e", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, c.e_unknowns.size(), 0, c.e_unknowns.data());
     writer.dataset(state.get(), "h", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, c.h_unknowns.size(), 0, c.h_unknowns.data());
+    writer.dataset(state.get(), "auxiliary", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, c.auxiliary.size(), 0,
+                   c.auxiliary.data());
 
     auto const& m = c.mesh;
     Handle const mesh = writer.group(root, "mesh");
@@ -157,6 +159,7 @@ Checkpoint read_checkpoint(std::string const& path)
   hsize_t rows = 0;
   c.e_unknowns = hdf5::read_rows<double>(root, "state/e", 0, path, rows);
   c.h_unknowns = hdf5::read_rows<double>(root, "state/h", 0, path, rows);
+  c.auxiliary = hdf5::read_rows<double>(root, "state/auxiliary", 0, path, rows);
 
   Handle const mesh(H5Gopen2(root, "mesh", H5P_DEFAULT), H5Gclose);
   if (!mesh.valid()) throw Error(path, "the checkpoint has no /mesh", "it may be damaged");

@@ -39,6 +39,18 @@ struct Material {
   int line = 0;       // of the [[material]] header, for messages about regions the mesh lacks
 };
 
+// A perfectly matched layer: a physical volume meshed as its own region, stretched along its depth
+// d (from the surface where it meets the rest of the mesh) with the profile
+// alpha(d) = alpha_max (d / L)^order, L its thickness, alpha_max such that a wave crossing it at
+// normal incidence and back returns with amplitude `reflection` (docs/open_regions.md, section 3).
+struct Pml {
+  std::string region_name; // the physical volume by name, or by tag when empty
+  int region_tag = 0;
+  int order = 3;
+  double reflection = 1e-6;
+  int line = 0; // of the [[pml]] header
+};
+
 struct BoundaryConfig {
   // PEC on the whole exterior boundary not listed elsewhere (absorbing, ports), or only on the
   // listed physical surfaces (PMC elsewhere).
@@ -99,6 +111,7 @@ struct Config {
   std::string text;     // the whole file, recorded in the output for reproducibility
   MeshConfig mesh;
   std::vector<Material> materials; // empty: vacuum everywhere
+  std::vector<Pml> pml;
   BoundaryConfig boundary;
   std::vector<Source> sources;
   TimeConfig time;

@@ -6,7 +6,7 @@
 //
 // Layout: attributes of /  dgatd_version, kind = "dgatd checkpoint", config, formulation, backend,
 //                          dt, dt_max, power_iterations, step, mesh_fingerprint (hex)
-//         /state/e, /state/h                         the formulation's unknowns (FormulationState)
+//         /state/e, /state/h, /state/auxiliary       the formulation's unknowns (FormulationState)
 //         /mesh/points, tets, tet_region, boundary_triangles, boundary_triangle_tag, group_dims,
 //         group_tags; attributes source, group_names (one per line)
 // It is written to <path>.partial and renamed, so a run killed while writing one leaves the previous
@@ -31,6 +31,7 @@ struct Checkpoint {
   mesh::Mesh mesh;
   std::vector<double> e_unknowns;
   std::vector<double> h_unknowns;
+  std::vector<double> auxiliary; // the matched layers' auxiliary unknowns
 };
 
 // out.h5 -> out.checkpoint.h5

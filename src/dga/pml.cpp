@@ -1,0 +1,173 @@
+#include "dgatd/dga/pml.hpp"
+
+#include "dgatd/error.hpp"
+#include "dgatd/host_parallel.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace dgatd::dga {
+namespace {
+
+struct Triangle {
+  Vec3 p[3];
+  Vec3 centre;
+  double radius = 0; // of the sphere about centre holding the triangle
+};
+
+Vec3 add(Vec3 const& x, Vec3 const& y) { return {x[0] + y[0], x[1] + y[1], x[2] + y[2]}; }
+
+// The point of triangle abc nearest to p (Ericson, Real-Time Collision Detection, 5.1.5).
+Vec3 closest_point(Vec3 const& p, Triangle const& t)
+{
+  Vec3 const& a = t.p[0];
+  Vec3 const& b = t.p[1];
+  Vec3 const& c = t.p[2];
+  Vec3 const ab = sub(b, a), ac = sub(c, a), ap = sub(p, a);
+  double const d1 = dot(ab, ap), d2 = dot(ac, ap);
+  if (d1 <= 0 && d2 <= 0) return a;
+  Vec3 const bp = sub(p, b);
+  double const d3 = dot(ab, bp), d4 = dot(ac, bp);
+  if (d3 >= 0 && d4 <= d3) return b;
+  double const vc = d1 * d4 - d3 * d2;
+  if (vc <= 0 && d1 >= 0 && d3 <= 0) return add(a, scaled(ab, d1 / (d1 - d3)));
+  Vec3 const cp = sub(p, c);
+  double const d5 = dot(ab, cp), d6 = dot(ac, cp);
+  if (d6 >= 0 && d5 <= d6) return c;
+  double const vb = d5 * d2 - d1 * d6;
+  if (vb <= 0 && d2 >= 0 && d6 <= 0) return add(a, scaled(ac, d2 / (d2 - d6)));
+  double const va = d3 * d6 - d5 * d4;
+  if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) return add(b, scaled(sub(c, b), (d4 - d3) / ((d4 - d3) + (d5 - d6))));
+  double const denominator = 1.0 / (va + vb + vc);
+  return add(a, add(scaled(ab, vb * denominator), scaled(ac, vc * denominator)));
+}
+
+// Depth and direction of a point: distance to the nearest interface triangle, and the unit vector
+// from there to the point (zero on the interface).
+struct Depth {
+  double d = 0;
+  Vec3 n{};
+};
+
+Depth depth_of(Vec3 const& p, std::vector<Triangle> const& interface)
+{
+  double best = std::numeric_limits<double>::infinity();
+  Vec3 nearest{};
+  for (auto const& t : interface) {
+    if (norm(sub(p, t.centre)) - t.radius >= best) continue;
+    Vec3 const q = closest_point(p, t);
+    double const d = norm(sub(p, q));
+    if (d < best) {
+      best = d;
+      nearest = q;
+    }
+  }
+  Depth depth;
+  depth.d = best;
+  if (best > 0) depth.n = scaled(sub(p, nearest), 1.0 / best);
+  return depth;
+}
+
+} // namespace
+
+PmlLayer add_pml_layer(Stretching& stretching, mesh::Mesh const& mesh, mesh::Topology const& topology,
+                       mesh::Geometry const& geometry, Materials const& materials, std::vector<char> const& in_layer,
+                       PmlProfile const& profile, std::string const& name, std::string const& where)
+{
+  PmlLayer layer;
+  layer.name = name;
+  Index const num_tets = topology.num_tets();
+  auto triangle_of = [&](Index f) {
+    Triangle t;
+    for (int i = 0; i < 3; ++i) t.p[i] = mesh.points[topology.face_vertices[f][i]];
+    t.centre = scaled(add(add(t.p[0], t.p[1]), t.p[2]), 1.0 / 3.0);
+    for (int i = 0; i < 3; ++i) t.radius = std::max(t.radius, norm(sub(t.p[i], t.centre)));
+    return t;
+  };
+  std::vector<Triangle> interface;
+  for (Index f = 0; f < topology.num_faces(); ++f) {
+    auto const& tets = topology.face_tets[f];
+    if (tets[1] >= 0 && (in_layer[tets[0]] != 0) != (in_layer[tets[1]] != 0)) interface.push_back(triangle_of(f));
+  }
+  if (interface.empty())
+    throw Error(where, "[[pml]] region '" + name + "' touches no other region of " + mesh.source,
+                "mesh the layer around (or behind) the domain it absorbs for, as its own physical volume");
+
+  std::vector<char> layer_vertex(topology.num_vertices, 0);
+  double edge_length = 0;
+  Index num_edges = 0;
+  double fastest = 0;
+  for (Index t = 0; t < num_tets; ++t) {
+    if (!in_layer[t]) continue;
+    ++layer.num_tets;
+    for (Index v : mesh.tets[t]) layer_vertex[v] = 1;
+    for (int a = 0; a < 4; ++a)
+      for (int b = a + 1; b < 4; ++b, ++num_edges)
+        edge_length += norm(sub(mesh.points[mesh.tets[t][a]], mesh.points[mesh.tets[t][b]]));
+    fastest = std::max(fastest, 1.0 / std::sqrt(materials.eps[t] * materials.mu[t]));
+  }
+  layer.element_size = edge_length / static_cast<double>(num_edges);
+
+  // Depths at the vertices for the thickness, at the barycentres for the profile.
+  std::vector<Depth> vertex_depth(topology.num_vertices), tet_depth(num_tets);
+  host_parallel_for("dgatd::pml::vertex_depth", topology.num_vertices, [&](std::int64_t v) {
+    if (layer_vertex[v]) vertex_depth[v] = depth_of(mesh.points[v], interface);
+  });
+  host_parallel_for("dgatd::pml::tet_depth", num_tets, [&](std::int64_t t) {
+    if (in_layer[t]) tet_depth[t] = depth_of(geometry.tet_barycentre[t], interface);
+  });
+
+  // The thickness: the depth of the outer surface where it faces the layer's direction (the end of
+  // a waveguide's layer, not its side walls), the median over those vertices.
+  std::vector<double> ends;
+  for (Index f : topology.boundary_faces) {
+    if (!in_layer[topology.face_tets[f][0]]) continue;
+    auto const& p = topology.face_vertices[f];
+    Vec3 normal = cross(sub(mesh.points[p[1]], mesh.points[p[0]]), sub(mesh.points[p[2]], mesh.points[p[0]]));
+    normal = scaled(normal, 1.0 / norm(normal));
+    for (Index v : p)
+      if (vertex_depth[v].d > 0 && std::abs(dot(normal, vertex_depth[v].n)) > 0.9) ends.push_back(vertex_depth[v].d);
+  }
+  if (ends.empty())
+    throw Error(where, "[[pml]] region '" + name + "' has no outer surface across its depth in " + mesh.source,
+                "end the layer with an exterior surface parallel to where it meets the domain");
+  std::nth_element(ends.begin(), ends.begin() + static_cast<std::ptrdiff_t>(ends.size() / 2), ends.end());
+  layer.thickness = ends[ends.size() / 2];
+  if (layer.thickness < 2 * layer.element_size)
+    throw Error(where,
+                "[[pml]] region '" + name + "' is " + format_number(layer.thickness) +
+                    " m thick, less than two element layers (mean edge " + format_number(layer.element_size) +
+                    " m): a PML thinner than two element layers absorbs badly",
+                "make the layer at least " + format_number(2 * layer.element_size) + " m thick or refine it");
+
+  // A wave crossing the layer at normal incidence decays as exp(-int alpha / c dz) each way.
+  layer.alpha_max =
+      (profile.order + 1) * fastest * -std::log(profile.reflection) / (2 * layer.thickness);
+  // F(d), the integral of alpha(d) = alpha_max min(d / L, 1)^order over the depth, at the vertices;
+  // its gradient in each tet of the layer, linear there.
+  double const m = profile.order, L = layer.thickness, a = layer.alpha_max;
+  auto integral = [&](double d) { return d <= L ? a * L / (m + 1) * std::pow(d / L, m + 1) : a * (L / (m + 1) + d - L); };
+  stretching.tet_direction.resize(num_tets, Vec3{});
+  stretching.tet_gradient.resize(num_tets, Vec3{});
+  for (Index t = 0; t < num_tets; ++t) {
+    if (!in_layer[t]) continue;
+    auto const& v = mesh.tets[t];
+    Vec3 const& p0 = mesh.points[v[0]];
+    Vec3 const e[3] = {sub(mesh.points[v[1]], p0), sub(mesh.points[v[2]], p0), sub(mesh.points[v[3]], p0)};
+    double const rise[3] = {integral(vertex_depth[v[1]].d) - integral(vertex_depth[v[0]].d),
+                            integral(vertex_depth[v[2]].d) - integral(vertex_depth[v[0]].d),
+                            integral(vertex_depth[v[3]].d) - integral(vertex_depth[v[0]].d)};
+    // g . e_i = rise_i: g = sum_i rise_i (e_j x e_k) / (e_i . e_j x e_k), (i, j, k) cyclic.
+    double const volume6 = dot(e[0], cross(e[1], e[2]));
+    Vec3 g{};
+    for (int i = 0; i < 3; ++i) g = add(g, scaled(cross(e[(i + 1) % 3], e[(i + 2) % 3]), rise[i] / volume6));
+    if (dot(g, tet_depth[t].n) > stretching.alpha(t)) {
+      stretching.tet_direction[t] = tet_depth[t].n;
+      stretching.tet_gradient[t] = g;
+    }
+  }
+  return layer;
+}
+
+} // namespace dgatd::dga
