@@ -1,5 +1,5 @@
 // dgatd mesh: the meshes a new user needs first (box cavity, cylinder, rectangular waveguide), with
-// an optional inner region, generated through Gmsh without writing a .geo file.
+// an optional inner region and PML, generated through Gmsh without writing a .geo file.
 #include "commands.hpp"
 
 #include "dgatd/error.hpp"
@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@ struct MeshOptions {
   double h = 0;
   bool reproducible = false;
   std::vector<double> inner_box, inner_cylinder;
+  std::optional<double> pml;
   std::string output;
   std::string format = "4.1";
   bool binary = false;
@@ -55,6 +57,10 @@ mesh::GeneratorSpec spec_of(MeshOptions const& o)
     spec.inner.corner = {o.inner_cylinder[0], o.inner_cylinder[1], o.inner_cylinder[2]};
     spec.inner.size = {o.inner_cylinder[3], o.inner_cylinder[4], 0.0};
   }
+  // The generator reads 0 as no PML; given explicitly it is a mistake.
+  if (o.pml == 0.0)
+    throw Error(kWhere, "--pml 0 gives no PML", "give a positive thickness in metres, or leave out --pml");
+  spec.pml = o.pml.value_or(0.0);
   return spec;
 }
 
@@ -98,6 +104,9 @@ void add_mesh_command(CLI::App& app, Action* action)
                                           "(physical volume \"inner\")")
                              ->expected(5);
   inner_box->excludes(inner_cylinder);
+  command->add_option("--pml", options->pml,
+                      "Thickness (m) of a perfectly matched layer (physical volume \"pml\"), at least 2 h: a shell "
+                      "around a box, or a layer beyond the waveguide's z = L end (surface \"pml_end\")");
   command->add_option("-o,--output", options->output, "Output .msh file")->required();
   command->add_option("--format", options->format, ".msh version")
       ->check(CLI::IsMember({"2.2", "4.1"}))

@@ -24,10 +24,13 @@ constexpr double kTetsPerCubedEdge = 8.49;
 
 constexpr int kDomainTag = 1;
 constexpr int kInnerTag = 2;
+constexpr int kPmlTag = 3;
 constexpr int kBoundaryTag = 1;
+constexpr int kPmlInterfaceTag = 2;
 constexpr int kWallsTag = 1;
 constexpr int kPortInTag = 2;
 constexpr int kPortOutTag = 3;
+constexpr int kPmlEndTag = 4;
 
 std::string describe(GeneratorSpec const& spec)
 {
@@ -39,6 +42,7 @@ std::string describe(GeneratorSpec const& spec)
     s << spec.size[0] << 'x' << spec.size[1] << 'x' << spec.size[2];
   s << " h=" << spec.element_size;
   if (!spec.inner.shape.empty()) s << " with inner " << spec.inner.shape;
+  if (spec.pml != 0) s << " pml=" << spec.pml;
   if (spec.reproducible) s << ", reproducible";
   return s.str();
 }
@@ -91,10 +95,30 @@ void check_inner_inside(std::string const& where, GeneratorSpec const& spec)
                 "move or shrink the inner region so it lies within the domain");
 }
 
-double domain_volume(GeneratorSpec const& spec)
+// The volume Gmsh fills with tetrahedra: the domain and its PML.
+double meshed_volume(GeneratorSpec const& spec)
 {
-  if (spec.shape == "cylinder") return kPi * spec.size[0] * spec.size[0] * spec.size[1];
-  return spec.size[0] * spec.size[1] * spec.size[2];
+  auto const& s = spec.size;
+  double const p = spec.pml;
+  if (spec.shape == "cylinder") return kPi * s[0] * s[0] * s[1];
+  if (spec.shape == "waveguide") return s[0] * s[1] * (s[2] + p);
+  return (s[0] + 2 * p) * (s[1] + 2 * p) * (s[2] + 2 * p);
+}
+
+void check_pml(std::string const& where, GeneratorSpec const& spec)
+{
+  if (spec.shape == "cylinder")
+    throw Error(where, "a cylinder cannot have a PML (only a box or a waveguide can)",
+                "leave out pml, or mesh a box: its PML is a shell around it");
+  check_positive(where, "the PML thickness pml", spec.pml);
+  double const h = spec.element_size;
+  // The relative slack keeps a PML of exactly 2 h, given in mesh units and scaled, from failing on
+  // the rounding of the two products.
+  if (spec.pml < 2 * h * (1 - 1e-12))
+    throw Error(where,
+                "pml = " + format_number(spec.pml) + " m is thinner than two element sizes (h = " + format_number(h) +
+                    " m): a PML thinner than two element layers absorbs badly",
+                "give a pml of at least 2 h = " + format_number(2 * h) + " m, or a smaller h");
 }
 
 void check_spec(std::string const& where, GeneratorSpec const& spec)
@@ -108,7 +132,8 @@ void check_spec(std::string const& where, GeneratorSpec const& spec)
     for (int c = 0; c < 3; ++c) check_positive(where, "the " + spec.shape + " size", spec.size[c]);
   }
   check_positive(where, "the element size h", spec.element_size);
-  double const estimate = kTetsPerCubedEdge * domain_volume(spec) / std::pow(spec.element_size, 3);
+  if (spec.pml != 0) check_pml(where, spec);
+  double const estimate = kTetsPerCubedEdge * meshed_volume(spec) / std::pow(spec.element_size, 3);
   if (estimate > kMaxEstimatedTets)
     throw Error(where,
                 "h = " + std::to_string(spec.element_size) + " would give about " +
@@ -119,6 +144,22 @@ void check_spec(std::string const& where, GeneratorSpec const& spec)
       throw Error(where, "unknown inner shape '" + spec.inner.shape + "'", "use an inner box or cylinder");
     check_inner_inside(where, spec);
   }
+}
+
+// The entities of a that are not in b.
+gmsh::vectorpair minus(gmsh::vectorpair const& a, gmsh::vectorpair const& b)
+{
+  gmsh::vectorpair rest;
+  for (auto const& dim_tag : a)
+    if (std::find(b.begin(), b.end(), dim_tag) == b.end()) rest.push_back(dim_tag);
+  return rest;
+}
+
+gmsh::vectorpair combined_boundary(gmsh::vectorpair const& volumes)
+{
+  gmsh::vectorpair boundary;
+  gmsh::model::getBoundary(volumes, boundary, true, false, false);
+  return boundary;
 }
 
 std::vector<int> tags_of(gmsh::vectorpair const& dim_tags)
@@ -152,22 +193,34 @@ void build_model(GeneratorSpec const& spec)
   gmsh::option::setNumber("Mesh.MeshSizeMax", spec.element_size);
 
   auto const& s = spec.size;
+  double const p = spec.pml;
+  bool const has_inner = !spec.inner.shape.empty();
   int const outer = spec.shape == "cylinder" ? gmsh::model::occ::addCylinder(0, 0, 0, 0, 0, s[1], s[0])
                                              : gmsh::model::occ::addBox(0, 0, 0, s[0], s[1], s[2]);
-  gmsh::vectorpair domain{{3, outer}}, inner;
-  if (!spec.inner.shape.empty()) {
+  gmsh::vectorpair tools;
+  if (has_inner) {
     auto const& c = spec.inner.corner;
     auto const& d = spec.inner.size;
-    int const tool = spec.inner.shape == "cylinder" ? gmsh::model::occ::addCylinder(c[0], c[1], c[2], 0, 0, d[1], d[0])
-                                                    : gmsh::model::occ::addBox(c[0], c[1], c[2], d[0], d[1], d[2]);
+    tools.push_back({3, spec.inner.shape == "cylinder"
+                            ? gmsh::model::occ::addCylinder(c[0], c[1], c[2], 0, 0, d[1], d[0])
+                            : gmsh::model::occ::addBox(c[0], c[1], c[2], d[0], d[1], d[2])});
+  }
+  if (p > 0)
+    tools.push_back({3, spec.shape == "waveguide"
+                            ? gmsh::model::occ::addBox(0, 0, s[2], s[0], s[1], p)
+                            : gmsh::model::occ::addBox(-p, -p, -p, s[0] + 2 * p, s[1] + 2 * p, s[2] + 2 * p)});
+  gmsh::vectorpair domain{{3, outer}}, inner, pml;
+  if (!tools.empty()) {
     gmsh::vectorpair pieces;
     std::vector<gmsh::vectorpair> pieces_of_input;
-    gmsh::model::occ::fragment(domain, {{3, tool}}, pieces, pieces_of_input);
-    // pieces_of_input[0] covers the outer shape, [1] the inner one, which lies inside it.
-    inner = pieces_of_input[1];
-    domain.clear();
-    for (auto const& piece : pieces_of_input[0])
-      if (std::find(inner.begin(), inner.end(), piece) == inner.end()) domain.push_back(piece);
+    gmsh::model::occ::fragment(domain, tools, pieces, pieces_of_input);
+    // pieces_of_input[0] covers the outer shape, then one entry per tool in order. The inner region
+    // lies inside the outer shape, and the box's PML box around it, so each region keeps only the
+    // pieces no region inside it has taken.
+    gmsh::vectorpair const& outer_pieces = pieces_of_input[0];
+    if (has_inner) inner = pieces_of_input[1];
+    if (p > 0) pml = minus(pieces_of_input.back(), outer_pieces);
+    domain = minus(outer_pieces, inner);
     if (domain.empty())
       throw Error(describe(spec), "the inner " + spec.inner.shape + " fills the whole domain",
                   "make the inner region smaller than the domain");
@@ -176,31 +229,43 @@ void build_model(GeneratorSpec const& spec)
 
   add_named_group(3, tags_of(domain), kDomainTag, "domain");
   if (!inner.empty()) add_named_group(3, tags_of(inner), kInnerTag, "inner");
+  if (!pml.empty()) add_named_group(3, tags_of(pml), kPmlTag, "pml");
 
-  gmsh::vectorpair all = domain, boundary;
-  all.insert(all.end(), inner.begin(), inner.end());
-  gmsh::model::getBoundary(all, boundary, true, false, false);
+  gmsh::vectorpair body = domain;
+  body.insert(body.end(), inner.begin(), inner.end());
+  gmsh::vectorpair all = body;
+  all.insert(all.end(), pml.begin(), pml.end());
+  gmsh::vectorpair const boundary = combined_boundary(all);
+  // Between the domain and its PML: the domain's own boundary less the outer one.
+  std::vector<int> const pml_interface =
+      pml.empty() ? std::vector<int>{} : tags_of(minus(combined_boundary(body), boundary));
   if (spec.shape == "waveguide") {
-    double const length = s[2];
+    double const end = s[2] + p;
     // OpenCASCADE bounding boxes can be padded far beyond the shape, so faces are told apart by
-    // their centre of mass: the ports lie in z = 0 and z = L, every wall's centre in between.
-    double const tol = 1e-3 * length;
-    std::vector<int> walls, port_in, port_out;
+    // their centre of mass: the ends lie in z = 0 and z = L (+ P), every wall's centre in between.
+    double const tol = 1e-3 * s[2];
+    std::vector<int> walls, port_in, far_end;
     for (auto const& [dim, tag] : boundary) {
       double x, y, z;
       gmsh::model::occ::getCenterOfMass(dim, tag, x, y, z);
       if (z < tol)
         port_in.push_back(tag);
-      else if (z > length - tol)
-        port_out.push_back(tag);
+      else if (z > end - tol)
+        far_end.push_back(tag);
       else
         walls.push_back(tag);
     }
     add_named_group(2, walls, kWallsTag, "walls");
     add_named_group(2, port_in, kPortInTag, "port_in");
-    add_named_group(2, port_out, kPortOutTag, "port_out");
+    if (pml.empty()) {
+      add_named_group(2, far_end, kPortOutTag, "port_out");
+    } else {
+      add_named_group(2, pml_interface, kPortOutTag, "port_out");
+      add_named_group(2, far_end, kPmlEndTag, "pml_end");
+    }
   } else {
     add_named_group(2, tags_of(boundary), kBoundaryTag, "boundary");
+    if (!pml.empty()) add_named_group(2, pml_interface, kPmlInterfaceTag, "pml_interface");
   }
   gmsh::model::mesh::generate(3);
 }

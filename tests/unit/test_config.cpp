@@ -251,6 +251,27 @@ TEST(Config, MissingMeshTable)
   expect_mentions(error_of("[time]\nsteps = 10\n"), {"cavity.toml", "missing table [mesh]"});
 }
 
+// The PML thickness is a length in mesh units like size and h.
+TEST(Config, PmlOfGeneratedMeshIsScaled)
+{
+  Config const c = parse_config("[mesh]\ngenerate = \"waveguide\"\nsize = [22.86, 10.16, 100]\nh = 1.5\npml = "
+                                "16\nscale = 0.001\n[time]\nsteps = 10\n",
+                                "cavity.toml", "/runs");
+  EXPECT_DOUBLE_EQ(c.mesh.generate.pml, 0.016);
+  EXPECT_DOUBLE_EQ(parse_config(minimal, "cavity.toml", "/runs").mesh.generate.pml, 0.0);
+}
+
+TEST(Config, PmlOnlyForGeneratedBoxesAndWaveguides)
+{
+  EXPECT_EQ(error_of("[mesh]\nfile = \"cavity.msh\"\npml = 0.016\n[time]\nsteps = 10\n"),
+            "cavity.toml:3: [mesh] key 'pml' only applies to generated meshes (generate = ...)");
+  EXPECT_EQ(
+      error_of("[mesh]\ngenerate = \"cylinder\"\nradius = 1\nheight = 1\nh = 0.1\npml = 0.3\n[time]\nsteps = 10\n"),
+      "cavity.toml:6: [mesh] key 'pml' does not apply to a cylinder (only a box or a waveguide gets a PML)");
+  EXPECT_EQ(error_of("[mesh]\ngenerate = \"box\"\nsize = [1, 1, 1]\nh = 0.1\npml = 0\n[time]\nsteps = 10\n"),
+            "cavity.toml:5: [mesh] pml = 0 must be positive");
+}
+
 TEST(Config, MissingRequiredKeyNamesTheTable)
 {
   expect_mentions(error_of(minimal + "[[probe]]\nname = \"p\"\n"), {"cavity.toml:5:", "[[probe]]", "position"});

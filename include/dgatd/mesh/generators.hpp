@@ -6,6 +6,13 @@
 //             sides), "port_in" (z = 0), "port_out" (z = L)
 // An optional inner box or cylinder becomes its own physical volume "inner" (a dielectric fill,
 // say), conformally meshed with the rest; "domain" is then the remainder.
+// An optional perfectly matched layer of thickness P becomes physical volume "pml", conformally
+// meshed with the domain (cylinders have none):
+//   box       a shell [-P, a+P] x [-P, b+P] x [-P, d+P] around the box: "boundary" is then the
+//             shell's outer surface, and the interior surface "pml_interface" lies between the two
+//   waveguide a layer z in [L, L+P] of the guide's cross-section: "port_out" stays the plane z = L
+//             (an interior surface), "walls" take in the layer's four sides, and its end z = L+P
+//             is surface "pml_end"
 
 #include "dgatd/mesh/mesh.hpp"
 
@@ -29,6 +36,7 @@ struct GeneratorSpec {
   // machine, about 7x slower.
   bool reproducible = false;
   InnerRegion inner;
+  double pml = 0; // thickness of the perfectly matched layer in metres, 0 for none
 };
 
 // Generates the mesh (metres), validates and orients it; writes it to output_path too when that

@@ -236,7 +236,7 @@ MeshConfig read_mesh(TableReader const& t, std::string const& base_dir)
     t.fail_table("[mesh] needs 'file' (a mesh file) or 'generate' (box, cylinder or waveguide)");
 
   if (t.has("file")) {
-    for (auto const* key : {"generate", "size", "radius", "height", "h", "inner", "output", "reproducible"})
+    for (auto const* key : {"generate", "size", "radius", "height", "h", "inner", "output", "reproducible", "pml"})
       t.forbid(key, "only applies to generated meshes (generate = ...)");
     std::string const file = t.string("file");
     if (file.empty()) t.fail("file", "must not be empty");
@@ -249,6 +249,7 @@ MeshConfig read_mesh(TableReader const& t, std::string const& base_dir)
   double const s = mesh.scale;
   if (spec.shape == "cylinder") {
     t.forbid("size", "does not apply to a cylinder (give radius and height)");
+    t.forbid("pml", "does not apply to a cylinder (only a box or a waveguide gets a PML)");
     spec.size = {t.positive("radius") * s, t.positive("height") * s, 0.0};
   } else {
     t.forbid("radius", "only applies to generate = \"cylinder\"");
@@ -259,6 +260,7 @@ MeshConfig read_mesh(TableReader const& t, std::string const& base_dir)
     spec.size = {size[0] * s, size[1] * s, size[2] * s};
   }
   spec.element_size = t.positive("h") * s;
+  if (t.has("pml")) spec.pml = t.positive("pml") * s;
   spec.reproducible = t.boolean("reproducible", false);
   if (t.has("output")) {
     std::string const output = t.string("output");
@@ -547,10 +549,10 @@ Config parse_config(std::string const& text, std::string const& name, std::strin
   config.text = text;
 
   if (!tables.count("mesh")) throw Error(name, "missing table [mesh] (give file = \"...\" or generate = \"box\")", "");
-  config.mesh = read_mesh(
-      TableReader(name, *tables["mesh"], "[mesh]",
-                  {"file", "generate", "size", "radius", "height", "h", "inner", "scale", "output", "reproducible"}),
-      base_dir);
+  config.mesh = read_mesh(TableReader(name, *tables["mesh"], "[mesh]",
+                                      {"file", "generate", "size", "radius", "height", "h", "inner", "scale", "output",
+                                       "reproducible", "pml"}),
+                          base_dir);
   double const scale = config.mesh.scale;
 
   if (tables.count("material")) {
