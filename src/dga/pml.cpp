@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <limits>
+#include <sstream>
 
 namespace dgatd::dga {
 namespace {
@@ -134,20 +136,28 @@ PmlLayer add_pml_layer(Stretching& stretching, mesh::Mesh const& mesh, mesh::Top
                 "end the layer with an exterior surface parallel to where it meets the domain");
   std::nth_element(ends.begin(), ends.begin() + static_cast<std::ptrdiff_t>(ends.size() / 2), ends.end());
   layer.thickness = ends[ends.size() / 2];
-  if (layer.thickness < 2 * layer.element_size)
+  // One element layer: the height of a regular tet of the layer's mean edge.
+  double const element_layer = std::sqrt(2.0 / 3.0) * layer.element_size;
+  auto metres = [](double x) {
+    std::ostringstream s;
+    s << std::setprecision(3) << x << " m";
+    return s.str();
+  };
+  if (layer.thickness < 2 * element_layer)
     throw Error(where,
-                "[[pml]] region '" + name + "' is " + format_number(layer.thickness) +
-                    " m thick, less than two element layers (mean edge " + format_number(layer.element_size) +
-                    " m): a PML thinner than two element layers absorbs badly",
-                "make the layer at least " + format_number(2 * layer.element_size) + " m thick or refine it");
+                "[[pml]] region '" + name + "' is " + metres(layer.thickness) +
+                    " thick, less than two element layers (" + metres(element_layer) +
+                    " each): a PML thinner than two element layers absorbs badly",
+                "make the layer at least " + metres(2 * element_layer) + " thick or refine its mesh");
 
   // A wave crossing the layer at normal incidence decays as exp(-int alpha / c dz) each way.
-  layer.alpha_max =
-      (profile.order + 1) * fastest * -std::log(profile.reflection) / (2 * layer.thickness);
+  layer.alpha_max = (profile.order + 1) * fastest * -std::log(profile.reflection) / (2 * layer.thickness);
   // F(d), the integral of alpha(d) = alpha_max min(d / L, 1)^order over the depth, at the vertices;
   // its gradient in each tet of the layer, linear there.
   double const m = profile.order, L = layer.thickness, a = layer.alpha_max;
-  auto integral = [&](double d) { return d <= L ? a * L / (m + 1) * std::pow(d / L, m + 1) : a * (L / (m + 1) + d - L); };
+  auto integral = [&](double d) {
+    return d <= L ? a * L / (m + 1) * std::pow(d / L, m + 1) : a * (L / (m + 1) + d - L);
+  };
   stretching.tet_direction.resize(num_tets, Vec3{});
   stretching.tet_gradient.resize(num_tets, Vec3{});
   for (Index t = 0; t < num_tets; ++t) {

@@ -143,3 +143,33 @@ TEST(RunErrors, LossesNeedTheFractionedFormulation)
 }
 
 } // namespace
+
+namespace {
+
+TEST(RunErrors, PmlRegionTheMeshLacks)
+{
+  expect_clean_failure({"pml_unknown", base_mesh + "[[pml]]\nregion = \"absorber\"\n" + base_tail,
+                        "bad.toml:5: [[pml]] region 'absorber' is not a physical volume"});
+}
+
+TEST(RunErrors, PmlThatTouchesNothing)
+{
+  expect_clean_failure({"pml_alone", base_mesh + "[[pml]]\nregion = \"domain\"\n" + base_tail,
+                        "bad.toml:5: [[pml]] region 'domain' touches no other region"});
+}
+
+TEST(RunErrors, PmlProfileOutOfRange)
+{
+  expect_clean_failure({"pml_reflection", base_mesh + "[[pml]]\nregion = \"domain\"\nreflection = 2\n" + base_tail,
+                        "bad.toml:7: [[pml]] reflection = 2 must lie between 0 and 1", false});
+}
+
+TEST(RunErrors, PmlNeedsTheFractionedFormulation)
+{
+  expect_clean_failure(
+      {"pml_assembled",
+       base_mesh + "pml = 0.6\n[[pml]]\nregion = \"pml\"\n[solver]\nformulation = \"assembled\"\n" + base_tail,
+       "[[pml]] needs the fractioned formulation"});
+}
+
+} // namespace

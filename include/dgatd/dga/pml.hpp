@@ -22,9 +22,9 @@ struct PmlProfile {
 struct PmlLayer {
   std::string name;
   Index num_tets = 0;
-  double thickness = 0;      // L, metres
-  double element_size = 0;   // mean edge length of its tets
-  double alpha_max = 0;      // 1/s
+  double thickness = 0;    // L, metres
+  double element_size = 0; // mean edge length of its tets
+  double alpha_max = 0;    // 1/s
 };
 
 // Adds the layer of the tets with in_layer[t] != 0 to stretching (the larger alpha wins where two

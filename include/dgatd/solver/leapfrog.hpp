@@ -58,7 +58,6 @@ public:
     update_magnetic_stretching();
   }
   bool lossy() const { return !loss_.eps.empty(); }
-  bool stretched() const { return !loss_.subregions.empty() || !magnetic_.alpha.empty(); }
   // Steps taken since the initial field: the sources' clock.
   std::int64_t steps() const { return steps_; }
 
@@ -319,8 +318,8 @@ private:
     magnetic_.loss_terms = host.magnetic_loss;
     magnetic_.coupling_terms = host.magnetic_coupling;
     for (Index t : host.stretched_tets) magnetic_.mu.push_back(host.mu[t]);
-    magnetic_.tets = kernels::detail::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::stretched_tets",
-                                                                                    host.stretched_tets);
+    magnetic_.tets =
+        kernels::detail::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::stretched_tets", host.stretched_tets);
     magnetic_.previous = Kokkos::View<Real* [4], memory_space>("dgatd::stretched_f_previous", n);
     magnetic_.phi = Kokkos::View<Real* [4], memory_space>("dgatd::phi", n);
   }
@@ -390,7 +389,8 @@ private:
         for (int c = 0; c < 3; ++c)
           if (s.lossy_rows[r] >= 0 && s.lossy_rows[c] >= 0)
             implicit_loss[loss_.row_matrix[s.lossy_rows[r]] + s.lossy_rows[c] -
-                          loss_.row_block_first[s.lossy_rows[r]]] += 0.5 * auxiliary_gain(s.alpha) * s.coupling[3 * r + c];
+                          loss_.row_block_first[s.lossy_rows[r]]] +=
+                0.5 * auxiliary_gain(s.alpha) * s.coupling[3 * r + c];
     std::vector<double> a;
     std::size_t offset = 0;
     for (std::size_t r = 0; r < loss_.block_size.size(); r += loss_.block_size[r]) {
@@ -432,8 +432,7 @@ private:
                          kernels::GatherRows<memory_space>{loss_.rows, fields_.u, loss_.sum, accumulate});
     if (!accumulate && !loss_.subregions.empty()) {
       Kokkos::deep_copy(space_, loss_.force, 0.0);
-      Kokkos::parallel_for("dgatd::psi_force",
-                           Kokkos::RangePolicy<ExecutionSpace>(space_, 0, loss_.subregions.size()),
+      Kokkos::parallel_for("dgatd::psi_force", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, loss_.subregions.size()),
                            kernels::SubregionForce<memory_space>{loss_.subregion_unknowns, loss_.subregion_rows,
                                                                  loss_.subregion_coupling, fields_.u, loss_.psi,
                                                                  loss_.psi_previous, loss_.force});
@@ -445,9 +444,9 @@ private:
   {
     std::size_t const n = magnetic_.alpha.size();
     if (n > 0)
-      Kokkos::parallel_for("dgatd::phi", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, n),
-                           kernels::MagneticStretchBefore<TetLayout, memory_space>{magnetic_.tets, fields_.f,
-                                                                                   magnetic_.previous});
+      Kokkos::parallel_for(
+          "dgatd::phi", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, n),
+          kernels::MagneticStretchBefore<TetLayout, memory_space>{magnetic_.tets, fields_.f, magnetic_.previous});
     kernels::faraday_update(space_, ops_, fields_, dt_);
     if (n > 0)
       Kokkos::parallel_for("dgatd::magnetic_stretching", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, n),
