@@ -10,6 +10,7 @@ namespace dgatd {
 
 using Vec3 = std::array<double, 3>;
 
+inline Vec3 add(Vec3 const& x, Vec3 const& y) { return {x[0] + y[0], x[1] + y[1], x[2] + y[2]}; }
 inline Vec3 sub(Vec3 const& x, Vec3 const& y) { return {x[0] - y[0], x[1] - y[1], x[2] - y[2]}; }
 inline Vec3 scaled(Vec3 const& x, double s) { return {s * x[0], s * x[1], s * x[2]}; }
 inline double dot(Vec3 const& x, Vec3 const& y) { return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]; }

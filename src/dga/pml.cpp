@@ -18,8 +18,6 @@ struct Triangle {
   double radius = 0; // of the sphere about centre holding the triangle
 };
 
-Vec3 add(Vec3 const& x, Vec3 const& y) { return {x[0] + y[0], x[1] + y[1], x[2] + y[2]}; }
-
 // The point of triangle abc nearest to p (Ericson, Real-Time Collision Detection, 5.1.5).
 Vec3 closest_point(Vec3 const& p, Triangle const& t)
 {
@@ -111,13 +109,9 @@ PmlLayer add_pml_layer(Stretching& stretching, mesh::Mesh const& mesh, mesh::Top
   }
   layer.element_size = edge_length / static_cast<double>(num_edges);
 
-  // Depths at the vertices for the thickness, at the barycentres for the profile.
-  std::vector<Depth> vertex_depth(topology.num_vertices), tet_depth(num_tets);
+  std::vector<Depth> vertex_depth(topology.num_vertices);
   host_parallel_for("dgatd::pml::vertex_depth", topology.num_vertices, [&](std::int64_t v) {
     if (layer_vertex[v]) vertex_depth[v] = depth_of(mesh.points[v], interface);
-  });
-  host_parallel_for("dgatd::pml::tet_depth", num_tets, [&](std::int64_t t) {
-    if (in_layer[t]) tet_depth[t] = depth_of(geometry.tet_barycentre[t], interface);
   });
 
   // The thickness: the depth of the outer surface where it faces the layer's direction (the end of
@@ -152,6 +146,11 @@ PmlLayer add_pml_layer(Stretching& stretching, mesh::Mesh const& mesh, mesh::Top
 
   // A wave crossing the layer at normal incidence decays as exp(-int alpha / c dz) each way.
   layer.alpha_max = (profile.order + 1) * fastest * -std::log(profile.reflection) / (2 * layer.thickness);
+  // The direction at the barycentres.
+  std::vector<Depth> tet_depth(num_tets);
+  host_parallel_for("dgatd::pml::tet_depth", num_tets, [&](std::int64_t t) {
+    if (in_layer[t]) tet_depth[t] = depth_of(geometry.tet_barycentre[t], interface);
+  });
   // F(d), the integral of alpha(d) = alpha_max min(d / L, 1)^order over the depth, at the vertices;
   // its gradient in each tet of the layer, linear there.
   double const m = profile.order, L = layer.thickness, a = layer.alpha_max;

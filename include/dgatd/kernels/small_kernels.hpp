@@ -169,22 +169,34 @@ struct FractionedProbeSampler {
   std::size_t row;
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t p) const
   {
-    double e[3] = {0, 0, 0}, h[3] = {0, 0, 0};
-    for (int k = 0; k < 12; ++k) {
-      double const edge = u(half_edge_dofs(p, k, 0)) + u(half_edge_dofs(p, k, 1));
-      double face = f(piece_tets(p, k, 0), piece_faces(p, k, 0));
+    sample_probe(w, buffer, row, p, [&](int k, double& edge, double& face) {
+      edge = u(half_edge_dofs(p, k, 0)) + u(half_edge_dofs(p, k, 1));
+      face = f(piece_tets(p, k, 0), piece_faces(p, k, 0));
       if (piece_tets(p, k, 1) >= 0) face += f(piece_tets(p, k, 1), piece_faces(p, k, 1));
-      for (int c = 0; c < 3; ++c) {
-        e[c] += edge * w(p, 3 * k + c);
-        h[c] += face * w(p, 36 + 3 * k + c);
-      }
-    }
-    for (int c = 0; c < 3; ++c) {
-      buffer(row, p, c) = e[c];
-      buffer(row, p, 3 + c) = h[c];
-    }
+    });
   }
 };
+
+// A probe's e and h from its twelve edge and face circulations and its weights w (probes.hpp),
+// into row `row` of the buffer: what both formulations' samplers share.
+template <class WeightView, class BufferView, class Circulations>
+KOKKOS_INLINE_FUNCTION void sample_probe(WeightView const& w, BufferView const& buffer, std::size_t row, std::size_t p,
+                                         Circulations const& circulations)
+{
+  double e[3] = {0, 0, 0}, h[3] = {0, 0, 0};
+  for (int k = 0; k < 12; ++k) {
+    double edge = 0, face = 0;
+    circulations(k, edge, face);
+    for (int c = 0; c < 3; ++c) {
+      e[c] += edge * w(p, 3 * k + c);
+      h[c] += face * w(p, 36 + 3 * k + c);
+    }
+  }
+  for (int c = 0; c < 3; ++c) {
+    buffer(row, p, c) = e[c];
+    buffer(row, p, 3 + c) = h[c];
+  }
+}
 
 template <class MemorySpace>
 struct AssembledProbeSampler {
@@ -197,19 +209,10 @@ struct AssembledProbeSampler {
   std::size_t row;
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t p) const
   {
-    double e[3] = {0, 0, 0}, h[3] = {0, 0, 0};
-    for (int k = 0; k < 12; ++k) {
-      double const edge = edge_circulations(edges(p, k));
-      double const face = face_circulations(faces(p, k));
-      for (int c = 0; c < 3; ++c) {
-        e[c] += edge * w(p, 3 * k + c);
-        h[c] += face * w(p, 36 + 3 * k + c);
-      }
-    }
-    for (int c = 0; c < 3; ++c) {
-      buffer(row, p, c) = e[c];
-      buffer(row, p, 3 + c) = h[c];
-    }
+    sample_probe(w, buffer, row, p, [&](int k, double& edge, double& face) {
+      edge = edge_circulations(edges(p, k));
+      face = face_circulations(faces(p, k));
+    });
   }
 };
 
