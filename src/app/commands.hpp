@@ -14,6 +14,7 @@ using Action = std::function<int()>;
 void add_info_command(CLI::App& app, Action* action);
 void add_mesh_command(CLI::App& app, Action* action);
 void add_spectrum_command(CLI::App& app, Action* action);
+void add_sparams_command(CLI::App& app, Action* action);
 void add_bench_command(CLI::App& app, Action* action);
 void add_run_command(CLI::App& app, Action* action);
 

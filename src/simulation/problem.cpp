@@ -34,8 +34,9 @@ int volume_tag(mesh::Mesh const& mesh, std::string const& name, int tag, std::st
                   "use one of: " + known_groups(mesh, 3));
   }
   if (std::find(mesh.tet_region.begin(), mesh.tet_region.end(), tag) == mesh.tet_region.end())
-    throw Error(where, table + " region " + (name.empty() ? std::to_string(tag) : "'" + name + "'") +
-                           " has no tetrahedra in " + mesh.source,
+    throw Error(where,
+                table + " region " + (name.empty() ? std::to_string(tag) : "'" + name + "'") +
+                    " has no tetrahedra in " + mesh.source,
                 "use one of: " + known_groups(mesh, 3));
   return tag;
 }
@@ -61,8 +62,8 @@ Problem make_problem(mesh::Mesh mesh, dga::Materials materials, BoundaryKinds co
   for (auto const& layer : layers) {
     std::vector<char> in_layer(p.mesh.tets.size(), 0);
     for (std::size_t t = 0; t < in_layer.size(); ++t) in_layer[t] = p.mesh.tet_region[t] == layer.region_tag;
-    p.layers.push_back(dga::add_pml_layer(p.materials.stretching, p.mesh, p.topology, p.geometry, p.materials,
-                                          in_layer, layer.profile, layer.name, layer.where));
+    p.layers.push_back(dga::add_pml_layer(p.materials.stretching, p.mesh, p.topology, p.geometry, p.materials, in_layer,
+                                          layer.profile, layer.name, layer.where));
   }
   p.face_kinds.assign(p.topology.num_faces(), dga::FaceKind::interior_or_pmc);
   if (boundary.pec_everywhere)
@@ -74,6 +75,7 @@ Problem make_problem(mesh::Mesh mesh, dga::Materials materials, BoundaryKinds co
     if (has(boundary.pec_tags, p.topology.face_tag[f])) p.face_kinds[f] = dga::FaceKind::pec;
     if (has(boundary.absorbing_tags, p.topology.face_tag[f])) p.face_kinds[f] = dga::FaceKind::absorbing;
     if (has(boundary.port_tags, p.topology.face_tag[f])) p.face_kinds[f] = dga::FaceKind::port;
+    if (has(boundary.matched_port_tags, p.topology.face_tag[f])) p.face_kinds[f] = dga::FaceKind::interior_or_pmc;
   }
   p.operators = dga::assemble(p.mesh, p.topology, p.geometry, p.materials, p.face_kinds, options);
   return p;
@@ -109,12 +111,15 @@ Problem make_problem(io::Config const& config, mesh::Mesh mesh)
     boundary.absorbing_tags.push_back(surface_tag(mesh, name, boundary_table));
   for (auto const& source : config.sources)
     if (source.kind == io::SourceKind::port_te10)
-      boundary.port_tags.push_back(surface_tag(mesh, source.surface, config.where(source.line)));
+      (source.matched ? boundary.matched_port_tags : boundary.port_tags)
+          .push_back(surface_tag(mesh, source.surface, config.where(source.line)));
   std::vector<PmlLayerSpec> layers;
   for (std::size_t k = 0; k < config.pml.size(); ++k) {
     auto const& pml = config.pml[k];
-    layers.push_back({layer_tags[k], pml.region_name.empty() ? std::to_string(pml.region_tag) : pml.region_name,
-                      {pml.order, pml.reflection}, config.where(pml.line)});
+    layers.push_back({layer_tags[k],
+                      pml.region_name.empty() ? std::to_string(pml.region_tag) : pml.region_name,
+                      {pml.order, pml.reflection},
+                      config.where(pml.line)});
   }
   auto problem = make_problem(std::move(mesh), std::move(materials), boundary, {}, layers);
   // A physical surface inside the domain has faces with two tets; absorbing there means nothing.

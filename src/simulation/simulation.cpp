@@ -147,6 +147,11 @@ void Simulation::Impl::set_up_on(io::Checkpoint const* checkpoint, Stopwatch& cl
     throw Error(config.where(config.pml.front().line), "[[pml]] needs the fractioned formulation",
                 "remove [solver] formulation = \"assembled\" (the assembled baseline has no matched layers)");
   if (kind == solver::FormulationKind::assembled)
+    for (auto const& source : config.sources)
+      if (source.matched)
+        throw Error(config.where(source.line), "a matched port needs the fractioned formulation",
+                    "remove [solver] formulation = \"assembled\" (the assembled baseline has no matched ports)");
+  if (kind == solver::FormulationKind::assembled)
     for (auto const& material : config.materials)
       if (material.sigma > 0)
         throw Error(config.where(material.line), "[[material]] sigma needs the fractioned formulation",
@@ -182,6 +187,13 @@ void Simulation::Impl::add_sources_and_probes()
     switch (source.kind) {
     case io::SourceKind::port_te10: {
       int const tag = surface_tag(problem.mesh, source.surface, config.where(source.line));
+      if (source.matched) {
+        formulation->add_matched_port(solver::matched_te10_port_stencil(view, ops, problem.materials.eps,
+                                                                        problem.materials.mu, tag, source.surface,
+                                                                        config.where(source.line)),
+                                      scaled(source.waveform));
+        break;
+      }
       formulation->add_prescribed(solver::te10_port_stencil(view, ops.layout, tag, source.surface),
                                   scaled(source.waveform));
       break;
@@ -307,8 +319,8 @@ void Simulation::set_up(mesh::Mesh* given_mesh)
     auto const expected = s.formulation->state();
     if (checkpoint->formulation != solver::to_string(state.kind) ||
         state.e_unknowns.size() != expected.e_unknowns.size() ||
-        state.h_unknowns.size() != expected.h_unknowns.size() ||
-        state.auxiliary.size() != expected.auxiliary.size() || state.step < 0 || state.step > s.plan.steps)
+        state.h_unknowns.size() != expected.h_unknowns.size() || state.auxiliary.size() != expected.auxiliary.size() ||
+        state.step < 0 || state.step > s.plan.steps)
       throw Error(s.options.restart_from, "does not fit this run (formulation, unknowns or step count differ)",
                   "restart with the checkpoint this configuration wrote, or start the run afresh");
     s.formulation->restore(state);
@@ -447,6 +459,13 @@ RunResult Simulation::run()
     save_checkpoint();
     result.checkpoint = checkpoint_file;
   }
+  auto const port_series = formulation.port_series();
+  std::size_t next_port = 0;
+  for (auto const& source : config.sources)
+    if (source.matched) {
+      auto const& series = port_series[next_port++];
+      writer->write_port(source.surface, plan.dt, series.incident, series.voltage);
+    }
   writer->close(result.complete);
   s.times.output += clock.lap();
   result.output = writer->description();

@@ -225,6 +225,184 @@ PrescribedStencil te10_port_stencil(MeshView const& m, dga::DofLayout const& lay
   return stencil;
 }
 
+MatchedPortStencil matched_te10_port_stencil(MeshView const& m, dga::HostOperators const& ops,
+                                             std::vector<double> const& eps, std::vector<double> const& mu,
+                                             int surface_tag, std::string const& surface_name, std::string const& where)
+{
+  auto fail = [&](std::string const& what, std::string const& fix) {
+    throw Error(where, "matched port '" + surface_name + "' " + what, fix);
+  };
+  std::vector<Index> faces;
+  for (Index f = 0; f < m.topology.num_faces(); ++f)
+    if (m.topology.face_tag[f] == surface_tag) faces.push_back(f);
+  if (faces.empty()) fail("has no faces in the mesh", "name a physical surface of the mesh in the port source");
+
+  // The outward normals, area-weighted: the plane's normal, then every face must agree with it.
+  Vec3 normal{0, 0, 0}, centre{0, 0, 0};
+  double area = 0;
+  std::vector<Vec3> face_normal(faces.size());
+  std::vector<double> face_area(faces.size());
+  for (std::size_t k = 0; k < faces.size(); ++k) {
+    Index const f = faces[k];
+    if (m.topology.face_tets[f][1] >= 0)
+      fail("lies inside the mesh (its faces have tets on both sides)",
+           "put the port on an end of the guide, an exterior surface");
+    auto const& v = m.topology.face_vertices[f];
+    auto const& p0 = m.mesh.points[v[0]];
+    Vec3 n = cross(sub(m.mesh.points[v[1]], p0), sub(m.mesh.points[v[2]], p0));
+    Vec3 const inward = sub(m.geometry.tet_barycentre[m.topology.face_tets[f][0]], p0);
+    if (dot(n, inward) > 0) n = scaled(n, -1.0);
+    face_area[k] = 0.5 * norm(n);
+    face_normal[k] = scaled(n, 0.5 / face_area[k]);
+    normal = add(normal, scaled(face_normal[k], face_area[k]));
+    Vec3 const centroid = scaled(add(add(p0, m.mesh.points[v[1]]), m.mesh.points[v[2]]), 1.0 / 3);
+    centre = add(centre, scaled(centroid, face_area[k]));
+    area += face_area[k];
+  }
+  normal = scaled(normal, 1.0 / norm(normal));
+  centre = scaled(centre, 1.0 / area);
+  double worst_cosine = 1, size = std::sqrt(area), worst_offset = 0;
+  for (std::size_t k = 0; k < faces.size(); ++k) {
+    worst_cosine = std::min(worst_cosine, dot(face_normal[k], normal));
+    for (Index v : m.topology.face_vertices[faces[k]])
+      worst_offset = std::max(worst_offset, std::abs(dot(sub(m.mesh.points[v], centre), normal)));
+  }
+  if (worst_cosine < 1 - 1e-6 || worst_offset > 1e-6 * size) {
+    std::ostringstream what;
+    what << "is not planar (its faces' normals differ by up to " << std::acos(std::max(-1.0, worst_cosine)) * 180 / M_PI
+         << " degrees)";
+    fail(what.str(), "a matched port must be a plane cross-section of the guide");
+  }
+
+  // The rectangle's sides: the principal axes of the area-weighted second moment in the plane.
+  Vec3 e1 = std::abs(normal[0]) < 0.9 ? Vec3{1, 0, 0} : Vec3{0, 1, 0};
+  e1 = sub(e1, scaled(normal, dot(e1, normal)));
+  e1 = scaled(e1, 1.0 / norm(e1));
+  Vec3 const e2 = cross(normal, e1);
+  double s11 = 0, s12 = 0, s22 = 0;
+  for (std::size_t k = 0; k < faces.size(); ++k) {
+    auto const& v = m.topology.face_vertices[faces[k]];
+    // Exact second moment of the triangle about the centre: (A / 12) (sum of the vertices' outer
+    // products + the centroid's times 9).
+    Vec3 mean{0, 0, 0};
+    for (Index i : v) mean = add(mean, scaled(sub(m.mesh.points[i], centre), 1.0 / 3));
+    auto accumulate = [&](Vec3 const& d, double weight) {
+      double const x = dot(d, e1), y = dot(d, e2);
+      s11 += weight * x * x;
+      s12 += weight * x * y;
+      s22 += weight * y * y;
+    };
+    for (Index i : v) accumulate(sub(m.mesh.points[i], centre), face_area[k] / 12);
+    accumulate(mean, 9 * face_area[k] / 12);
+  }
+  double const angle = 0.5 * std::atan2(2 * s12, s11 - s22); // the larger moment's axis
+  Vec3 broad = add(scaled(e1, std::cos(angle)), scaled(e2, std::sin(angle)));
+  Vec3 narrow = cross(normal, broad);
+  auto orient = [](Vec3 x) {
+    int largest = 0;
+    for (int c = 1; c < 3; ++c)
+      if (std::abs(x[c]) > std::abs(x[largest])) largest = c;
+    return x[largest] < 0 ? scaled(x, -1.0) : x;
+  };
+  broad = orient(broad);
+  narrow = orient(narrow);
+  double u_min = std::numeric_limits<double>::infinity(), u_max = -u_min, v_min = u_min, v_max = -u_min;
+  for (Index f : faces)
+    for (Index i : m.topology.face_vertices[f]) {
+      Vec3 const d = sub(m.mesh.points[i], centre);
+      u_min = std::min(u_min, dot(d, broad));
+      u_max = std::max(u_max, dot(d, broad));
+      v_min = std::min(v_min, dot(d, narrow));
+      v_max = std::max(v_max, dot(d, narrow));
+    }
+  MatchedPortStencil stencil;
+  stencil.width = u_max - u_min;
+  stencil.height = v_max - v_min;
+  if (stencil.height > 0.99 * stencil.width)
+    fail("is square (TE10 and TE01 have the same cutoff)",
+         "a matched port launches TE10 of a rectangular guide, broad side a > narrow side b");
+  if (std::abs(stencil.width * stencil.height - area) > 1e-3 * area)
+    fail("is not a rectangle (its area differs from its sides' product)",
+         "a matched port launches TE10 of a rectangular guide");
+
+  // The medium behind the port.
+  double const eps_behind = eps[m.topology.face_tets[faces[0]][0]], mu_behind = mu[m.topology.face_tets[faces[0]][0]];
+  for (Index f : faces) {
+    Index const t = m.topology.face_tets[f][0];
+    if (std::abs(eps[t] - eps_behind) > 1e-12 * eps_behind || std::abs(mu[t] - mu_behind) > 1e-12 * mu_behind)
+      fail("has more than one material behind it",
+           "fill the guide at the port with one material (TE10 of a homogeneous guide)");
+  }
+  stencil.admittance = std::sqrt(eps_behind / mu_behind);
+  stencil.cutoff = M_PI / (stencil.width * std::sqrt(eps_behind * mu_behind));
+  stencil.peak_voltage = std::sqrt(stencil.width * stencil.height / 2);
+
+  // c_e: the Whitney forms of each face against psi, by a degree-4 rule (psi varies over a / pi).
+  double const amplitude = std::sqrt(2 / (stencil.width * stencil.height)), k = M_PI / stencil.width;
+  struct Point {
+    double l0, l1, l2, weight;
+  };
+  static constexpr double a1 = 0.445948490915965, b1 = 0.108103018168070, w1 = 0.223381589678011;
+  static constexpr double a2 = 0.091576213509771, b2 = 0.816847572980459, w2 = 0.109951743655322;
+  static constexpr Point rule[6] = {{a1, a1, b1, w1}, {a1, b1, a1, w1}, {b1, a1, a1, w1},
+                                    {a2, a2, b2, w2}, {a2, b2, a2, w2}, {b2, a2, a2, w2}};
+  std::vector<std::pair<Index, double>> edge_weights;
+  for (std::size_t n = 0; n < faces.size(); ++n) {
+    Index const f = faces[n];
+    auto const& v = m.topology.face_vertices[f];
+    std::array<Vec3, 3> p{m.mesh.points[v[0]], m.mesh.points[v[1]], m.mesh.points[v[2]]};
+    std::array<Vec3, 3> gradient;
+    for (int i = 0; i < 3; ++i) {
+      Vec3 const opposite = sub(p[(i + 2) % 3], p[(i + 1) % 3]);
+      gradient[i] = scaled(cross(face_normal[n], opposite), 1 / (2 * face_area[n]));
+      if (dot(gradient[i], sub(p[i], p[(i + 1) % 3])) < 0) gradient[i] = scaled(gradient[i], -1.0);
+    }
+    Index const t = m.topology.face_tets[f][0];
+    for (int j = 0; j < 4; ++j) {
+      if (m.topology.tet_faces[t][j] != f) continue;
+      for (int i = 0; i < 3; ++i) {
+        Index const e = m.topology.tet_edges[t][mesh::tet_face_edge(j, i)];
+        auto const& ends = m.topology.edge_vertices[e];
+        int const a = static_cast<int>(std::find(v.begin(), v.end(), ends[0]) - v.begin());
+        int const b = static_cast<int>(std::find(v.begin(), v.end(), ends[1]) - v.begin());
+        double c = 0;
+        for (auto const& q : rule) {
+          double const lambda[3] = {q.l0, q.l1, q.l2};
+          Vec3 x{0, 0, 0};
+          for (int r = 0; r < 3; ++r) x = add(x, scaled(p[r], lambda[r]));
+          Vec3 const whitney = sub(scaled(gradient[b], lambda[a]), scaled(gradient[a], lambda[b]));
+          double const profile = amplitude * std::sin(k * (dot(sub(x, centre), broad) - u_min));
+          c += q.weight * face_area[n] * profile * dot(whitney, narrow);
+        }
+        edge_weights.push_back({e, c});
+      }
+    }
+  }
+  std::sort(edge_weights.begin(), edge_weights.end());
+  std::vector<double> current;
+  for (std::size_t i = 0; i < edge_weights.size();) {
+    Index const e = edge_weights[i].first;
+    double c = 0;
+    for (; i < edge_weights.size() && edge_weights[i].first == e; ++i) c += edge_weights[i].second;
+    for (Index h : m.topology.edge_half_edges[e]) {
+      Index const dof = ops.layout.dof_of_half_edge[h];
+      if (dof >= ops.layout.num_free) continue; // the rim, on the guide's PEC walls
+      Index const block = block_of_dof(ops.layout, dof);
+      if (std::binary_search(ops.lossy_blocks.begin(), ops.lossy_blocks.end(), block))
+        fail("touches a lossy region (sigma, an absorbing surface or a matched layer)",
+             "keep the guide lossless at the port; the port itself absorbs the TE10 wave");
+      stencil.rows.push_back(dof);
+      stencil.projection.push_back(c);
+    }
+  }
+  stencil.response = apply_block_inverses(ops, stencil.rows, stencil.projection);
+  for (std::size_t i = 0; i < stencil.response.rows.size(); ++i)
+    for (std::size_t j = 0; j < stencil.rows.size(); ++j)
+      if (stencil.rows[j] == stencil.response.rows[i])
+        stencil.self_coupling += stencil.projection[j] * stencil.response.weights[i];
+  return stencil;
+}
+
 std::vector<double> project_field(MeshView const& m, dga::DofLayout const& layout,
                                   std::function<Vec3(Vec3 const&)> const& field)
 {

@@ -173,3 +173,42 @@ TEST(RunErrors, PmlNeedsTheFractionedFormulation)
 }
 
 } // namespace
+
+namespace {
+
+std::string matched_port(std::string const& surface)
+{
+  return "[[source]]\nkind = \"port_te10\"\nsurface = \"" + surface +
+         "\"\nmatched = true\nwaveform = \"gaussian\"\nsigma = 1e-9\n";
+}
+
+TEST(RunErrors, MatchedPortOnASurfaceThatIsNotPlanar)
+{
+  expect_clean_failure({"port_not_planar", base_mesh + matched_port("boundary") + base_tail,
+                        "bad.toml:5: matched port 'boundary' is not planar"});
+}
+
+TEST(RunErrors, MatchedPortInsideTheMesh)
+{
+  expect_clean_failure({"port_inside", base_mesh + "pml = 0.6\n" + matched_port("pml_interface") + base_tail,
+                        "bad.toml:6: matched port 'pml_interface' lies inside the mesh"});
+}
+
+TEST(RunErrors, MatchedPortNeedsTheFractionedFormulation)
+{
+  expect_clean_failure({"port_assembled",
+                        base_mesh + matched_port("boundary") + "[solver]\nformulation = \"assembled\"\n" + base_tail,
+                        "bad.toml:5: a matched port needs the fractioned formulation"});
+}
+
+TEST(RunErrors, MatchedIsForPortsOnly)
+{
+  expect_clean_failure({"matched_dipole",
+                        base_mesh +
+                            "[[source]]\nkind = \"dipole\"\nposition = [0.5, 0.5, 0.5]\ndirection = [0, 0, "
+                            "1]\nmatched = true\nwaveform = \"gaussian\"\nsigma = 1e-9\n" +
+                            base_tail,
+                        "matched", false});
+}
+
+} // namespace

@@ -22,6 +22,15 @@ struct ScatterAdd {
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const { u(rows(i)) += factor * weights(i); }
 };
 
+// sum_i weights(i) u(rows(i)): a matched port's modal voltage.
+template <class MemorySpace>
+struct WeightedGather {
+  Kokkos::View<Index*, MemorySpace> rows;
+  Kokkos::View<Real*, MemorySpace> weights;
+  Kokkos::View<Real*, MemorySpace> u;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i, double& sum) const { sum += weights(i) * u(rows(i)); }
+};
+
 // u(rows(i)) = value weights(i): prescribed (port) unknowns.
 template <class MemorySpace>
 struct ScatterSet {

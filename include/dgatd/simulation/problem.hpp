@@ -43,7 +43,8 @@ struct BoundaryKinds {
   bool pec_everywhere = true;
   std::vector<int> pec_tags;
   std::vector<int> absorbing_tags;
-  std::vector<int> port_tags;
+  std::vector<int> port_tags;         // hard (prescribed) ports
+  std::vector<int> matched_port_tags; // natural there; the port's modal current closes them
 };
 
 // A matched layer: the physical volume (tag) it fills, its name and profile, and where it was

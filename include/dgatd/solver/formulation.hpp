@@ -40,6 +40,13 @@ struct SharedFields {
   std::vector<double> face_circulations; // F, one per face (dual edge)
 };
 
+// A matched port's modal voltages after each step (index 0: the initial field): what it launches and
+// the total; their difference is the wave leaving through it.
+struct PortSeries {
+  std::vector<double> incident;
+  std::vector<double> voltage;
+};
+
 class Formulation {
 public:
   virtual ~Formulation() = default;
@@ -52,6 +59,9 @@ public:
   virtual void add_current_source(CurrentStencil const& stencil, Signal waveform) = 0;
   // Prescribed tangential e on a port, set to waveform(t^(n+1)) after every step.
   virtual void add_prescribed(PrescribedStencil const& stencil, Signal waveform) = 0;
+  // A matched TE10 port (fractioned only: the simulation refuses it with the assembled formulation).
+  virtual void add_matched_port(MatchedPortStencil const& stencil, Signal waveform) = 0;
+  virtual std::vector<PortSeries> port_series() const = 0;
   // Replaces the probes; record_probes() then samples them all after a step.
   virtual void set_probes(std::vector<ProbeStencil> const& probes) = 0;
 

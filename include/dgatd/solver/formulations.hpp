@@ -83,6 +83,11 @@ public:
   {
     this->leapfrog_.add_prescribed(stencil, 1.0, std::move(waveform));
   }
+  void add_matched_port(MatchedPortStencil const& stencil, Signal waveform) override
+  {
+    this->leapfrog_.add_matched_port(stencil, 1.0, std::move(waveform));
+  }
+  std::vector<PortSeries> port_series() const override { return this->leapfrog_.port_series(); }
   FormulationState state() const override
   {
     FormulationState s = Base::state();
@@ -137,6 +142,11 @@ public:
       }
     this->leapfrog_.add_prescribed(edges, weights, 1.0, std::move(waveform));
   }
+  void add_matched_port(MatchedPortStencil const&, Signal) override
+  {
+    throw std::logic_error("the assembled formulation has no matched ports");
+  }
+  std::vector<PortSeries> port_series() const override { return {}; }
   bool has_energy() const override { return false; }
   double step_with_energy() override { throw std::logic_error("the assembled formulation has no energy"); }
   void record_probes() override

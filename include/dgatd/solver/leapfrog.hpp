@@ -8,6 +8,7 @@
 #include "dgatd/kernels/device_operators.hpp"
 #include "dgatd/kernels/faraday.hpp"
 #include "dgatd/kernels/small_kernels.hpp"
+#include "dgatd/solver/formulation.hpp"
 #include "dgatd/solver/stencils.hpp"
 #include "dgatd/solver/waveform.hpp"
 
@@ -56,6 +57,10 @@ public:
     dt_ = dt;
     update_loss_matrices();
     update_magnetic_stretching();
+    for (auto& port : ports_) {
+      port.kernel.clear();
+      restart_port_history(port, port.voltage);
+    }
   }
   bool lossy() const { return !loss_.eps.empty(); }
   // Steps taken since the initial field: the sources' clock.
@@ -85,6 +90,7 @@ public:
     };
     append(loss_.psi);
     append(magnetic_.phi);
+    for (auto const& port : ports_) aux.insert(aux.end(), port.voltage.begin(), port.voltage.end());
     return aux;
   }
 
@@ -99,6 +105,13 @@ public:
     };
     fill(loss_.psi);
     fill(magnetic_.phi);
+    // The ports' histories, V^0..V^n each, share what is left (their convolution needs all of it).
+    std::size_t const history = ports_.empty() ? 0 : (aux.size() - next) / ports_.size();
+    for (auto& port : ports_) {
+      restart_port_history(port, std::vector<double>(aux.begin() + static_cast<std::ptrdiff_t>(next),
+                                                     aux.begin() + static_cast<std::ptrdiff_t>(next + history)));
+      next += history;
+    }
   }
 
   void set_state(std::vector<double> const& u, std::vector<double> const& f, std::int64_t steps)
@@ -131,6 +144,40 @@ public:
          std::move(waveform)});
   }
 
+  // A matched TE10 port (docs/open_regions.md section 4) launching the modal voltage
+  // incident(t) = amplitude peak_voltage g(t) and absorbing the TE10 wave that comes back through it.
+  void add_matched_port(MatchedPortStencil const& stencil, double amplitude, Signal waveform)
+  {
+    MatchedPort port;
+    using IndexView = Kokkos::View<Index*, memory_space>;
+    using Flat = Kokkos::View<Real*, memory_space>;
+    port.rows = kernels::detail::upload_flat<IndexView>("dgatd::matched_port_rows", stencil.rows);
+    port.projection = kernels::detail::upload_flat<Flat>("dgatd::matched_port_projection", stencil.projection);
+    port.response_rows =
+        kernels::detail::upload_flat<IndexView>("dgatd::matched_port_response_rows", stencil.response.rows);
+    port.response = kernels::detail::upload_flat<Flat>("dgatd::matched_port_response", stencil.response.weights);
+    port.self_coupling = stencil.self_coupling;
+    port.admittance = stencil.admittance;
+    port.cutoff = stencil.cutoff;
+    double const scale = amplitude * stencil.peak_voltage;
+    port.incident = [scale, g = std::move(waveform)](double t) { return scale * g(t); };
+    ports_.push_back(std::move(port));
+    restart_port_history(ports_.back(), {modal_voltage(ports_.back())});
+  }
+
+  // Per matched port, its incident and total modal voltages after each step m = 0..steps() (0: the
+  // initial field).
+  std::vector<PortSeries> port_series() const
+  {
+    std::vector<PortSeries> series;
+    for (auto const& port : ports_) {
+      series.emplace_back();
+      series.back().voltage = port.voltage;
+      for (std::size_t m = 0; m < port.voltage.size(); ++m) series.back().incident.push_back(port.incident(m * dt_));
+    }
+    return series;
+  }
+
   // Random free unknowns (u^) and zero f^: a field with every mode, for invariant and spectrum tests.
   void set_random_initial_field(std::uint64_t seed)
   {
@@ -148,6 +195,7 @@ public:
     Kokkos::deep_copy(loss_.psi, 0.0);
     Kokkos::deep_copy(magnetic_.phi, 0.0);
     steps_ = 0;
+    for (auto& port : ports_) restart_port_history(port, {modal_voltage(port)});
   }
 
   // One leapfrog step from (u^n, f^(n-1/2)) to (u^(n+1), f^(n+1/2)).
@@ -470,6 +518,75 @@ private:
                                                                      loss_.psi});
   }
 
+  // A matched port closes the guide with the TE10 wave admittance, Y(s) = Y0 sqrt(s^2 + wc^2) / s,
+  // whose impulse response is Y0 delta(t) + Y0 wc R(wc t), R(x) = integral_0^x J1(s)/s ds (from
+  // L{J1(wc t)/t} = (sqrt(s^2 + wc^2) - s) / wc). With the drive s = V - 2 V_inc, the modal current
+  // I = y * s enters Ampere like an impressed current c_e I on the port's edges:
+  //   I^(n+1/2) = Y0 ((V^n + V^(n+1)) / 2 - 2 V_inc^(n+1/2)) + Y0 wc dt sum_(m<=n) R(wc (n + 1/2 - m) dt) s^m,
+  // the instantaneous part time-averaged like the losses (a rank-one implicit solve: V^(n+1) =
+  // q.u* / (1 + dt Y0 q.Meps^-1 q / 2)), the convolution explicit.
+  struct MatchedPort {
+    Kokkos::View<Index*, memory_space> rows, response_rows;
+    Kokkos::View<Real*, memory_space> projection, response;
+    double self_coupling = 0, admittance = 0, cutoff = 0;
+    std::function<double(double)> incident;
+    std::vector<double> voltage; // V^0..V^n
+    std::vector<double> drive;   // s^0..s^n
+    std::vector<double> kernel;  // R(wc (k + 1/2) dt), grown as the run goes
+  };
+
+  void restart_port_history(MatchedPort& port, std::vector<double> voltage) const
+  {
+    port.voltage = std::move(voltage);
+    port.drive.clear();
+    for (std::size_t m = 0; m < port.voltage.size(); ++m)
+      port.drive.push_back(port.voltage[m] - 2 * port.incident(m * dt_));
+  }
+
+  double modal_voltage(MatchedPort const& port) const
+  {
+    double sum = 0;
+    Kokkos::parallel_reduce("dgatd::matched_port_voltage",
+                            Kokkos::RangePolicy<ExecutionSpace>(space_, 0, port.rows.extent(0)),
+                            kernels::WeightedGather<memory_space>{port.rows, port.projection, fields_.u}, sum);
+    return sum;
+  }
+
+  // R at wc (k + 1/2) dt for k up to `size` - 1, by Simpson's rule on J1(x)/x from the last point.
+  void extend_kernel(MatchedPort& port, std::size_t size) const
+  {
+    auto integrand = [](double x) { return x < 1e-8 ? 0.5 : std::cyl_bessel_j(1.0, x) / x; };
+    double const step = port.cutoff * dt_;
+    while (port.kernel.size() < size) {
+      std::size_t const k = port.kernel.size();
+      double const from = k == 0 ? 0 : (k - 0.5) * step, to = (k + 0.5) * step;
+      double const previous = k == 0 ? 0 : port.kernel.back();
+      port.kernel.push_back(previous +
+                            (to - from) / 6 * (integrand(from) + 4 * integrand(0.5 * (from + to)) + integrand(to)));
+    }
+  }
+
+  void apply_matched_port(MatchedPort& port)
+  {
+    std::size_t const n = port.voltage.size() - 1;
+    extend_kernel(port, n + 1);
+    double convolution = 0;
+    for (std::size_t m = 0; m <= n; ++m) convolution += port.kernel[n - m] * port.drive[m];
+    double const y0 = port.admittance;
+    double const explicit_current =
+        y0 * (0.5 * port.voltage[n] - 2 * port.incident((n + 0.5) * dt_)) + y0 * port.cutoff * dt_ * convolution;
+    auto const policy = Kokkos::RangePolicy<ExecutionSpace>(space_, 0, port.response_rows.extent(0));
+    Kokkos::parallel_for(
+        "dgatd::matched_port_explicit", policy,
+        kernels::ScatterAdd<memory_space>{port.response_rows, port.response, fields_.u, -dt_ * explicit_current});
+    double const voltage = modal_voltage(port) / (1 + 0.5 * dt_ * y0 * port.self_coupling);
+    Kokkos::parallel_for(
+        "dgatd::matched_port_implicit", policy,
+        kernels::ScatterAdd<memory_space>{port.response_rows, port.response, fields_.u, -0.5 * dt_ * y0 * voltage});
+    port.voltage.push_back(voltage);
+    port.drive.push_back(voltage - 2 * port.incident((n + 1) * dt_));
+  }
+
   static double uniform(std::uint64_t& state)
   {
     std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
@@ -496,6 +613,8 @@ private:
     double const t_half = (steps_ + 0.5) * dt_;
     for (auto const& s : sources_) apply_source(s, -dt_ * s.waveform(t_half));
     if (lossy()) apply_losses();
+    // A port's blocks are lossless (matched_te10_port_stencil), so the two corrections commute.
+    for (auto& port : ports_) apply_matched_port(port);
     ++steps_;
     for (auto const& p : prescribed_) apply_prescribed(p, p.waveform(steps_ * dt_));
     return energy;
@@ -507,6 +626,7 @@ private:
   Kokkos::View<Real* [4], TetLayout, memory_space> f_previous_;
   std::vector<Source> sources_;
   std::vector<Source> prescribed_;
+  std::vector<MatchedPort> ports_;
   double dt_ = 0;
   std::int64_t steps_ = 0;
 

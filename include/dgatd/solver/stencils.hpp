@@ -89,6 +89,30 @@ struct PrescribedStencil {
 PrescribedStencil te10_port_stencil(MeshView const& m, dga::DofLayout const& layout, int surface_tag,
                                     std::string const& surface_name);
 
+// A matched TE10 port (docs/open_regions.md section 4) on a planar exterior surface: the port's
+// rectangle has the broad side a along u and the narrow side b along v (v's largest component
+// positive, so facing ports of one guide share it), and the mode psi = sqrt(2 / (a b))
+// sin(pi (u - u_min) / a) v, with |psi| of unit integral square. Its modal voltage is
+// V = integral of e . psi over the port = sum over the port's edges of c_e U_e, c_e the integral of
+// the edge's Whitney form against psi, and a modal current I enters Ampere like an impressed current
+// c_e I through the edge's dual face, on both halves of the edge.
+struct MatchedPortStencil {
+  std::vector<Index> rows;        // free half-edge unknowns of the port's edges, both halves
+  std::vector<double> projection; // c_e on each: V = sum projection[k] u^[rows[k]]
+  CurrentStencil response;        // (Meps)^-1 q, q = projection on rows
+  double self_coupling = 0;       // q . (Meps)^-1 q
+  double width = 0, height = 0;   // a, b
+  double peak_voltage = 0;        // V of the TE10 field of unit peak: sqrt(a b / 2)
+  double admittance = 0;          // sqrt(eps / mu) of the medium behind the port
+  double cutoff = 0;              // the TE10 cutoff, rad/s: pi c / a
+};
+// Throws dgatd::Error naming where (a config line) and the surface when it has no faces, lies inside the mesh, is not
+// planar, is square (TE10 and TE01 alike), has more than one material behind it or touches a lossy block.
+MatchedPortStencil matched_te10_port_stencil(MeshView const& m, dga::HostOperators const& ops,
+                                             std::vector<double> const& eps, std::vector<double> const& mu,
+                                             int surface_tag, std::string const& surface_name,
+                                             std::string const& where);
+
 // Initial half-edge values of a field given as a function: u^(v,e) = e(x_mid) . (half-edge vector
 // oriented like e), x_mid the middle of the half-edge; PEC and port unknowns stay zero.
 std::vector<double> project_field(MeshView const& m, dga::DofLayout const& layout,

@@ -106,4 +106,32 @@ EnergyRecord read_energy(std::string const& path)
   return record;
 }
 
+std::vector<PortRecord> read_ports(std::string const& path)
+{
+  hdf5::QuietErrors const quiet;
+  Handle const file = open_output(path);
+  std::vector<PortRecord> ports;
+  if (H5Lexists(file.get(), "ports", H5P_DEFAULT) <= 0) return ports;
+  std::vector<std::string> names;
+  hsize_t index = 0;
+  if (H5Literate_by_name(file.get(), "ports", H5_INDEX_NAME, H5_ITER_INC, &index, collect_name, &names, H5P_DEFAULT) <
+      0)
+    throw Error(path, "cannot list /ports", "the file may be damaged");
+  for (auto const& name : names) {
+    PortRecord record;
+    record.name = name;
+    std::string const group = "/ports/" + name;
+    Handle const attribute(H5Aopen_by_name(file.get(), group.c_str(), "dt", H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    if (!attribute.valid() || H5Aread(attribute.get(), H5T_NATIVE_DOUBLE, &record.dt) < 0 || !(record.dt > 0))
+      throw Error(path, group + " has no time step (attribute dt)", "the file may be damaged");
+    hsize_t incident = 0, voltage = 0;
+    record.incident = hdf5::read_rows<double>(file.get(), group + "/incident", 0, path, incident);
+    record.voltage = hdf5::read_rows<double>(file.get(), group + "/voltage", 0, path, voltage);
+    if (incident != voltage)
+      throw Error(path, group + ": incident and voltage differ in length", "the file may be damaged");
+    ports.push_back(std::move(record));
+  }
+  return ports;
+}
+
 } // namespace dgatd::io

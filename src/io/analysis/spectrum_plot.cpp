@@ -19,11 +19,11 @@ std::string shell_quote(std::string const& text)
   return quoted + "'";
 }
 
-// The plot script lives in the source tree's scripts/ (DGATD_SCRIPTS_DIR overrides that).
-fs::path plot_script()
+// Plot scripts live in the source tree's scripts/ (DGATD_SCRIPTS_DIR overrides that).
+fs::path plot_script(std::string const& name)
 {
-  if (char const* dir = std::getenv("DGATD_SCRIPTS_DIR")) return fs::path(dir) / "plot_spectrum.py";
-  return fs::path(DGATD_SOURCE_SCRIPTS_DIR) / "plot_spectrum.py";
+  if (char const* dir = std::getenv("DGATD_SCRIPTS_DIR")) return fs::path(dir) / name;
+  return fs::path(DGATD_SOURCE_SCRIPTS_DIR) / name;
 }
 
 // A Python with numpy and matplotlib: the one on PATH, else the system one (a pyenv or venv python3
@@ -39,11 +39,11 @@ std::string plotting_python()
 
 } // namespace
 
-SpectrumPlot plot_spectrum(std::string const& csv, std::string const& png, std::string const& title,
-                           std::vector<Peak> const& peaks)
+SpectrumPlot run_plot_script(std::string const& script_name, std::vector<std::string> const& arguments,
+                             std::string const& png)
 {
   SpectrumPlot plot;
-  fs::path const script = plot_script();
+  fs::path const script = plot_script(script_name);
   plot.script = script.string();
   if (!fs::exists(script)) {
     plot.outcome = SpectrumPlot::Outcome::script_missing;
@@ -54,17 +54,26 @@ SpectrumPlot plot_spectrum(std::string const& csv, std::string const& png, std::
     plot.outcome = SpectrumPlot::Outcome::python_missing;
     return plot;
   }
-  std::ostringstream command;
-  command.precision(12);
-  command << python << ' ' << shell_quote(plot.script) << ' ' << shell_quote(csv) << ' ' << shell_quote(png)
-          << " --title " << shell_quote(title);
-  if (!peaks.empty()) {
-    command << " --peaks";
-    for (auto const& peak : peaks) command << ' ' << peak.frequency;
-  }
-  if (std::system(command.str().c_str()) != 0)
-    throw Error(png, "the plot script failed", "run " + command.str() + " to see why");
+  std::string command = python + ' ' + shell_quote(plot.script);
+  for (auto const& argument : arguments) command += ' ' + shell_quote(argument);
+  if (std::system(command.c_str()) != 0) throw Error(png, "the plot script failed", "run " + command + " to see why");
   return plot;
+}
+
+SpectrumPlot plot_spectrum(std::string const& csv, std::string const& png, std::string const& title,
+                           std::vector<Peak> const& peaks)
+{
+  std::vector<std::string> arguments{csv, png, "--title", title};
+  if (!peaks.empty()) {
+    arguments.push_back("--peaks");
+    for (auto const& peak : peaks) {
+      std::ostringstream frequency;
+      frequency.precision(12);
+      frequency << peak.frequency;
+      arguments.push_back(frequency.str());
+    }
+  }
+  return run_plot_script("plot_spectrum.py", arguments, png);
 }
 
 } // namespace dgatd::io

@@ -317,7 +317,8 @@ Pml read_pml(TableReader const& t)
   pml.line = t.table_line();
   read_region(t, pml.region_name, pml.region_tag);
   pml.order = static_cast<int>(t.integer("order", pml.order, 1));
-  if (pml.order > 8) t.fail("order", "= " + std::to_string(pml.order) + " is above 8; profiles of order 2 to 4 absorb best");
+  if (pml.order > 8)
+    t.fail("order", "= " + std::to_string(pml.order) + " is above 8; profiles of order 2 to 4 absorb best");
   pml.reflection = t.number("reflection", pml.reflection);
   if (!(pml.reflection > 0 && pml.reflection < 1))
     t.fail("reflection", "= " + format_number(pml.reflection) + " must lie between 0 and 1 (e.g. 1e-6)");
@@ -395,9 +396,11 @@ Source read_source(TableReader const& t, double scale)
     t.forbid("direction", not_for);
     source.surface = t.string("surface");
     if (source.surface.empty()) t.fail("surface", "must not be empty");
+    source.matched = t.boolean("matched", false);
   } else {
     source.kind = kind == "dipole" ? SourceKind::dipole : SourceKind::edge_current;
     t.forbid("surface", not_for);
+    t.forbid("matched", not_for);
     source.position = scaled(t.vec3("position"), scale);
     Vec3 d = t.vec3("direction");
     double const norm = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
@@ -587,8 +590,8 @@ Config parse_config(std::string const& text, std::string const& name, std::strin
   if (tables.count("source"))
     for (auto const& table : tables["source"]->as_array())
       config.sources.push_back(read_source(TableReader(name, table, "[[source]]",
-                                                       {"kind", "position", "direction", "surface", "amplitude",
-                                                        "waveform", "t0", "sigma", "frequency", "ramp"}),
+                                                       {"kind", "position", "direction", "surface", "matched",
+                                                        "amplitude", "waveform", "t0", "sigma", "frequency", "ramp"}),
                                            scale));
 
   if (!tables.count("time")) throw Error(name, "missing table [time] (give t_end or steps)", "");

@@ -382,6 +382,25 @@ void Hdf5Writer::write_snapshot(double time, std::vector<Vec3> const& e, std::ve
   s.snapshot_times.push_back(time);
 }
 
+void Hdf5Writer::write_port(std::string const& name, double dt, std::vector<double> const& incident,
+                            std::vector<double> const& voltage)
+{
+  auto& s = *state_;
+  if (incident.size() != voltage.size())
+    throw std::invalid_argument("Hdf5Writer::write_port: one incident value per voltage needed");
+  hdf5::QuietErrors const quiet;
+  hid_t const root = s.file.get();
+  Handle const ports = H5Lexists(root, "ports", H5P_DEFAULT) > 0
+                           ? Handle(s.writer.check(H5Gopen2(root, "ports", H5P_DEFAULT), "open /ports"), H5Gclose)
+                           : s.writer.group(root, "ports");
+  if (H5Lexists(ports.get(), name.c_str(), H5P_DEFAULT) > 0)
+    s.writer.check(H5Ldelete(ports.get(), name.c_str(), H5P_DEFAULT), "replace an interrupted run's port");
+  Handle const group = s.writer.group(ports.get(), name);
+  s.writer.attribute(group.get(), "dt", dt);
+  s.writer.dataset(group.get(), "incident", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, incident.size(), 0, incident.data());
+  s.writer.dataset(group.get(), "voltage", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, voltage.size(), 0, voltage.data());
+}
+
 void Hdf5Writer::close(bool complete)
 {
   auto& s = *state_;

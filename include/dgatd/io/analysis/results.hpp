@@ -37,4 +37,15 @@ struct EnergyRecord {
 // The energy samples of the run at path.
 EnergyRecord read_energy(std::string const& path);
 
+// A matched port's modal voltages (/ports/<name>), at t = m dt, m = 0, 1, ...
+struct PortRecord {
+  std::string name;
+  double dt = 0;
+  std::vector<double> incident; // what the port launched
+  std::vector<double> voltage;  // the total: voltage - incident left through the port
+};
+
+// The matched ports of the run at path (possibly none), sorted by name.
+std::vector<PortRecord> read_ports(std::string const& path);
+
 } // namespace dgatd::io

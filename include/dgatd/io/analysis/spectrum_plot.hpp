@@ -19,6 +19,11 @@ struct SpectrumPlot {
   std::string script; // the plot script: $DGATD_SCRIPTS_DIR/plot_spectrum.py, else the source tree's scripts/
 };
 
+// Runs scripts/<script_name> (or $DGATD_SCRIPTS_DIR/<script_name>) with a plotting Python and the
+// given arguments, to draw png; the outcome as below.
+SpectrumPlot run_plot_script(std::string const& script_name, std::vector<std::string> const& arguments,
+                             std::string const& png);
+
 // Plots the spectrum in csv to png with the given title, marking the peaks' frequencies. A missing
 // script or plotting Python is reported in the result and draws nothing; a script that fails is a
 // dgatd::Error naming png and the command to rerun.

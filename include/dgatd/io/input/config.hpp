@@ -65,9 +65,10 @@ enum class SourceKind { dipole, port_te10, edge_current };
 
 struct Source {
   SourceKind kind = SourceKind::dipole;
-  Vec3 position{};     // metres (dipole; edge_current drives the edge nearest to it)
-  Vec3 direction{};    // unit vector (dipole, edge_current)
-  std::string surface; // physical surface of the port (port_te10)
+  Vec3 position{};      // metres (dipole; edge_current drives the edge nearest to it)
+  Vec3 direction{};     // unit vector (dipole, edge_current)
+  std::string surface;  // physical surface of the port (port_te10)
+  bool matched = false; // port_te10: launch TE10 and absorb the TE10 wave coming back (docs/open_regions.md §4)
   solver::Waveform waveform;
   int line = 0; // of the [[source]] header
 };

@@ -9,6 +9,8 @@
 //   /energy_time, /energy                       one entry per energy sample, extendible
 //   /probes/<name>/E, /probes/<name>/H          steps x 3, extendible; attribute position on the group
 //   /snapshots/<k>/E, /snapshots/<k>/H          T x 3 per-tet vectors; attribute time on the group
+//   /ports/<surface>/incident, /ports/<surface>/voltage
+//                     a matched port's modal voltages (V) at t = m dt, m = 0..steps; attribute dt
 // <file>.xdmf (same stem) describes the mesh and the snapshots as a temporal collection with
 // cell-centred E, H and region.
 //
@@ -56,6 +58,8 @@ public:
   void append_energy(double time, double energy) override;
   // Stored as /snapshots/<k> with k = 0, 1, ...
   void write_snapshot(double time, std::vector<Vec3> const& e, std::vector<Vec3> const& h) override;
+  void write_port(std::string const& name, double dt, std::vector<double> const& incident,
+                  std::vector<double> const& voltage) override;
   void flush() override;
   // Writes what is buffered, records steps and complete, renames the file to its final name and
   // writes the .xdmf (when a mesh was written).

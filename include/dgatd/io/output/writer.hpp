@@ -44,6 +44,10 @@ public:
   virtual void append_energy(double time, double energy) = 0;
   // Per-tet field vectors.
   virtual void write_snapshot(double time, std::vector<Vec3> const& e, std::vector<Vec3> const& h) = 0;
+  // A matched port's modal voltages at t = m dt, m = 0, 1, ...: what it launched and the total
+  // (replacing what an earlier, interrupted run wrote for it).
+  virtual void write_port(std::string const& name, double dt, std::vector<double> const& incident,
+                          std::vector<double> const& voltage) = 0;
   // Makes everything appended so far durable: a checkpoint taken now can resume this output.
   virtual void flush() = 0;
   // Finishes the output; complete = false records an interrupted run. Call once.

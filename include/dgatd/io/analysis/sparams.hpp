@@ -1,0 +1,33 @@
+#pragma once
+// S-parameters from the matched ports of a run (results.hpp read_ports): the driven port's
+// reflection and every other port's transmission, against frequency, each port's wave referred to
+// its own plane.
+
+#include "dgatd/io/analysis/results.hpp"
+
+#include <complex>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace dgatd::io {
+
+struct SParameters {
+  std::vector<std::string> ports;                   // ports[0] is the driven one; S_k1 in column k
+  std::vector<double> frequency;                    // Hz
+  std::vector<std::vector<std::complex<double>>> s; // s[k][i]: S_(k+1)1 at frequency[i]
+  double band_low = 0, band_high = 0;               // where the incident spectrum is within 20 dB of its peak
+  double tail = 0; // the largest wave leaving a port over the record's last tenth, relative to the incident peak
+};
+
+// S_k1(f) = B_k(f) / A_1(f), A_1 the spectrum of what the driven port launched and B_k that of the
+// wave leaving port k (voltage - incident), at `points` frequencies from fmin to fmax (both zero:
+// the excitation's band, within 20 dB of its peak). Throws dgatd::Error naming path when the run
+// has no matched port, or none or more than one of them launches.
+SParameters s_parameters(std::vector<PortRecord> const& ports, std::string const& path, double fmin = 0,
+                         double fmax = 0, std::size_t points = 201);
+
+// CSV: frequency_hz, then |S_k1| in dB and its phase in degrees per port.
+void write_sparameters_csv(std::string const& path, SParameters const& s);
+
+} // namespace dgatd::io

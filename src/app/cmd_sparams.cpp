@@ -1,0 +1,108 @@
+// dgatd sparams: the S-parameters of a run's matched ports (reflection at the driven port,
+// transmission to the others) over the excitation's band, as a table, a CSV and a plot.
+#include "commands.hpp"
+
+#include "dgatd/io/analysis/results.hpp"
+#include "dgatd/io/analysis/sparams.hpp"
+#include "dgatd/io/analysis/spectrum_plot.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+
+namespace dgatd::app {
+
+namespace {
+
+struct SparamsOptions {
+  std::string file;
+  double fmin = 0;
+  double fmax = 0;
+  std::size_t points = 201;
+  std::string csv;
+  std::string png;
+};
+
+std::string beside(std::string const& file, std::string const& suffix)
+{
+  std::filesystem::path path(file);
+  return (path.parent_path() / (path.stem().string() + suffix)).string();
+}
+
+int run_sparams(SparamsOptions const& options)
+{
+  auto const s =
+      io::s_parameters(io::read_ports(options.file), options.file, options.fmin, options.fmax, options.points);
+  std::cout << "ports: 1 = " << s.ports[0] << " (driven)";
+  for (std::size_t k = 1; k < s.ports.size(); ++k) std::cout << ", " << k + 1 << " = " << s.ports[k];
+  std::cout << "\nexcitation band (within 20 dB of its peak): " << s.band_low / 1e9 << " to " << s.band_high / 1e9
+            << " GHz\n";
+  if (s.tail > 1e-3)
+    std::cout << "warning: the waves leaving the ports still reach " << s.tail
+              << " of the incident peak in the record's last tenth; a longer t_end sharpens the spectra\n";
+  std::string header = "  f (GHz)";
+  for (std::size_t k = 0; k < s.ports.size(); ++k) {
+    char column[96];
+    std::snprintf(column, sizeof column, "  |S%zu1| (dB)  arg S%zu1 (deg)", k + 1, k + 1);
+    header += column;
+  }
+  std::cout << header << '\n';
+  std::size_t const stride = std::max<std::size_t>(1, (s.frequency.size() - 1) / 20);
+  for (std::size_t i = 0; i < s.frequency.size(); i += stride) {
+    char cell[96];
+    std::snprintf(cell, sizeof cell, "%9.4f", s.frequency[i] / 1e9);
+    std::string line = cell;
+    for (std::size_t k = 0; k < s.ports.size(); ++k) {
+      std::snprintf(cell, sizeof cell, "  %11.2f  %14.2f", 20 * std::log10(std::abs(s.s[k][i])),
+                    std::arg(s.s[k][i]) * 180 / M_PI);
+      line += cell;
+    }
+    std::cout << line << '\n';
+  }
+  std::string const csv = options.csv.empty() ? beside(options.file, "_sparams.csv") : options.csv;
+  io::write_sparameters_csv(csv, s);
+  std::cout << "wrote " << csv << " (" << s.frequency.size() << " frequencies)\n";
+  std::string const png = options.png.empty() ? beside(options.file, "_sparams.png") : options.png;
+  auto const plot = io::run_plot_script("plot_sparams.py", {csv, png, "--title", options.file}, png);
+  switch (plot.outcome) {
+  case io::SpectrumPlot::Outcome::written:
+    std::cout << "wrote " << png << '\n';
+    break;
+  case io::SpectrumPlot::Outcome::script_missing:
+    std::cout << "plot skipped: " << plot.script << " not found (set DGATD_SCRIPTS_DIR)\n";
+    break;
+  case io::SpectrumPlot::Outcome::python_missing:
+    std::cout << "plot skipped: python3 with numpy and matplotlib is not available\n";
+    break;
+  }
+  return 0;
+}
+
+} // namespace
+
+void add_sparams_command(CLI::App& app, Action* action)
+{
+  auto options = std::make_shared<SparamsOptions>();
+  CLI::App* command = app.add_subcommand(
+      "sparams", "S-parameters of a run's matched ports: |S11|, |S21|, ... in dB and their phases against frequency "
+                 "over the excitation's band (table, CSV, PNG)");
+  command->add_option("file", options->file, "Output file of a run with matched ports (.h5)")->required();
+  command->add_option("--fmin", options->fmin, "Lowest frequency, Hz (default: the excitation's band, -20 dB)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--fmax", options->fmax, "Highest frequency, Hz (default: the excitation's band, -20 dB)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--points", options->points, "Number of frequencies")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  command->add_option("--csv", options->csv, "CSV (default: <stem>_sparams.csv beside the file)");
+  command->add_option("--png", options->png,
+                      "Plot (default: <stem>_sparams.png beside the file; needs python3 + "
+                      "matplotlib)");
+  command->callback([options, action] { *action = [options] { return run_sparams(*options); }; });
+}
+
+} // namespace dgatd::app

@@ -1,0 +1,130 @@
+#include "dgatd/io/analysis/sparams.hpp"
+
+#include "dgatd/error.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+namespace dgatd::io {
+
+namespace {
+
+std::complex<double> spectrum_at(std::vector<double> const& x, double dt, double f)
+{
+  std::complex<double> sum = 0;
+  std::complex<double> const turn = std::polar(1.0, -2 * M_PI * f * dt);
+  std::complex<double> phase = 1;
+  for (std::size_t m = 0; m < x.size(); ++m) {
+    sum += x[m] * phase;
+    // Renormalised now and then: a long product of unit numbers drifts off the circle.
+    phase = (m % 1024 == 1023) ? std::polar(1.0, -2 * M_PI * f * dt * static_cast<double>(m + 1)) : phase * turn;
+  }
+  return sum;
+}
+
+double peak_of(std::vector<double> const& x, std::size_t from = 0)
+{
+  double peak = 0;
+  for (std::size_t m = from; m < x.size(); ++m) peak = std::max(peak, std::abs(x[m]));
+  return peak;
+}
+
+} // namespace
+
+SParameters s_parameters(std::vector<PortRecord> const& ports, std::string const& path, double fmin, double fmax,
+                         std::size_t points)
+{
+  if (ports.empty())
+    throw Error(path, "the run has no matched ports",
+                "give the run's port_te10 sources matched = true (a receiving port: amplitude = 0)");
+  std::vector<std::size_t> driven;
+  for (std::size_t k = 0; k < ports.size(); ++k)
+    if (peak_of(ports[k].incident) > 0) driven.push_back(k);
+  if (driven.size() != 1)
+    throw Error(path, driven.empty() ? "no matched port launches a wave" : "more than one matched port launches a wave",
+                "S-parameters need exactly one driven port per run; give the others amplitude = 0");
+  std::vector<PortRecord const*> order{&ports[driven[0]]};
+  for (std::size_t k = 0; k < ports.size(); ++k)
+    if (k != driven[0]) order.push_back(&ports[k]);
+  auto const& incident = order[0]->incident;
+  double const dt = order[0]->dt;
+  for (auto const* port : order)
+    if (port->voltage.size() != incident.size() || std::abs(port->dt - dt) > 1e-12 * dt)
+      throw Error(path, "port '" + port->name + "' has another length or time step than '" + order[0]->name + "'",
+                  "the file may be damaged");
+
+  SParameters result;
+  for (auto const* port : order) result.ports.push_back(port->name);
+  auto launched = [&](double f) { return std::abs(spectrum_at(incident, dt, f)); };
+  // The band: around the incident spectrum's peak, where it is within 20 dB of it, found on a grid
+  // and refined by bisection.
+  double const nyquist = 0.5 / dt;
+  std::size_t const grid = 4096;
+  double best = 0, best_f = 0;
+  std::vector<double> level(grid + 1);
+  for (std::size_t i = 0; i <= grid; ++i) {
+    level[i] = launched(nyquist * i / grid);
+    if (level[i] > best) {
+      best = level[i];
+      best_f = nyquist * i / grid;
+    }
+  }
+  double const floor = 0.1 * best;
+  auto edge = [&](double inside, double outside) {
+    for (int it = 0; it < 40; ++it) {
+      double const mid = 0.5 * (inside + outside);
+      (launched(mid) >= floor ? inside : outside) = mid;
+    }
+    return inside;
+  };
+  std::size_t const peak_index = static_cast<std::size_t>(std::lround(best_f / nyquist * grid));
+  std::size_t low = peak_index, high = peak_index;
+  while (low > 0 && level[low - 1] >= floor) --low;
+  while (high < grid && level[high + 1] >= floor) ++high;
+  result.band_low = low == 0 ? 0 : edge(nyquist * low / grid, nyquist * (low - 1) / grid);
+  result.band_high = high == grid ? nyquist : edge(nyquist * high / grid, nyquist * (high + 1) / grid);
+  if (fmin == 0 && fmax == 0) {
+    fmin = result.band_low;
+    fmax = result.band_high;
+  }
+  if (!(fmax > fmin) || fmax > nyquist)
+    throw Error(path, "no frequencies between " + format_number(fmin) + " and " + format_number(fmax) + " Hz",
+                "give fmin < fmax below the Nyquist frequency " + format_number(nyquist) + " Hz");
+
+  double const incident_peak = peak_of(incident);
+  result.s.assign(order.size(), {});
+  std::vector<std::vector<double>> leaving(order.size());
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    for (std::size_t m = 0; m < incident.size(); ++m)
+      leaving[k].push_back(order[k]->voltage[m] - order[k]->incident[m]);
+    result.tail =
+        std::max(result.tail, peak_of(leaving[k], leaving[k].size() - leaving[k].size() / 10) / incident_peak);
+  }
+  for (std::size_t i = 0; i < points; ++i) {
+    double const f = points == 1 ? fmin : fmin + (fmax - fmin) * static_cast<double>(i) / (points - 1);
+    result.frequency.push_back(f);
+    std::complex<double> const a = spectrum_at(incident, dt, f);
+    for (std::size_t k = 0; k < order.size(); ++k) result.s[k].push_back(spectrum_at(leaving[k], dt, f) / a);
+  }
+  return result;
+}
+
+void write_sparameters_csv(std::string const& path, SParameters const& s)
+{
+  std::ofstream out(path);
+  if (!out) throw Error(path, "cannot write the CSV", "check that the directory exists and is writable");
+  out << "frequency_hz";
+  for (std::size_t k = 0; k < s.ports.size(); ++k) out << ",S" << k + 1 << "1_db,S" << k + 1 << "1_deg";
+  out << '\n';
+  out.precision(10);
+  for (std::size_t i = 0; i < s.frequency.size(); ++i) {
+    out << s.frequency[i];
+    for (std::size_t k = 0; k < s.ports.size(); ++k)
+      out << ',' << 20 * std::log10(std::abs(s.s[k][i])) << ',' << std::arg(s.s[k][i]) * 180 / M_PI;
+    out << '\n';
+  }
+  if (!out.flush()) throw Error(path, "writing the CSV failed", "check the free disk space");
+}
+
+} // namespace dgatd::io
