@@ -146,6 +146,10 @@ TEST(RunErrors, LossesNeedTheFractionedFormulation)
 
 namespace {
 
+// A waveguide with a flat layer behind its far end.
+std::string const flat_layer_mesh =
+    "[mesh]\ngenerate = \"waveguide\"\nsize = [0.02286, 0.01016, 0.05]\nh = 0.004\npml = 0.012\n";
+
 TEST(RunErrors, PmlRegionTheMeshLacks)
 {
   expect_clean_failure({"pml_unknown", base_mesh + "[[pml]]\nregion = \"absorber\"\n" + base_tail,
@@ -168,8 +172,14 @@ TEST(RunErrors, PmlNeedsTheFractionedFormulation)
 {
   expect_clean_failure(
       {"pml_assembled",
-       base_mesh + "pml = 0.6\n[[pml]]\nregion = \"pml\"\n[solver]\nformulation = \"assembled\"\n" + base_tail,
+       flat_layer_mesh + "[[pml]]\nregion = \"pml\"\n[solver]\nformulation = \"assembled\"\n" + base_tail,
        "[[pml]] needs the fractioned formulation"});
+}
+
+TEST(RunErrors, PmlThatBendsAroundCorners)
+{
+  expect_clean_failure({"pml_bends", base_mesh + "pml = 0.6\n[[pml]]\nregion = \"pml\"\n" + base_tail,
+                        "bad.toml:6: [[pml]] region 'pml' bends: its direction turns by up to"});
 }
 
 } // namespace
