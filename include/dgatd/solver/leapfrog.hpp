@@ -518,29 +518,40 @@ private:
                                                                      loss_.psi});
   }
 
-  // A matched port closes the guide with the TE10 wave admittance, Y(s) = Y0 sqrt(s^2 + wc^2) / s,
-  // whose impulse response is Y0 delta(t) + Y0 wc R(wc t), R(x) = integral_0^x J1(s)/s ds (from
-  // L{J1(wc t)/t} = (sqrt(s^2 + wc^2) - s) / wc). With the drive s = V - 2 V_inc, the modal current
-  // I = y * s enters Ampere like an impressed current c_e I on the port's edges:
-  //   I^(n+1/2) = Y0 ((V^n + V^(n+1)) / 2 - 2 V_inc^(n+1/2)) + Y0 wc dt sum_(m<=n) R(wc (n + 1/2 - m) dt) s^m,
-  // the instantaneous part time-averaged like the losses (a rank-one implicit solve: V^(n+1) =
-  // q.u* / (1 + dt Y0 q.Meps^-1 q / 2)), the convolution explicit.
+  // A matched port closes the guide with the TE10 wave admittance Y(s) = Y0 sqrt(s^2 + wc^2) / s.
+  // With the drive s = V - 2 V_inc the modal current I = Y s enters Ampere like an impressed current
+  // c_e I on the port's edges, at t^(n+1/2), and the leapfrog's energy changes by
+  // -dt I^(n+1/2) (V^n + V^(n+1)) / 2. Y is discretised by the bilinear map
+  // s = (2 / dt) (1 - z^-1) / (1 + z^-1) acting on the half-step drives
+  // s^(j+1/2) = (V^j + V^(j+1)) / 2 - 2 (V_inc^j + V_inc^(j+1)) / 2:
+  //   I^(n+1/2) = Y0 sum_(k=0..n) y_k s^(n+1/2-k),   sum_k y_k z^-k = sqrt((1 - w)^2 + q (1 + w)^2) / (1 - w),
+  // w = z^-1, q = (wc dt / 2)^2. The bilinear map sends the unit circle onto the imaginary axis, so
+  // the discrete admittance keeps Re >= 0 and the port cannot feed the field (docs/open_regions.md
+  // section 5; the midpoint rule on the continuous kernel dipped to -0.2 % of Y0 just below cutoff
+  // and slowly grew a sub-cutoff field). y_0 enters time-averaged, a rank-one implicit solve:
+  // V^(n+1) = q.u* / (1 + dt Y0 y_0 q.Meps^-1 q / 2); the rest of the sum is explicit.
   struct MatchedPort {
     Kokkos::View<Index*, memory_space> rows, response_rows;
     Kokkos::View<Real*, memory_space> projection, response;
     double self_coupling = 0, admittance = 0, cutoff = 0;
     std::function<double(double)> incident;
-    std::vector<double> voltage; // V^0..V^n
-    std::vector<double> drive;   // s^0..s^n
-    std::vector<double> kernel;  // R(wc (k + 1/2) dt), grown as the run goes
+    std::vector<double> voltage;                    // V^0..V^n
+    std::vector<double> drive;                      // s^(1/2)..s^(n-1/2)
+    std::vector<double> kernel;                     // y_0, y_1, ..., grown as the run goes
+    long double series_last = 0, series_before = 0; // the last two coefficients of sqrt(...)
   };
 
   void restart_port_history(MatchedPort& port, std::vector<double> voltage) const
   {
     port.voltage = std::move(voltage);
     port.drive.clear();
-    for (std::size_t m = 0; m < port.voltage.size(); ++m)
-      port.drive.push_back(port.voltage[m] - 2 * port.incident(m * dt_));
+    for (std::size_t j = 0; j + 1 < port.voltage.size(); ++j)
+      port.drive.push_back(half_step_drive(port, j, port.voltage[j + 1]));
+  }
+
+  double half_step_drive(MatchedPort const& port, std::size_t j, double next_voltage) const
+  {
+    return 0.5 * (port.voltage[j] + next_voltage) - (port.incident(j * dt_) + port.incident((j + 1) * dt_));
   }
 
   double modal_voltage(MatchedPort const& port) const
@@ -552,17 +563,25 @@ private:
     return sum;
   }
 
-  // R at wc (k + 1/2) dt for k up to `size` - 1, by Simpson's rule on J1(x)/x from the last point.
+  // y_k up to k = size - 1. With P(w) = (1 - w)^2 + q (1 + w)^2 = a + b w + a w^2, the series S of
+  // sqrt(P) obeys P S' = P' S / 2, so (n + 1) a S_(n+1) = b (1/2 - n) S_n + a (2 - n) S_(n-1); y_k is
+  // the running sum of S (the division by 1 - w).
   void extend_kernel(MatchedPort& port, std::size_t size) const
   {
-    auto integrand = [](double x) { return x < 1e-8 ? 0.5 : std::cyl_bessel_j(1.0, x) / x; };
-    double const step = port.cutoff * dt_;
+    long double const x = port.cutoff * dt_, q = x * x / 4, a = 1 + q, b = -2 * (1 - q);
     while (port.kernel.size() < size) {
-      std::size_t const k = port.kernel.size();
-      double const from = k == 0 ? 0 : (k - 0.5) * step, to = (k + 0.5) * step;
-      double const previous = k == 0 ? 0 : port.kernel.back();
-      port.kernel.push_back(previous +
-                            (to - from) / 6 * (integrand(from) + 4 * integrand(0.5 * (from + to)) + integrand(to)));
+      std::size_t const n = port.kernel.size();
+      long double next;
+      if (n == 0) {
+        port.series_last = 0; // S_(-1)
+        next = std::sqrt(a);
+      } else {
+        long double const m = static_cast<long double>(n - 1);
+        next = (b * (0.5L - m) * port.series_last + a * (2 - m) * port.series_before) / (a * (m + 1));
+      }
+      port.series_before = port.series_last;
+      port.series_last = next;
+      port.kernel.push_back(static_cast<double>((n == 0 ? 0.0L : port.kernel.back()) + next));
     }
   }
 
@@ -570,21 +589,23 @@ private:
   {
     std::size_t const n = port.voltage.size() - 1;
     extend_kernel(port, n + 1);
-    double convolution = 0;
-    for (std::size_t m = 0; m <= n; ++m) convolution += port.kernel[n - m] * port.drive[m];
-    double const y0 = port.admittance;
+    double history = 0;
+    for (std::size_t k = 1; k <= n; ++k) history += port.kernel[k] * port.drive[n - k];
+    double const y0 = port.admittance, instantaneous = port.kernel[0];
     double const explicit_current =
-        y0 * (0.5 * port.voltage[n] - 2 * port.incident((n + 0.5) * dt_)) + y0 * port.cutoff * dt_ * convolution;
+        y0 *
+        (instantaneous * (0.5 * port.voltage[n] - port.incident(n * dt_) - port.incident((n + 1) * dt_)) + history);
     auto const policy = Kokkos::RangePolicy<ExecutionSpace>(space_, 0, port.response_rows.extent(0));
     Kokkos::parallel_for(
         "dgatd::matched_port_explicit", policy,
         kernels::ScatterAdd<memory_space>{port.response_rows, port.response, fields_.u, -dt_ * explicit_current});
-    double const voltage = modal_voltage(port) / (1 + 0.5 * dt_ * y0 * port.self_coupling);
+    double const implicit = 0.5 * dt_ * y0 * instantaneous;
+    double const voltage = modal_voltage(port) / (1 + implicit * port.self_coupling);
     Kokkos::parallel_for(
         "dgatd::matched_port_implicit", policy,
-        kernels::ScatterAdd<memory_space>{port.response_rows, port.response, fields_.u, -0.5 * dt_ * y0 * voltage});
+        kernels::ScatterAdd<memory_space>{port.response_rows, port.response, fields_.u, -implicit * voltage});
+    port.drive.push_back(half_step_drive(port, n, voltage));
     port.voltage.push_back(voltage);
-    port.drive.push_back(voltage - 2 * port.incident((n + 1) * dt_));
   }
 
   static double uniform(std::uint64_t& state)
