@@ -163,7 +163,7 @@ PmlLayer add_pml_layer(Stretching& stretching, mesh::Mesh const& mesh, mesh::Top
     if (tets[1] >= 0 && in_layer[tets[0]] && in_layer[tets[1]])
       worst_cosine = std::min(worst_cosine, dot(tet_depth[tets[0]].n, tet_depth[tets[1]].n));
   }
-  if (worst_cosine < std::cos(M_PI / 180)) {
+  if (worst_cosine < std::cos(M_PI / 180) && !profile.allow_bends) {
     std::ostringstream what;
     what << "[[pml]] region '" << name << "' bends: its direction turns by up to " << std::setprecision(3)
          << std::acos(std::max(-1.0, worst_cosine)) * 180 / M_PI
@@ -171,7 +171,7 @@ PmlLayer add_pml_layer(Stretching& stretching, mesh::Mesh const& mesh, mesh::Top
             "one-direction stretch is unstable";
     throw Error(where, what.str(),
                 "use flat layers, one direction each (dgatd mesh waveguide --pml), or [boundary] absorbing "
-                "around a box");
+                "around a box; allow_bends = true runs it for a short run (docs/open_regions.md, section 4)");
   }
   // F(d), the integral of alpha(d) = alpha_max min(d / L, 1)^order over the depth, at the vertices;
   // its gradient in each tet of the layer, linear there.

@@ -16,6 +16,9 @@ namespace dgatd::dga {
 struct PmlProfile {
   int order = 3;
   double reflection = 1e-6; // at normal incidence, there and back
+  // A layer that bends (a shell's edges and corners) is unstable (docs/open_regions.md section 3)
+  // and refused unless the user accepts that for a short run.
+  bool allow_bends = false;
 };
 
 // What a layer turned out to be, for the run's report.

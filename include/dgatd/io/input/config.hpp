@@ -48,7 +48,8 @@ struct Pml {
   int region_tag = 0;
   int order = 3;
   double reflection = 1e-6;
-  int line = 0; // of the [[pml]] header
+  bool allow_bends = false; // run a layer that bends around corners although it is unstable there
+  int line = 0;             // of the [[pml]] header
 };
 
 struct BoundaryConfig {
