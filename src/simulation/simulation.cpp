@@ -317,10 +317,13 @@ void Simulation::set_up(mesh::Mesh* given_mesh)
     state.h_unknowns = std::move(checkpoint->h_unknowns);
     state.auxiliary = std::move(checkpoint->auxiliary);
     auto const expected = s.formulation->state();
+    // Each matched port keeps its voltage history, one value per step taken, besides the layers'.
+    std::size_t const port_history = state.step > 0 ? s.formulation->port_series().size() * state.step : 0;
     if (checkpoint->formulation != solver::to_string(state.kind) ||
         state.e_unknowns.size() != expected.e_unknowns.size() ||
-        state.h_unknowns.size() != expected.h_unknowns.size() || state.auxiliary.size() != expected.auxiliary.size() ||
-        state.step < 0 || state.step > s.plan.steps)
+        state.h_unknowns.size() != expected.h_unknowns.size() ||
+        state.auxiliary.size() != expected.auxiliary.size() + port_history || state.step < 0 ||
+        state.step > s.plan.steps)
       throw Error(s.options.restart_from, "does not fit this run (formulation, unknowns or step count differ)",
                   "restart with the checkpoint this configuration wrote, or start the run afresh");
     s.formulation->restore(state);

@@ -215,3 +215,58 @@ TEST(Restart, RefusesACheckpointOfAnotherConfiguration)
 }
 
 } // namespace
+
+namespace {
+
+// A matched port and a matched layer carry memory beyond the fields: the port's voltage history (its
+// admittance's convolution) and the layer's auxiliary unknowns. Both go into the checkpoint, so a
+// run restarted from step 300 ends where the whole run ends, port records included.
+TEST(Restart, MatchedPortAndLayerContinueBitForBit)
+{
+  ScratchDirectory scratch("restart_open");
+  std::string const text = R"([mesh]
+generate = "waveguide"
+size = [0.02286, 0.01016, 0.04]
+h = 0.003
+pml = 0.012
+reproducible = true
+
+[[pml]]
+region = "pml"
+
+[[source]]
+kind = "port_te10"
+surface = "port_in"
+matched = true
+waveform = "modulated_gaussian"
+frequency = 10e9
+sigma = 1.061e-10
+t0 = 6.4e-10
+
+[time]
+steps = 600
+
+[output]
+energy_every = 7
+checkpoint_every = 300
+progress = false
+)";
+  std::string const whole = (scratch.path() / "whole.h5").string();
+  std::vector<double> whole_e, whole_h, continued_e, continued_h;
+  ASSERT_TRUE(run(text, whole, "", &whole_e, &whole_h).complete);
+  std::string const half = (scratch.path() / "half.h5").string();
+  ASSERT_TRUE(run(text, half).complete);
+  ASSERT_EQ(dgatd::io::read_checkpoint(dgatd::io::checkpoint_path(half)).step, 300);
+  ASSERT_TRUE(run(text, half, dgatd::io::checkpoint_path(half), &continued_e, &continued_h).complete);
+  EXPECT_EQ(whole_e, continued_e);
+  EXPECT_EQ(whole_h, continued_h);
+  auto const a = dgatd::io::read_ports(whole), b = dgatd::io::read_ports(half);
+  ASSERT_EQ(a.size(), 1u);
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(a[0].voltage.size(), 601u);
+  EXPECT_EQ(a[0].voltage, b[0].voltage);
+  EXPECT_EQ(a[0].incident, b[0].incident);
+  EXPECT_EQ(dgatd::io::read_energy(whole).energy, dgatd::io::read_energy(half).energy);
+}
+
+} // namespace
