@@ -4,10 +4,12 @@
 #include "dgatd/host_parallel.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <iomanip>
 #include <limits>
 #include <sstream>
+#include <vector>
 
 namespace dgatd::dga {
 namespace {
@@ -151,34 +153,87 @@ PmlLayer add_pml_layer(Stretching& stretching, mesh::Mesh const& mesh, mesh::Top
   host_parallel_for("dgatd::pml::tet_depth", num_tets, [&](std::int64_t t) {
     if (in_layer[t]) tet_depth[t] = depth_of(geometry.tet_barycentre[t], interface);
   });
-  // The stretch below is one direction per tet, exact (a coordinate map) where the direction is
-  // the same on both sides of every face. Where the layer bends (a shell's edges and corners, n
-  // turning around the domain) the tets' maps tear apart, the layer is active, and a run grows
-  // without bound (measured on box shells 2 to 4 mean edges thick: blown up within 2200 to 8400
-  // steps). Corners need a stretch along several axes at once, with an auxiliary per axis; until
-  // then such a layer is refused.
-  double worst_cosine = 1;
-  for (Index f = 0; f < topology.num_faces(); ++f) {
-    auto const& tets = topology.face_tets[f];
-    if (tets[1] >= 0 && in_layer[tets[0]] && in_layer[tets[1]])
-      worst_cosine = std::min(worst_cosine, dot(tet_depth[tets[0]].n, tet_depth[tets[1]].n));
-  }
-  if (worst_cosine < std::cos(M_PI / 180) && !profile.allow_bends) {
-    std::ostringstream what;
-    what << "[[pml]] region '" << name << "' bends: its direction turns by up to " << std::setprecision(3)
-         << std::acos(std::max(-1.0, worst_cosine)) * 180 / M_PI
-         << " degrees between neighbouring tets (the edges and corners of a shell), where this layer's "
-            "one-direction stretch is unstable";
-    throw Error(where, what.str(),
-                "use flat layers, one direction each (dgatd mesh waveguide --pml), or [boundary] absorbing "
-                "around a box; allow_bends = true runs it for a short run (docs/open_regions.md, section 4)");
-  }
   // F(d), the integral of alpha(d) = alpha_max min(d / L, 1)^order over the depth, at the vertices;
   // its gradient in each tet of the layer, linear there.
   double const m = profile.order, L = layer.thickness, a = layer.alpha_max;
   auto integral = [&](double d) {
     return d <= L ? a * L / (m + 1) * std::pow(d / L, m + 1) : a * (L / (m + 1) + d - L);
   };
+  // The stretch is one direction per tet, an exact change of coordinates only where the direction
+  // is one and the same: behind a flat interface. Where the layer bends around a shell's edges and
+  // corners the tets' maps tear apart and the layer is active: box shells 2 to 4 mean edges thick
+  // blew up within 2200 to 8400 steps (docs/open_regions.md section 4). The tell is the interface
+  // itself: a flat layer meets the domain in a plane (rough by about a cell where the region follows
+  // tet faces: 0.5 mean edges rms on the jittered guide of the tests), a shell in a closed surface
+  // (0.38 of a cube's side). Each connected piece of the layer is checked on its own,
+  // so a guide's two end layers pass. Corners need a stretch along several axes at once; until
+  // then such a layer is refused unless allowed.
+  if (!profile.allow_bends) {
+    std::vector<Index> piece(num_tets, -1);
+    std::vector<Index> stack;
+    Index pieces = 0;
+    for (Index t0 = 0; t0 < num_tets; ++t0) {
+      if (!in_layer[t0] || piece[t0] >= 0) continue;
+      piece[t0] = pieces;
+      stack.assign(1, t0);
+      while (!stack.empty()) {
+        Index const t = stack.back();
+        stack.pop_back();
+        for (Index f : topology.tet_faces[t])
+          for (Index u : topology.face_tets[f])
+            if (u >= 0 && in_layer[u] && piece[u] < 0) {
+              piece[u] = pieces;
+              stack.push_back(u);
+            }
+      }
+      ++pieces;
+    }
+    // Per piece: the interface's vertices' mean and second moments; the smallest principal variance
+    // is the squared rms distance from the best plane.
+    std::vector<std::array<double, 10>> moments(pieces, std::array<double, 10>{});
+    for (Index f = 0; f < topology.num_faces(); ++f) {
+      auto const& tets = topology.face_tets[f];
+      if (tets[1] < 0 || (in_layer[tets[0]] != 0) == (in_layer[tets[1]] != 0)) continue;
+      auto& m = moments[piece[in_layer[tets[0]] ? tets[0] : tets[1]]];
+      for (Index v : topology.face_vertices[f]) {
+        Vec3 const& x = mesh.points[v];
+        m[0] += 1;
+        for (int i = 0; i < 3; ++i) m[1 + i] += x[i];
+        m[4] += x[0] * x[0], m[5] += x[1] * x[1], m[6] += x[2] * x[2];
+        m[7] += x[0] * x[1], m[8] += x[0] * x[2], m[9] += x[1] * x[2];
+      }
+    }
+    double worst = 0;
+    for (auto const& m : moments) {
+      if (m[0] == 0) continue;
+      Vec3 const c{m[1] / m[0], m[2] / m[0], m[3] / m[0]};
+      double const xx = m[4] / m[0] - c[0] * c[0], yy = m[5] / m[0] - c[1] * c[1], zz = m[6] / m[0] - c[2] * c[2];
+      double const xy = m[7] / m[0] - c[0] * c[1], xz = m[8] / m[0] - c[0] * c[2], yz = m[9] / m[0] - c[1] * c[2];
+      // The smallest eigenvalue of the symmetric 3 x 3 covariance, by the trigonometric formula.
+      double const mean = (xx + yy + zz) / 3;
+      double const off = xy * xy + xz * xz + yz * yz;
+      double const spread =
+          std::sqrt(((xx - mean) * (xx - mean) + (yy - mean) * (yy - mean) + (zz - mean) * (zz - mean) + 2 * off) / 6);
+      double smallest = mean;
+      if (spread > 0) {
+        double const a = (xx - mean) / spread, b = (yy - mean) / spread, d = (zz - mean) / spread;
+        double const e = xy / spread, f = xz / spread, g = yz / spread;
+        double const half_det = 0.5 * (a * (b * d - g * g) - e * (e * d - g * f) + f * (e * g - b * f));
+        double const angle = std::acos(std::clamp(half_det, -1.0, 1.0)) / 3;
+        smallest = mean + 2 * spread * std::cos(angle + 2 * M_PI / 3);
+      }
+      worst = std::max(worst, std::sqrt(std::max(smallest, 0.0)));
+    }
+    if (worst > 2 * layer.element_size) {
+      throw Error(where,
+                  "[[pml]] region '" + name + "' bends: it meets the domain on a surface " + metres(worst) +
+                      " (rms) off its best plane, more than two mean edges (" + metres(layer.element_size) +
+                      " each; the edges and corners of a shell), where this layer's one-direction stretch is "
+                      "unstable",
+                  "use flat layers, one direction each (dgatd mesh waveguide --pml), or [boundary] absorbing "
+                  "around a box; allow_bends = true runs it for a short run (docs/open_regions.md, section 4)");
+    }
+  }
   stretching.tet_direction.resize(num_tets, Vec3{});
   stretching.tet_gradient.resize(num_tets, Vec3{});
   for (Index t = 0; t < num_tets; ++t) {
