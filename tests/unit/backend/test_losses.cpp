@@ -4,6 +4,7 @@
 #include "cavity_fixture.hpp"
 
 #include "dgatd/dga/pml.hpp"
+#include "dgatd/error.hpp"
 #include "dgatd/simulation/problem.hpp"
 #include "dgatd/solver/leapfrog.hpp"
 
@@ -12,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace {
@@ -186,8 +188,7 @@ struct LayeredGuide {
   dgatd::dga::HostOperators operators;
 };
 
-LayeredGuide layered_guide(double length, int cells, double layer, dgatd::dga::PmlProfile const& profile,
-                           double jitter)
+LayeredGuide layered_guide(double length, int cells, double layer, dgatd::dga::PmlProfile const& profile, double jitter)
 {
   dgatd::mesh::StructuredBox box;
   box.size[0] = 0.1;
@@ -281,6 +282,25 @@ TEST(MatchedLayers, PlaneWaveEntersAndDoesNotComeBack)
   EXPECT_LT(r, 2e-2);
   // Nothing grows in the layers once the pulse has gone.
   EXPECT_LT(w_late, w_after);
+}
+
+} // namespace
+
+namespace {
+
+// A layer one cell deep (the guide's cells are 0.025 long, their mean edge about 0.035) is thinner
+// than two element layers: refused in one line that names the layer, its thickness and the fix.
+TEST(MatchedLayers, ThinnerThanTwoElementLayersIsRefused)
+{
+  try {
+    layered_guide(4.0, 160, 0.025, {}, 0.0);
+    FAIL() << "a layer one cell deep was accepted";
+  } catch (dgatd::Error const& e) {
+    std::string const message = e.what();
+    EXPECT_NE(message.find("[[pml]] region 'ends' is"), std::string::npos) << message;
+    EXPECT_NE(message.find("less than two element layers"), std::string::npos) << message;
+    EXPECT_NE(message.find("(fix: make the layer at least"), std::string::npos) << message;
+  }
 }
 
 } // namespace
