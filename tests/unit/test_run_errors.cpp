@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
+#include <utility>
 
 namespace {
 
@@ -223,6 +225,26 @@ TEST(RunErrors, MatchedIsForPortsOnly)
                             "1]\nmatched = true\nwaveform = \"gaussian\"\nsigma = 1e-9\n" +
                             base_tail,
                         "matched", false});
+}
+
+} // namespace
+
+namespace {
+
+// dgatd sparams needs a run with matched ports: a run without them, or no file, gets one line.
+TEST(SparamsErrors, ARunWithoutMatchedPortsOrNoFile)
+{
+  ScratchDirectory scratch("sparams_errors");
+  auto const config = scratch.write("box.toml", base_mesh + base_tail);
+  ASSERT_EQ(run_dgatd("run " + config, scratch.path()).exit_code, 0);
+  for (auto const& [file, expected] :
+       {std::pair<std::string, std::string>{scratch.file("out.h5"), "the run has no matched ports"},
+        std::pair<std::string, std::string>{scratch.file("missing.h5"), "no such file"}}) {
+    auto const r = run_dgatd("sparams " + file, scratch.path());
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("dgatd: error: " + file + ": " + expected), std::string::npos) << r.err;
+  }
 }
 
 } // namespace
