@@ -68,17 +68,7 @@ int run_sparams(SparamsOptions const& options)
   std::cout << "wrote " << csv << " (" << s.frequency.size() << " frequencies)\n";
   std::string const png = options.png.empty() ? beside(options.file, "_sparams.png") : options.png;
   auto const plot = io::run_plot_script("plot_sparams.py", {csv, png, "--title", options.file}, png);
-  switch (plot.outcome) {
-  case io::SpectrumPlot::Outcome::written:
-    std::cout << "wrote " << png << '\n';
-    break;
-  case io::SpectrumPlot::Outcome::script_missing:
-    std::cout << "plot skipped: " << plot.script << " not found (set DGATD_SCRIPTS_DIR)\n";
-    break;
-  case io::SpectrumPlot::Outcome::python_missing:
-    std::cout << "plot skipped: python3 with numpy and matplotlib is not available\n";
-    break;
-  }
+  std::cout << io::plot_report(plot, png) << '\n';
   return 0;
 }
 

@@ -93,17 +93,7 @@ int run_spectrum(SpectrumOptions const& options)
   if (options.png.empty()) return 0;
   auto const plot =
       io::plot_spectrum(csv, options.png, options.probe + ": " + options.field + "_" + options.component, peaks);
-  switch (plot.outcome) {
-  case io::SpectrumPlot::Outcome::written:
-    std::cout << "wrote " << options.png << '\n';
-    break;
-  case io::SpectrumPlot::Outcome::script_missing:
-    std::cout << "plot skipped: " << plot.script << " not found (set DGATD_SCRIPTS_DIR)\n";
-    break;
-  case io::SpectrumPlot::Outcome::python_missing:
-    std::cout << "plot skipped: python3 with numpy and matplotlib is not available\n";
-    break;
-  }
+  std::cout << io::plot_report(plot, options.png) << '\n';
   return 0;
 }
 

@@ -60,6 +60,19 @@ SpectrumPlot run_plot_script(std::string const& script_name, std::vector<std::st
   return plot;
 }
 
+std::string plot_report(SpectrumPlot const& plot, std::string const& png)
+{
+  switch (plot.outcome) {
+  case SpectrumPlot::Outcome::script_missing:
+    return "plot skipped: " + plot.script + " not found (set DGATD_SCRIPTS_DIR)";
+  case SpectrumPlot::Outcome::python_missing:
+    return "plot skipped: python3 with numpy and matplotlib is not available";
+  case SpectrumPlot::Outcome::written:
+    break;
+  }
+  return "wrote " + png;
+}
+
 SpectrumPlot plot_spectrum(std::string const& csv, std::string const& png, std::string const& title,
                            std::vector<Peak> const& peaks)
 {

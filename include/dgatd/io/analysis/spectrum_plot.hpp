@@ -24,6 +24,9 @@ struct SpectrumPlot {
 SpectrumPlot run_plot_script(std::string const& script_name, std::vector<std::string> const& arguments,
                              std::string const& png);
 
+// The line a command prints about a plot: "wrote <png>", or why it was skipped.
+std::string plot_report(SpectrumPlot const& plot, std::string const& png);
+
 // Plots the spectrum in csv to png with the given title, marking the peaks' frequencies. A missing
 // script or plotting Python is reported in the result and draws nothing; a script that fails is a
 // dgatd::Error naming png and the command to rerun.
