@@ -384,17 +384,19 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
           Index const f = absorbing_faces[i];
           Index const t = topology.face_tets[f][0];
           double const admittance = std::sqrt(materials.eps[t] / materials.mu[t]);
-          // The face's two half-edges at v, t_1 and t_2 (vectors of half the edges), and e's
-          // tangential part on the kite at v: e_t = u_1 w^1 + u_2 w^2 with w^i . t_j = delta_ij, so
-          // w^i . w^j is the inverse of the Gram matrix t_i . t_j.
+          // The face's two half-edges at v, a^1 and a^2 (signed like the unknowns: a half-edge
+          // pointing into v counts negative), and e's tangential part on the kite at v:
+          // e_t = u_1 w^1 + u_2 w^2 with w^i . a^j = delta_ij, so w^i . w^j is the inverse of the
+          // Gram matrix a^i . a^j. Without the signs the cross term flips for mixed orientations.
           Index other[2], position[2];
           int n = 0;
           for (Index a : topology.face_vertices[f])
             if (a != v) other[n++] = a;
           Vec3 half[2];
           for (int j = 0; j < 2; ++j) {
-            half[j] = scaled(sub(mesh.points[other[j]], mesh.points[v]), 0.5);
             Index const e = edge_between(topology, v, other[j]);
+            double const orientation = topology.edge_vertices[e][0] == v ? 0.5 : -0.5;
+            half[j] = scaled(sub(mesh.points[other[j]], mesh.points[v]), orientation);
             Index const dof = layout.dof_of_half_edge[half_edge_of(topology, e, v)];
             position[j] = dof < layout.num_free ? dof - layout.block_offset[b] : -1;
           }
