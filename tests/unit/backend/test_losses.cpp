@@ -125,17 +125,11 @@ namespace {
 // edges' orientations (a sign lost for half-edges pointing into v made it 8 % off on WR-90).
 TEST(AbsorbingSurfaces, UniformFieldRadiatesYTimesTangentialFieldSquaredTimesArea)
 {
-  dgatd::mesh::StructuredBox box;
-  box.size[0] = 1.0;
-  box.size[1] = 0.75;
-  box.size[2] = 0.5;
-  box.cells[0] = 5;
-  box.cells[1] = 4;
-  box.cells[2] = 3;
-  box.jitter = 0.25;
-  auto mesh = dgatd::mesh::structured_box(box);
-  auto const topology = dgatd::mesh::build_topology(mesh);
-  auto const geometry = dgatd::mesh::build_geometry(mesh, topology);
+  // The jittered box of the loss tests, for its mesh only.
+  auto const box = lossy_box(0.0);
+  auto const& mesh = box.mesh;
+  auto const& topology = box.topology;
+  auto const& geometry = box.geometry;
   // Absorbing on the whole boundary: a PEC face would force the uniform field's tangential part to zero.
   std::vector<dgatd::dga::FaceKind> kinds(topology.num_faces(), dgatd::dga::FaceKind::interior_or_pmc);
   double expected = 0;
