@@ -24,9 +24,10 @@ WITH_CUDA=0
 # compile at start-up; Kokkos 3.4 refuses to run it there (dgatd says so in one line), Kokkos >= 4.0
 # runs it. Kokkos 3.4 takes one architecture (-arch=sm_80); nvcc itself reads NVCC_APPEND_FLAGS,
 # which adds the rest without tripping nvcc_wrapper's one-architecture check. The key names the
-# code, so a cache built with other code is never reused.
+# code, and that its Kokkos Kernels instantiates only the sparse kernels for Cuda (below), so a
+# cache built otherwise is never reused.
 CUDA_APPEND_FLAGS="-gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90"
-CUDA_CACHE_KEY=cuda-sm80-sm90
+CUDA_CACHE_KEY=cuda-sm80-sm90-sparse
 prefix_for() {
   case "$1" in
     openmp) echo "$CACHE_ROOT/kokkos-$KOKKOS_VERSION-openmp" ;;
@@ -163,8 +164,19 @@ WRAP
     # Debian lays CUDA 11.8 out under /usr (bin/nvcc, include, lib/x86_64-linux-gnu).
     common+=(-DCMAKE_CXX_COMPILER="$prefix/bin/dgatd-nvcc-wrapper" -DCUDAToolkit_ROOT=/usr)
     kokkos_opts+=(-DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ARCH_AMPERE80=ON)
-    kk_opts+=(-DKokkosKernels_INST_EXECSPACE_CUDA=ON -DKokkosKernels_INST_MEMSPACE_CUDASPACE=ON
-      -DKokkosKernels_INST_MEMSPACE_CUDAUVMSPACE=OFF -DKokkosKernels_ENABLE_TPL_CUSPARSE=ON)
+    # Instantiating all of Kokkos Kernels ahead for Cuda and OpenMP (every BLAS, graph and sparse
+    # kernel, each file through nvcc) took 30 of CI's minutes with an empty cache. dgatd calls one
+    # kernel, spmv, so only the sparse component is instantiated, for Cuda only (the OpenMP spmv is
+    # compiled inline in dgatd's assembled step). Cuda's ahead-of-time instances are not optional:
+    # Kokkos Kernels 3.4 declares its cuSPARSE spmv only as such an instance, and without it the
+    # Cuda spmv fails to link.
+    kk_opts=(-DKokkosKernels_ENABLED_COMPONENTS=SPARSE -DKokkosKernels_ADD_DEFAULT_ETI=OFF
+      -DKokkosKernels_INST_DOUBLE=ON -DKokkosKernels_INST_ORDINAL_INT=ON -DKokkosKernels_INST_OFFSET_INT=ON
+      -DKokkosKernels_INST_OFFSET_SIZE_T=OFF -DKokkosKernels_INST_LAYOUTLEFT=ON
+      -DKokkosKernels_INST_EXECSPACE_SERIAL=OFF -DKokkosKernels_INST_EXECSPACE_OPENMP=OFF
+      -DKokkosKernels_INST_EXECSPACE_CUDA=ON -DKokkosKernels_INST_MEMSPACE_HOSTSPACE=OFF
+      -DKokkosKernels_INST_MEMSPACE_CUDASPACE=ON -DKokkosKernels_INST_MEMSPACE_CUDAUVMSPACE=OFF
+      -DKokkosKernels_ENABLE_TPL_CUSPARSE=ON -DKokkosKernels_ENABLE_TESTS=OFF -DKokkosKernels_ENABLE_EXAMPLES=OFF)
   fi
   log "building Kokkos $KOKKOS_VERSION ($backend) into $prefix"
   cmake -S "$src/kokkos" -B "$build/kokkos" "${common[@]}" "${kokkos_opts[@]}" >"$build/kokkos.log" 2>&1 ||

@@ -96,8 +96,8 @@ StretchTerms stretch_terms(std::array<Vec3, 3> const& w, double c_volume, Vec3 c
   double const alpha = dot(n, g), g2 = dot(g, g);
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) {
-      terms.loss[i][j] = c_volume * (alpha * dot(w[i], w[j]) - dot(w[i], n) * dot(w[j], g) -
-                                     dot(w[i], g) * dot(w[j], n));
+      terms.loss[i][j] =
+          c_volume * (alpha * dot(w[i], w[j]) - dot(w[i], n) * dot(w[j], g) - dot(w[i], g) * dot(w[j], n));
       terms.coupling[i][j] = c_volume * g2 * dot(w[i], n) * dot(w[j], n);
     }
   return terms;
@@ -412,8 +412,8 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
         // The stretch terms of each stretched subregion: loss into the block, coupling to its psi.
         for_each_subregion(b, [&](Index t, mesh::Subregion const& s, std::array<Index, 3> const& position) {
           if (!stretched(t)) return;
-          auto const terms = stretch_terms(s.w, materials.eps[t] * s.volume, stretching.tet_direction[t],
-                                           stretching.tet_gradient[t]);
+          auto const terms =
+              stretch_terms(s.w, materials.eps[t] * s.volume, stretching.tet_direction[t], stretching.tet_gradient[t]);
           HostOperators::StretchedSubregion sub;
           sub.alpha = stretching.alpha(t);
           for (int r = 0; r < 3; ++r) {

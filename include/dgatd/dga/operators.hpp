@@ -86,7 +86,7 @@ struct HostOperators {
   std::vector<double> conductance;
   std::vector<Index> lossy_row_offset; // first row of each lossy block among the lossy rows
   struct StretchedSubregion {
-    std::array<Index, 3> unknowns; // its half-edges' unknowns (the zero slot for a PEC half-edge)
+    std::array<Index, 3> unknowns;   // its half-edges' unknowns (the zero slot for a PEC half-edge)
     std::array<Index, 3> lossy_rows; // their rows among the lossy rows, -1 for a PEC half-edge
     double alpha = 0;
     std::array<double, 9> coupling; // alpha^2 N_r, row-major

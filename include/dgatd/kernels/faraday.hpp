@@ -119,8 +119,7 @@ struct MagneticStretchAfter {
       updated[i] = lossless[i] - correction;
       f(t, i) = updated[i];
     }
-    for (int j = 0; j < 4; ++j)
-      phi(k, j) = decay(k) * phi(k, j) + Real(0.5) * gain(k) * (previous(k, j) + updated[j]);
+    for (int j = 0; j < 4; ++j) phi(k, j) = decay(k) * phi(k, j) + Real(0.5) * gain(k) * (previous(k, j) + updated[j]);
     write_edge_pieces(edge_pieces, t, edge_signs(t), updated);
   }
 };
