@@ -83,54 +83,119 @@ void build_dual_curl(mesh::Topology const& topology, DofLayout const& layout, st
   });
 }
 
-// The stretch's two terms in one subregion for a basis w (primal or dual) and a material constant c
-// (Stretching): loss(i,j) = c |r| w^i . (alpha I - n g^T - g n^T) w^j and
-// coupling(i,j) = c |r| |g|^2 (w^i . n)(w^j . n).
-struct StretchTerms {
-  double loss[3][3];
-  double coupling[3][3];
-};
-StretchTerms stretch_terms(std::array<Vec3, 3> const& w, double c_volume, Vec3 const& n, Vec3 const& g)
+// The rates of a tet's stretch with Jacobian G (docs/open_regions.md, section 3): with K = s I + G,
+// s det(J) J^-1 J^-T = det(K) (s^2 + S s + P)^-1, S = G + G^T, P = G^T G, and with
+// z'' + S z' + P z = e the displacement current is
+// eps [e' + (c2 I - S) e + R1 z' + R0 z], R1 = S^2 - P - c2 S + c1 I, R0 = S P - c2 P + c0 I,
+// det(K) = s^3 + c2 s^2 + c1 s + c0.
+using Matrix3 = std::array<double, 9>;
+Matrix3 product(Matrix3 const& a, Matrix3 const& b)
 {
-  StretchTerms terms;
-  double const alpha = dot(n, g), g2 = dot(g, g);
+  Matrix3 c{};
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) {
-      terms.loss[i][j] =
-          c_volume * (alpha * dot(w[i], w[j]) - dot(w[i], n) * dot(w[j], g) - dot(w[i], g) * dot(w[j], n));
-      terms.coupling[i][j] = c_volume * g2 * dot(w[i], n) * dot(w[j], n);
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 3; ++k) c[3 * i + j] += a[3 * i + k] * b[3 * k + j];
+  return c;
+}
+struct StretchRates {
+  Matrix3 damping{};   // S
+  Matrix3 stiffness{}; // P
+  Matrix3 r0{}, r1{};
+  double trace = 0; // c2
+};
+StretchRates stretch_rates(Matrix3 const& g)
+{
+  StretchRates rates;
+  Matrix3 g_transposed{};
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) g_transposed[3 * i + j] = g[3 * j + i];
+  for (int i = 0; i < 9; ++i) rates.damping[i] = g[i] + g_transposed[i];
+  rates.stiffness = product(g_transposed, g);
+  rates.trace = g[0] + g[4] + g[8];
+  double const minors = g[0] * g[4] - g[1] * g[3] + g[0] * g[8] - g[2] * g[6] + g[4] * g[8] - g[5] * g[7];
+  double const determinant =
+      g[0] * (g[4] * g[8] - g[5] * g[7]) - g[1] * (g[3] * g[8] - g[5] * g[6]) + g[2] * (g[3] * g[7] - g[4] * g[6]);
+  Matrix3 const s2 = product(rates.damping, rates.damping);
+  Matrix3 const sp = product(rates.damping, rates.stiffness);
+  for (int i = 0; i < 9; ++i) {
+    double const identity = i % 4 == 0 ? 1.0 : 0.0;
+    rates.r1[i] = s2[i] - rates.stiffness[i] - rates.trace * rates.damping[i] + minors * identity;
+    rates.r0[i] = sp[i] - rates.trace * rates.stiffness[i] + determinant * identity;
+  }
+  return rates;
+}
+
+// One subregion's share for a basis w (primal or dual) and a material constant c: the loss
+// c |r| w^i . (c2 I - S) w^j, the coupling c |r| w^i . [R0 | R1] (3 x 6) and W.
+struct SubregionStretch {
+  double loss[3][3];
+  std::array<double, 18> coupling;
+  std::array<double, 9> basis;
+};
+SubregionStretch subregion_stretch(std::array<Vec3, 3> const& w, double c_volume, StretchRates const& rates)
+{
+  SubregionStretch terms;
+  auto form = [](Vec3 const& a, Matrix3 const& m, Vec3 const& b) {
+    double sum = 0;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) sum += a[i] * m[3 * i + j] * b[j];
+    return sum;
+  };
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j)
+      terms.loss[i][j] = c_volume * (rates.trace * dot(w[i], w[j]) - form(w[i], rates.damping, w[j]));
+    for (int k = 0; k < 3; ++k) {
+      double r0 = 0, r1 = 0;
+      for (int m = 0; m < 3; ++m) {
+        r0 += w[i][m] * rates.r0[3 * m + k];
+        r1 += w[i][m] * rates.r1[3 * m + k];
+      }
+      terms.coupling[6 * i + k] = c_volume * r0;
+      terms.coupling[6 * i + 3 + k] = c_volume * r1;
+      terms.basis[3 * k + i] = w[i][k];
     }
+  }
   return terms;
 }
 
-// Faraday's side of the matched layers: for every stretched tet the stretch terms of its
-// subregions with mu and the dual basis, placed like Mmu_t (docs/open_regions.md, section 3).
+std::array<double, 18> packed_rates(StretchRates const& rates)
+{
+  std::array<double, 18> packed{};
+  std::copy(rates.damping.begin(), rates.damping.end(), packed.begin());
+  std::copy(rates.stiffness.begin(), rates.stiffness.end(), packed.begin() + 9);
+  return packed;
+}
+
+// Faraday's side of the matched layers: for every stretched tet the terms of its subregions with
+// mu and the dual basis, placed by local faces (docs/open_regions.md, section 3).
 void assemble_magnetic_stretching(mesh::Mesh const& mesh, mesh::Topology const& topology,
                                   mesh::Geometry const& geometry, Materials const& materials, HostOperators& ops)
 {
   auto const& stretching = materials.stretching;
   if (stretching.empty()) return;
   for (Index t = 0; t < topology.num_tets(); ++t)
-    if (stretching.alpha(t) > 0) ops.stretched_tets.push_back(t);
+    if (stretching.stretches(t)) ops.stretched_tets.push_back(t);
   std::size_t const num_stretched = ops.stretched_tets.size();
-  ops.stretched_tet_alpha.resize(num_stretched);
+  ops.stretched_tet_rates.resize(num_stretched);
   ops.magnetic_loss.resize(num_stretched);
   ops.magnetic_coupling.resize(num_stretched);
+  ops.magnetic_basis.resize(num_stretched);
   host_parallel_for("dgatd::assemble::stretched_tets", static_cast<std::int64_t>(num_stretched), [&](std::int64_t k) {
     Index const t = ops.stretched_tets[k];
-    ops.stretched_tet_alpha[k] = stretching.alpha(t);
+    auto const rates = stretch_rates(stretching.tet_jacobian[t]);
+    ops.stretched_tet_rates[k] = packed_rates(rates);
     ops.magnetic_loss[k] = {};
     ops.magnetic_coupling[k] = {};
+    ops.magnetic_basis[k] = {};
     for (int lv = 0; lv < 4; ++lv) {
       auto const s = mesh::subregion(mesh, topology, geometry, t, lv);
-      auto const terms =
-          stretch_terms(s.w_dual, materials.mu[t] * s.volume, stretching.tet_direction[t], stretching.tet_gradient[t]);
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-          int const at = mesh::tet_vertex_face(lv, i) * 4 + mesh::tet_vertex_face(lv, j);
-          ops.magnetic_loss[k][at] += terms.loss[i][j];
-          ops.magnetic_coupling[k][at] += terms.coupling[i][j];
-        }
+      auto const terms = subregion_stretch(s.w_dual, materials.mu[t] * s.volume, rates);
+      for (int i = 0; i < 3; ++i) {
+        int const face = mesh::tet_vertex_face(lv, i);
+        for (int j = 0; j < 3; ++j) ops.magnetic_loss[k][face * 4 + mesh::tet_vertex_face(lv, j)] += terms.loss[i][j];
+        for (int c = 0; c < 6; ++c) ops.magnetic_coupling[k][24 * face + 6 * lv + c] = terms.coupling[6 * i + c];
+        for (int m = 0; m < 3; ++m) ops.magnetic_basis[k][12 * lv + 4 * m + face] = terms.basis[3 * m + i];
+      }
     }
   });
 }
@@ -170,6 +235,41 @@ bool invert_spd(double* a, int n)
   // their backend streams better, so both must be the same numbers.
   for (int i = 0; i < n; ++i)
     for (int c = i + 1; c < n; ++c) a[i * n + c] = a[c * n + i] = 0.5 * (a[i * n + c] + a[c * n + i]);
+  return true;
+}
+
+bool invert_general(double* a, int n)
+{
+  std::vector<double> work(a, a + static_cast<std::ptrdiff_t>(n) * n);
+  std::vector<double> inverse(static_cast<std::size_t>(n) * n, 0.0);
+  for (int i = 0; i < n; ++i) inverse[i * n + i] = 1;
+  double scale = 0;
+  for (double x : work) scale = std::max(scale, std::abs(x));
+  for (int c = 0; c < n; ++c) {
+    int pivot = c;
+    for (int r = c + 1; r < n; ++r)
+      if (std::abs(work[r * n + c]) > std::abs(work[pivot * n + c])) pivot = r;
+    if (!(std::abs(work[pivot * n + c]) > 1e-14 * scale)) return false;
+    if (pivot != c)
+      for (int j = 0; j < n; ++j) {
+        std::swap(work[c * n + j], work[pivot * n + j]);
+        std::swap(inverse[c * n + j], inverse[pivot * n + j]);
+      }
+    double const diagonal = work[c * n + c];
+    for (int j = 0; j < n; ++j) {
+      work[c * n + j] /= diagonal;
+      inverse[c * n + j] /= diagonal;
+    }
+    for (int r = 0; r < n; ++r) {
+      double const factor = work[r * n + c];
+      if (r == c || factor == 0) continue;
+      for (int j = 0; j < n; ++j) {
+        work[r * n + j] -= factor * work[c * n + j];
+        inverse[r * n + j] -= factor * inverse[c * n + j];
+      }
+    }
+  }
+  std::copy(inverse.begin(), inverse.end(), a);
   return true;
 }
 
@@ -342,7 +442,7 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
 
   // Loss blocks for the blocks with a lossy tet, an absorbing face or a stretched tet around them.
   auto const& stretching = materials.stretching;
-  auto stretched = [&](Index t) { return stretching.alpha(t) > 0; };
+  auto stretched = [&](Index t) { return stretching.stretches(t); };
   std::vector<Index> absorbing_offsets(num_vertices + 1, 0), absorbing_faces;
   for (Index f : topology.boundary_faces)
     if (face_kind[f] == FaceKind::absorbing)
@@ -409,20 +509,20 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
               if (position[r] >= 0 && position[c] >= 0)
                 block[position[r] * d + position[c]] += admittance * kite * inverse_gram[r][c];
         }
-        // The stretch terms of each stretched subregion: loss into the block, coupling to its psi.
+        // The stretch terms of each stretched subregion: loss into the block, coupling to its y.
         for_each_subregion(b, [&](Index t, mesh::Subregion const& s, std::array<Index, 3> const& position) {
           if (!stretched(t)) return;
-          auto const terms =
-              stretch_terms(s.w, materials.eps[t] * s.volume, stretching.tet_direction[t], stretching.tet_gradient[t]);
+          auto const rates = stretch_rates(stretching.tet_jacobian[t]);
+          auto const terms = subregion_stretch(s.w, materials.eps[t] * s.volume, rates);
           HostOperators::StretchedSubregion sub;
-          sub.alpha = stretching.alpha(t);
+          sub.rates = packed_rates(rates);
+          sub.coupling = terms.coupling;
+          sub.basis = terms.basis;
           for (int r = 0; r < 3; ++r) {
             sub.unknowns[r] = position[r] >= 0 ? layout.block_offset[b] + position[r] : layout.zero_slot;
             sub.lossy_rows[r] = position[r] >= 0 ? ops.lossy_row_offset[k] + position[r] : -1;
-            for (int c = 0; c < 3; ++c) {
-              sub.coupling[3 * r + c] = terms.coupling[r][c];
+            for (int c = 0; c < 3; ++c)
               if (position[r] >= 0 && position[c] >= 0) block[position[r] * d + position[c]] += terms.loss[r][c];
-            }
           }
           block_subregions[k].push_back(sub);
         });

@@ -146,32 +146,11 @@ PmlLayer add_pml_layer(Stretching& stretching, mesh::Mesh const& mesh, mesh::Top
                     " each): a PML thinner than two element layers absorbs badly",
                 "make the layer at least " + metres(2 * element_layer) + " thick or refine its mesh");
 
-  // A wave crossing the layer at normal incidence decays as exp(-int alpha / c dz) each way.
-  layer.alpha_max = (profile.order + 1) * fastest * -std::log(profile.reflection) / (2 * layer.thickness);
-  // The direction at the barycentres.
-  std::vector<Depth> tet_depth(num_tets);
-  host_parallel_for("dgatd::pml::tet_depth", num_tets, [&](std::int64_t t) {
-    if (in_layer[t]) tet_depth[t] = depth_of(geometry.tet_barycentre[t], interface);
-  });
-  // F(d), the integral of alpha(d) = alpha_max min(d / L, 1)^order over the depth, at the vertices;
-  // its gradient in each tet of the layer, linear there.
-  double const m = profile.order, L = layer.thickness, a = layer.alpha_max;
-  auto integral = [&](double d) {
-    return d <= L ? a * L / (m + 1) * std::pow(d / L, m + 1) : a * (L / (m + 1) + d - L);
-  };
-  // The stretch is one direction per tet, an exact change of coordinates only where the direction
-  // is one and the same: behind a flat interface. Where the layer bends around a shell's edges and
-  // corners the tets' maps tear apart and the layer is active: box shells 2 to 4 mean edges thick
-  // blew up within 2200 to 8400 steps (docs/open_regions.md section 4). The tell is the interface
-  // itself: a flat layer meets the domain in a plane (rough by about a cell where the region follows
-  // tet faces: 0.5 mean edges rms on the jittered guide of the tests), a shell in a closed surface
-  // (0.38 of a cube's side). Each connected piece of the layer is checked on its own,
-  // so a guide's two end layers pass. Corners need a stretch along several axes at once; until
-  // then such a layer is refused unless allowed.
-  if (!profile.allow_bends) {
-    std::vector<Index> piece(num_tets, -1);
+  // The connected pieces of the layer (a guide's two end layers are two), each stretched on its own.
+  std::vector<Index> piece(num_tets, -1);
+  Index pieces = 0;
+  {
     std::vector<Index> stack;
-    Index pieces = 0;
     for (Index t0 = 0; t0 < num_tets; ++t0) {
       if (!in_layer[t0] || piece[t0] >= 0) continue;
       piece[t0] = pieces;
@@ -188,71 +167,139 @@ PmlLayer add_pml_layer(Stretching& stretching, mesh::Mesh const& mesh, mesh::Top
       }
       ++pieces;
     }
-    // Per piece: the interface's vertices' mean and second moments; the smallest principal variance
-    // is the squared rms distance from the best plane.
-    std::vector<std::array<double, 10>> moments(pieces, std::array<double, 10>{});
-    for (Index f = 0; f < topology.num_faces(); ++f) {
-      auto const& tets = topology.face_tets[f];
-      if (tets[1] < 0 || (in_layer[tets[0]] != 0) == (in_layer[tets[1]] != 0)) continue;
-      auto& m = moments[piece[in_layer[tets[0]] ? tets[0] : tets[1]]];
-      for (Index v : topology.face_vertices[f]) {
-        Vec3 const& x = mesh.points[v];
-        m[0] += 1;
-        for (int i = 0; i < 3; ++i) m[1 + i] += x[i];
-        m[4] += x[0] * x[0], m[5] += x[1] * x[1], m[6] += x[2] * x[2];
-        m[7] += x[0] * x[1], m[8] += x[0] * x[2], m[9] += x[1] * x[2];
-      }
+  }
+  // Per piece: where it meets the domain. Its vertices' mean and second moments give the best plane
+  // (the smallest principal variance is the squared rms distance from it, its eigenvector the
+  // normal); their bounding box is the box a shell wraps.
+  struct PieceShape {
+    std::array<double, 10> moments{};
+    Vec3 area_normal{}; // the sum of its interface faces' area vectors, out of the domain
+    double area = 0;
+    Vec3 low{std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(),
+             std::numeric_limits<double>::infinity()};
+    Vec3 high{-std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+              -std::numeric_limits<double>::infinity()};
+    Vec3 layer_centre{};
+    double layer_tets = 0;
+    bool flat = true;
+    Vec3 normal{};
+    int order = 0;
+    double alpha_max = 0;
+  };
+  std::vector<PieceShape> shapes(pieces);
+  for (Index f = 0; f < topology.num_faces(); ++f) {
+    auto const& tets = topology.face_tets[f];
+    if (tets[1] < 0 || (in_layer[tets[0]] != 0) == (in_layer[tets[1]] != 0)) continue;
+    auto& shape = shapes[piece[in_layer[tets[0]] ? tets[0] : tets[1]]];
+    auto& m = shape.moments;
+    {
+      auto const& p = topology.face_vertices[f];
+      Vec3 normal =
+          scaled(cross(sub(mesh.points[p[1]], mesh.points[p[0]]), sub(mesh.points[p[2]], mesh.points[p[0]])), 0.5);
+      Index const layer_tet = in_layer[tets[0]] ? tets[0] : tets[1];
+      if (dot(normal, sub(geometry.tet_barycentre[layer_tet], mesh.points[p[0]])) < 0) normal = scaled(normal, -1.0);
+      shape.area_normal = add(shape.area_normal, normal);
+      shape.area += norm(normal);
     }
-    double worst = 0;
-    for (auto const& m : moments) {
-      if (m[0] == 0) continue;
-      Vec3 const c{m[1] / m[0], m[2] / m[0], m[3] / m[0]};
-      double const xx = m[4] / m[0] - c[0] * c[0], yy = m[5] / m[0] - c[1] * c[1], zz = m[6] / m[0] - c[2] * c[2];
-      double const xy = m[7] / m[0] - c[0] * c[1], xz = m[8] / m[0] - c[0] * c[2], yz = m[9] / m[0] - c[1] * c[2];
-      // The smallest eigenvalue of the symmetric 3 x 3 covariance, by the trigonometric formula.
-      double const mean = (xx + yy + zz) / 3;
-      double const off = xy * xy + xz * xz + yz * yz;
-      double const spread =
-          std::sqrt(((xx - mean) * (xx - mean) + (yy - mean) * (yy - mean) + (zz - mean) * (zz - mean) + 2 * off) / 6);
-      double smallest = mean;
-      if (spread > 0) {
-        double const a = (xx - mean) / spread, b = (yy - mean) / spread, d = (zz - mean) / spread;
-        double const e = xy / spread, f = xz / spread, g = yz / spread;
-        double const half_det = 0.5 * (a * (b * d - g * g) - e * (e * d - g * f) + f * (e * g - b * f));
-        double const angle = std::acos(std::clamp(half_det, -1.0, 1.0)) / 3;
-        smallest = mean + 2 * spread * std::cos(angle + 2 * M_PI / 3);
+    for (Index v : topology.face_vertices[f]) {
+      Vec3 const& x = mesh.points[v];
+      m[0] += 1;
+      for (int i = 0; i < 3; ++i) {
+        m[1 + i] += x[i];
+        shape.low[i] = std::min(shape.low[i], x[i]);
+        shape.high[i] = std::max(shape.high[i], x[i]);
       }
-      worst = std::max(worst, std::sqrt(std::max(smallest, 0.0)));
-    }
-    if (worst > 2 * layer.element_size) {
-      throw Error(where,
-                  "[[pml]] region '" + name + "' bends: it meets the domain on a surface " + metres(worst) +
-                      " (rms) off its best plane, more than two mean edges (" + metres(layer.element_size) +
-                      " each; the edges and corners of a shell), where this layer's one-direction stretch is "
-                      "unstable",
-                  "use flat layers, one direction each (dgatd mesh waveguide --pml), or [boundary] absorbing "
-                  "around a box; allow_bends = true runs it for a short run (docs/open_regions.md, section 4)");
+      m[4] += x[0] * x[0], m[5] += x[1] * x[1], m[6] += x[2] * x[2];
+      m[7] += x[0] * x[1], m[8] += x[0] * x[2], m[9] += x[1] * x[2];
     }
   }
-  stretching.tet_direction.resize(num_tets, Vec3{});
-  stretching.tet_gradient.resize(num_tets, Vec3{});
-  for (Index t = 0; t < num_tets; ++t) {
-    if (!in_layer[t]) continue;
+  for (Index t = 0; t < num_tets; ++t)
+    if (in_layer[t]) {
+      shapes[piece[t]].layer_centre = add(shapes[piece[t]].layer_centre, geometry.tet_barycentre[t]);
+      shapes[piece[t]].layer_tets += 1;
+    }
+  for (auto& shape : shapes) {
+    auto const& m = shape.moments;
+    if (m[0] == 0) continue;
+    Vec3 const c{m[1] / m[0], m[2] / m[0], m[3] / m[0]};
+    double const xx = m[4] / m[0] - c[0] * c[0], yy = m[5] / m[0] - c[1] * c[1], zz = m[6] / m[0] - c[2] * c[2];
+    double const xy = m[7] / m[0] - c[0] * c[1], xz = m[8] / m[0] - c[0] * c[2], yz = m[9] / m[0] - c[1] * c[2];
+    // The smallest eigenvalue of the symmetric 3 x 3 covariance, by the trigonometric formula.
+    double const mean = (xx + yy + zz) / 3;
+    double const off = xy * xy + xz * xz + yz * yz;
+    double const spread =
+        std::sqrt(((xx - mean) * (xx - mean) + (yy - mean) * (yy - mean) + (zz - mean) * (zz - mean) + 2 * off) / 6);
+    double smallest = mean;
+    if (spread > 0) {
+      double const a = (xx - mean) / spread, b = (yy - mean) / spread, d = (zz - mean) / spread;
+      double const e = xy / spread, f = xz / spread, g = yz / spread;
+      double const half_det = 0.5 * (a * (b * d - g * g) - e * (e * d - g * f) + f * (e * g - b * f));
+      double const angle = std::acos(std::clamp(half_det, -1.0, 1.0)) / 3;
+      smallest = mean + 2 * spread * std::cos(angle + 2 * M_PI / 3);
+    }
+    // A flat layer meets the domain in a plane, rough by about a cell where the region follows tet
+    // faces (0.5 mean edges rms on the jittered guide of the tests), and its faces point one way;
+    // a shell meets it in a closed surface (0.37 of a cube's side off any plane), whose faces' area
+    // vectors sum to nothing, however few cells the box has.
+    shape.flat =
+        std::sqrt(std::max(smallest, 0.0)) <= 2 * layer.element_size && norm(shape.area_normal) > 0.5 * shape.area;
+    if (shape.flat) {
+      // The normal: the row of (covariance - smallest I)'s adjugate with the largest norm.
+      Vec3 const r0{xx - smallest, xy, xz}, r1{xy, yy - smallest, yz}, r2{xz, yz, zz - smallest};
+      Vec3 candidates[3] = {cross(r0, r1), cross(r0, r2), cross(r1, r2)};
+      Vec3 normal = candidates[0];
+      for (auto const& candidate : candidates)
+        if (norm(candidate) > norm(normal)) normal = candidate;
+      normal = scaled(normal, 1.0 / norm(normal));
+      Vec3 const inward = sub(scaled(shape.layer_centre, 1.0 / shape.layer_tets), c);
+      shape.normal = dot(normal, inward) < 0 ? scaled(normal, -1.0) : normal;
+    }
+    shape.order = profile.order > 0 ? profile.order : (shape.flat ? 3 : 1);
+    if (!shape.flat && shape.order > 1)
+      throw Error(where,
+                  "[[pml]] region '" + name + "' bends around the domain (a shell), where a profile of order " +
+                      std::to_string(shape.order) + " is unstable",
+                  "use order = 1 (the default for a shell), or flat layers");
+    // A wave crossing the layer at normal incidence decays as exp(-int alpha / c dz) each way.
+    shape.alpha_max = (shape.order + 1) * fastest * -std::log(profile.reflection) / (2 * layer.thickness);
+    layer.alpha_max = std::max(layer.alpha_max, shape.alpha_max);
+  }
+  double const L = layer.thickness;
+  // F(d), the integral of alpha(d) = alpha_max min(d / L, 1)^order over the depth.
+  auto integral = [&](PieceShape const& shape, double d) {
+    double const m = shape.order, a = shape.alpha_max;
+    return d <= L ? a * L / (m + 1) * std::pow(d / L, m + 1) : a * (L / (m + 1) + d - L);
+  };
+  auto stretch_at = [&](PieceShape const& shape, Index v) {
+    if (shape.flat) return scaled(shape.normal, integral(shape, vertex_depth[v].d));
+    Vec3 stretch{};
+    Vec3 const& x = mesh.points[v];
+    for (int k = 0; k < 3; ++k) {
+      if (x[k] > shape.high[k]) stretch[k] = integral(shape, x[k] - shape.high[k]);
+      if (x[k] < shape.low[k]) stretch[k] = -integral(shape, shape.low[k] - x[k]);
+    }
+    return stretch;
+  };
+  // G = grad F in each tet of the layer: G e_i = F_i - F_0 for its edges e_i from vertex 0, so
+  // G = [F_i - F_0] E^-1, E^-1's rows (e_j x e_k) / (e_i . e_j x e_k), (i, j, k) cyclic.
+  stretching.tet_jacobian.resize(num_tets, std::array<double, 9>{});
+  host_parallel_for("dgatd::pml::jacobian", num_tets, [&](std::int64_t t) {
+    if (!in_layer[t]) return;
+    auto const& shape = shapes[piece[t]];
     auto const& v = mesh.tets[t];
     Vec3 const& p0 = mesh.points[v[0]];
     Vec3 const e[3] = {sub(mesh.points[v[1]], p0), sub(mesh.points[v[2]], p0), sub(mesh.points[v[3]], p0)};
-    double const rise[3] = {integral(vertex_depth[v[1]].d) - integral(vertex_depth[v[0]].d),
-                            integral(vertex_depth[v[2]].d) - integral(vertex_depth[v[0]].d),
-                            integral(vertex_depth[v[3]].d) - integral(vertex_depth[v[0]].d)};
-    // g . e_i = rise_i: g = sum_i rise_i (e_j x e_k) / (e_i . e_j x e_k), (i, j, k) cyclic.
     double const volume6 = dot(e[0], cross(e[1], e[2]));
-    Vec3 g{};
-    for (int i = 0; i < 3; ++i) g = add(g, scaled(cross(e[(i + 1) % 3], e[(i + 2) % 3]), rise[i] / volume6));
-    if (dot(g, tet_depth[t].n) > stretching.alpha(t)) {
-      stretching.tet_direction[t] = tet_depth[t].n;
-      stretching.tet_gradient[t] = g;
+    Vec3 const f0 = stretch_at(shape, v[0]);
+    std::array<double, 9> g{};
+    for (int i = 0; i < 3; ++i) {
+      Vec3 const rise = sub(stretch_at(shape, v[1 + i]), f0);
+      Vec3 const dual = scaled(cross(e[(i + 1) % 3], e[(i + 2) % 3]), 1.0 / volume6);
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) g[3 * r + c] += rise[r] * dual[c];
     }
-  }
+    stretching.tet_jacobian[t] = g;
+  });
   return layer;
 }
 

@@ -205,21 +205,41 @@ void build_model(GeneratorSpec const& spec)
                             ? gmsh::model::occ::addCylinder(c[0], c[1], c[2], 0, 0, d[1], d[0])
                             : gmsh::model::occ::addBox(c[0], c[1], c[2], d[0], d[1], d[2])});
   }
-  if (p > 0)
-    tools.push_back({3, spec.shape == "waveguide"
-                            ? gmsh::model::occ::addBox(0, 0, s[2], s[0], s[1], p)
-                            : gmsh::model::occ::addBox(-p, -p, -p, s[0] + 2 * p, s[1] + 2 * p, s[2] + 2 * p)});
+  std::size_t const first_pml_tool = tools.size();
+  if (p > 0 && spec.shape == "waveguide") {
+    tools.push_back({3, gmsh::model::occ::addBox(0, 0, s[2], s[0], s[1], p)});
+  } else if (p > 0) {
+    // The shell as 26 blocks (six slabs, twelve bars, eight corners), so that no tet straddles a
+    // plane where one axis's stretch starts: its profile has a kink there that a tet's linear
+    // interpolant smears across the other axes (docs/open_regions.md, section 3).
+    for (int i = -1; i <= 1; ++i)
+      for (int j = -1; j <= 1; ++j)
+        for (int k = -1; k <= 1; ++k) {
+          if (i == 0 && j == 0 && k == 0) continue;
+          int const side[3] = {i, j, k};
+          double corner[3], extent[3];
+          for (int a = 0; a < 3; ++a) {
+            corner[a] = side[a] < 0 ? -p : (side[a] == 0 ? 0.0 : s[a]);
+            extent[a] = side[a] == 0 ? s[a] : p;
+          }
+          tools.push_back(
+              {3, gmsh::model::occ::addBox(corner[0], corner[1], corner[2], extent[0], extent[1], extent[2])});
+        }
+  }
   gmsh::vectorpair domain{{3, outer}}, inner, pml;
   if (!tools.empty()) {
     gmsh::vectorpair pieces;
     std::vector<gmsh::vectorpair> pieces_of_input;
     gmsh::model::occ::fragment(domain, tools, pieces, pieces_of_input);
     // pieces_of_input[0] covers the outer shape, then one entry per tool in order. The inner region
-    // lies inside the outer shape, and the box's PML box around it, so each region keeps only the
-    // pieces no region inside it has taken.
+    // lies inside the outer shape and the PML outside it, so each region keeps only the pieces no
+    // region inside it has taken.
     gmsh::vectorpair const& outer_pieces = pieces_of_input[0];
     if (has_inner) inner = pieces_of_input[1];
-    if (p > 0) pml = minus(pieces_of_input.back(), outer_pieces);
+    for (std::size_t q = first_pml_tool; q < tools.size(); ++q) {
+      auto const block = minus(pieces_of_input[q + 1], outer_pieces);
+      pml.insert(pml.end(), block.begin(), block.end());
+    }
     domain = minus(outer_pieces, inner);
     if (domain.empty())
       throw Error(describe(spec), "the inner " + spec.inner.shape + " fills the whole domain",

@@ -118,7 +118,7 @@ Problem make_problem(io::Config const& config, mesh::Mesh mesh)
     auto const& pml = config.pml[k];
     layers.push_back({layer_tags[k],
                       pml.region_name.empty() ? std::to_string(pml.region_tag) : pml.region_name,
-                      {pml.order, pml.reflection, pml.allow_bends},
+                      {pml.order, pml.reflection},
                       config.where(pml.line)});
   }
   auto problem = make_problem(std::move(mesh), std::move(materials), boundary, {}, layers);

@@ -20,18 +20,23 @@ namespace dgatd::dga {
 enum class FaceKind : std::uint8_t { interior_or_pmc = 0, pec = 1, port = 2, absorbing = 3 };
 
 // Perfectly matched layers (docs/open_regions.md, section 3): the layer is the image of a complex
-// coordinate stretch x~ = x + n F(x) / (i omega), F the integral of the damping profile over the
-// depth, so a wave entering it decays without reflection whatever its frequency and angle. F is
-// linear in each tet (interpolated from the vertices), so the stretched mesh is a mesh and the
-// discrete layer is the method's own discretisation of it: J_t = I + n g^T / (i omega) with
-// g = grad F, and eps and mu become det(J) J^-1 eps J^-T. A stretch sampled per tet or per vertex
-// instead is an unmatched, active medium, and runs blew up in it. Per tet: n and g; alpha = n . g
-// is the rate of its auxiliary unknowns. Empty: no layer.
+// coordinate stretch x~ = x + F(x) / (i omega), F a vector field whose components are integrals of
+// the damping profile over the depth, so a wave entering it decays without reflection whatever its
+// frequency and angle. F is linear in each tet (interpolated from the vertices), so the stretched
+// mesh is a mesh and the discrete layer is the method's own discretisation of it:
+// J_t = I + G_t / (i omega) with G_t = grad F, and eps and mu become det(J) J^-1 eps J^-T. A stretch
+// sampled per tet or per vertex instead is an unmatched, active medium, and runs blew up in it.
+// Per tet: G, row-major (G_ij = dF_i / dx_j), zero outside the layers. Empty: no layer.
 struct Stretching {
-  std::vector<Vec3> tet_direction;
-  std::vector<Vec3> tet_gradient;
-  bool empty() const { return tet_gradient.empty(); }
-  double alpha(Index t) const { return empty() ? 0.0 : dot(tet_direction[t], tet_gradient[t]); }
+  std::vector<std::array<double, 9>> tet_jacobian;
+  bool empty() const { return tet_jacobian.empty(); }
+  bool stretches(Index t) const
+  {
+    if (empty()) return false;
+    for (double g : tet_jacobian[t])
+      if (g != 0) return true;
+    return false;
+  }
 };
 
 // Absolute permittivity and permeability per tet (eps0 * eps_r, mu0 * mu_r in SI; tests in c = 1
@@ -77,10 +82,10 @@ struct HostOperators {
   // around them, packed in lossy_blocks order at lossy_matrix_offset: sigma's mass matrix, built
   // like Meps_v, plus the absorbing faces' Y (A_f / 3) w_i . w_j over the face's kite at v
   // (docs/open_regions.md).
-  // In a matched layer the loss matrix of block v also holds, per subregion (t, v) of a stretched
-  // tet, eps_t |t|/4 w^i . (alpha I - n g^T - g n^T) w^j; and each such subregion couples its three
-  // half-edges to their auxiliary unknowns psi_r (psi_r' + alpha_t psi_r = u^_r) by
-  // eps_t |t|/4 |g|^2 (w^i . n)(w^j . n) (stretched_subregions).
+  // In a matched layer the loss matrix of block v also holds, per subregion r = (t, v) of a stretched
+  // tet, eps_t |r| w^i . (c2 I - S) w^j, and r couples its three half-edges to six auxiliary unknowns
+  // y_r = [z; z'] (Cartesian), z'' + S z' + P z = e_r, by eps_t |r| w^i . [R0 | R1] y_r, with
+  // S = G + G^T, P = G^T G, c2 = tr G, R0 and R1 from G (docs/open_regions.md, section 3).
   std::vector<Index> lossy_blocks;
   std::vector<std::int64_t> lossy_matrix_offset;
   std::vector<double> conductance;
@@ -88,16 +93,20 @@ struct HostOperators {
   struct StretchedSubregion {
     std::array<Index, 3> unknowns;   // its half-edges' unknowns (the zero slot for a PEC half-edge)
     std::array<Index, 3> lossy_rows; // their rows among the lossy rows, -1 for a PEC half-edge
-    double alpha = 0;
-    std::array<double, 9> coupling; // alpha^2 N_r, row-major
+    std::array<double, 18> rates;    // S then P of its tet, row-major
+    std::array<double, 18> coupling; // 3 x 6 row-major
+    std::array<double, 9> basis;     // W, row-major: column j is w^j, so e_r = W u^_r
   };
   std::vector<StretchedSubregion> stretched_subregions;
-  // Faraday's side of the layers, per stretched tet: the same two terms with mu and the dual basis,
-  // summed over its subregions, 4 x 4 row-major.
+  // Faraday's side of the layers, per stretched tet: the same terms with mu and the dual basis. The
+  // loss is summed over the tet's subregions (4 x 4 by local faces); the coupling is 4 x 24 (row:
+  // local face, column: 6 lv + k for subregion lv's y), the basis 4 x 12 (3 x 4 per subregion,
+  // row-major: its Cartesian h from the tet's four f^).
   std::vector<Index> stretched_tets;
-  std::vector<double> stretched_tet_alpha;
+  std::vector<std::array<double, 18>> stretched_tet_rates;
   std::vector<std::array<double, 16>> magnetic_loss;
-  std::vector<std::array<double, 16>> magnetic_coupling;
+  std::vector<std::array<double, 96>> magnetic_coupling;
+  std::vector<std::array<double, 48>> magnetic_basis;
   // Dual curl (C~ f^, eq. 6), once per edge: both halves of an edge see the same circulation around
   // its dual face, so it is formed once per edge that has a free half and read by the block rows of
   // both halves. Tet t's share of it for its local edge k is the edge piece
@@ -141,5 +150,8 @@ inline constexpr double eps0 = 1.0 / (mu0 * speed_of_light * speed_of_light);
 // Small dense SPD helpers shared by assembly and sources: in-place inverse of an n x n row-major
 // SPD matrix by Cholesky; returns false if it is not positive definite.
 bool invert_spd(double* a, int n);
+// In-place inverse of an n x n row-major matrix by Gauss-Jordan elimination with partial
+// pivoting; returns false if it is singular to working precision.
+bool invert_general(double* a, int n);
 
 } // namespace dgatd::dga

@@ -1,10 +1,11 @@
 #pragma once
 // Perfectly matched layers from the mesh's geometry: a layer is a set of tets (a physical volume);
-// its depth d(x) is the distance from x to the surface where it meets the rest of the mesh, its
-// direction n(x) points from the nearest point of that surface to x, and its thickness L is the
-// depth at which it ends across that direction (its outer surface facing n). The stretching
-// profile alpha(d) = alpha_max min(d / L, 1)^order is then sampled at the tet barycentres
-// (dga::Stretching; docs/open_regions.md, section 3).
+// its depth d(x) is the distance from x to the surface where it meets the rest of the mesh and its
+// thickness L the depth at which it ends (its outer surface facing away from the domain). Each
+// connected piece of it is stretched by a vector field F interpolated from its vertices
+// (dga::Stretching; docs/open_regions.md, section 3): a flat piece along the normal n of the plane
+// where it meets the domain, F = n F(d); a piece that bends around a box (a shell) along each axis
+// beyond that box, F = sum_k e_k F(d_k). F(d) is the integral of alpha(d) = alpha_max min(d / L, 1)^order.
 
 #include "dgatd/dga/operators.hpp"
 
@@ -14,11 +15,10 @@
 namespace dgatd::dga {
 
 struct PmlProfile {
-  int order = 3;
+  // 0: 3 for a flat layer, 1 for one that bends around a box (steeper profiles are unstable in
+  // the bends, docs/open_regions.md section 3, and are refused there).
+  int order = 0;
   double reflection = 1e-6; // at normal incidence, there and back
-  // A layer that bends (a shell's edges and corners) is unstable (docs/open_regions.md section 3)
-  // and refused unless the user accepts that for a short run.
-  bool allow_bends = false;
 };
 
 // What a layer turned out to be, for the run's report.
@@ -30,9 +30,9 @@ struct PmlLayer {
   double alpha_max = 0;    // 1/s
 };
 
-// Adds the layer of the tets with in_layer[t] != 0 to stretching (the larger alpha wins where two
-// layers meet). Throws dgatd::Error at `where` naming the layer when it touches no other region, has
-// no outer surface across its depth, or is thinner than two element layers.
+// Sets the Jacobians of the tets with in_layer[t] != 0 in stretching. Throws dgatd::Error at `where`
+// naming the layer when it touches no other region, has no outer surface across its depth, is
+// thinner than two element layers, or bends around the domain with a profile steeper than order 1.
 PmlLayer add_pml_layer(Stretching& stretching, mesh::Mesh const& mesh, mesh::Topology const& topology,
                        mesh::Geometry const& geometry, Materials const& materials, std::vector<char> const& in_layer,
                        PmlProfile const& profile, std::string const& name, std::string const& where);

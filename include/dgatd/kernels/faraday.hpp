@@ -82,7 +82,8 @@ struct FaradayKernel {
 // Matched layers on Faraday's side, per stretched tet k (tet tets(k)), around the lossless kernel:
 // before it, the tet's f^(n-1/2) is kept in previous; after it, with f~ what the kernel wrote,
 //   f^(n+1/2) = f~ - L (f~ + f^(n-1/2)) - Q phi^(n-1/2),
-// its auxiliary unknowns advance, phi^(n+1/2) = decay phi^(n-1/2) + gain (f^(n-1/2) + f^(n+1/2)) / 2,
+// the six auxiliary unknowns of each of its four subregions advance,
+// phi_lv^(n+1/2) = advance phi_lv^(n-1/2) + drive_lv (f^(n-1/2) + f^(n+1/2)) / 2,
 // and the tet's edge pieces are written again from the corrected f^ (FractionedLeapfrog).
 template <class TetLayout, class MemorySpace>
 struct MagneticStretchBefore {
@@ -101,25 +102,35 @@ struct MagneticStretchAfter {
   Kokkos::View<Real* [4], TetLayout, MemorySpace> f;
   Kokkos::View<Real* [4], MemorySpace> previous;
   Kokkos::View<Real* [16], MemorySpace> loss;     // L, 4 x 4 row-major
-  Kokkos::View<Real* [16], MemorySpace> coupling; // Q
-  Kokkos::View<Real* [4], MemorySpace> phi;
-  Kokkos::View<Real*, MemorySpace> decay;
-  Kokkos::View<Real*, MemorySpace> gain;
+  Kokkos::View<Real* [96], MemorySpace> coupling; // Q, 4 x 24 row-major
+  Kokkos::View<Real* [24], MemorySpace> phi;      // six per subregion
+  Kokkos::View<Real* [36], MemorySpace> advance;  // 6 x 6, the tet's four subregions alike
+  Kokkos::View<Real* [96], MemorySpace> drive;    // 6 x 4 per subregion
   Kokkos::View<std::uint32_t const*, MemorySpace> edge_signs;
   Kokkos::View<Real* [6], TetLayout, MemorySpace> edge_pieces;
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
   {
     Index const t = tets(k);
-    Real lossless[4], updated[4];
+    Real lossless[4], updated[4], average[4];
     for (int j = 0; j < 4; ++j) lossless[j] = f(t, j);
     for (int i = 0; i < 4; ++i) {
       Real correction = 0;
-      for (int j = 0; j < 4; ++j)
-        correction += loss(k, 4 * i + j) * (lossless[j] + previous(k, j)) + coupling(k, 4 * i + j) * phi(k, j);
+      for (int j = 0; j < 4; ++j) correction += loss(k, 4 * i + j) * (lossless[j] + previous(k, j));
+      for (int j = 0; j < 24; ++j) correction += coupling(k, 24 * i + j) * phi(k, j);
       updated[i] = lossless[i] - correction;
       f(t, i) = updated[i];
     }
-    for (int j = 0; j < 4; ++j) phi(k, j) = decay(k) * phi(k, j) + Real(0.5) * gain(k) * (previous(k, j) + updated[j]);
+    for (int j = 0; j < 4; ++j) average[j] = Real(0.5) * (previous(k, j) + updated[j]);
+    for (int lv = 0; lv < 4; ++lv) {
+      Real old[6];
+      for (int a = 0; a < 6; ++a) old[a] = phi(k, 6 * lv + a);
+      for (int a = 0; a < 6; ++a) {
+        Real next = 0;
+        for (int b = 0; b < 6; ++b) next += advance(k, 6 * a + b) * old[b];
+        for (int j = 0; j < 4; ++j) next += drive(k, 24 * lv + 4 * a + j) * average[j];
+        phi(k, 6 * lv + a) = next;
+      }
+    }
     write_edge_pieces(edge_pieces, t, edge_signs(t), updated);
   }
 };

@@ -59,9 +59,9 @@ template <class MemorySpace>
 struct SubregionForce {
   Kokkos::View<Index* [3], MemorySpace> unknowns;
   Kokkos::View<Index* [3], MemorySpace> rows;
-  Kokkos::View<Real* [9], MemorySpace> coupling;
+  Kokkos::View<Real* [18], MemorySpace> coupling;
   Kokkos::View<Real*, MemorySpace> u;
-  Kokkos::View<Real* [3], MemorySpace> psi;
+  Kokkos::View<Real* [6], MemorySpace> psi;
   Kokkos::View<Real* [3], MemorySpace> previous;
   Kokkos::View<Real*, MemorySpace> force;
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t s) const
@@ -70,26 +70,33 @@ struct SubregionForce {
     for (int r = 0; r < 3; ++r) {
       if (rows(s, r) < 0) continue;
       Real g = 0;
-      for (int c = 0; c < 3; ++c) g += coupling(s, 3 * r + c) * psi(s, c);
+      for (int c = 0; c < 6; ++c) g += coupling(s, 6 * r + c) * psi(s, c);
       Kokkos::atomic_add(&force(rows(s, r)), g);
     }
   }
 };
 
-// After the step: psi_s' + alpha psi_s = u^_s by the trapezoidal rule,
-// psi^(n+1) = decay psi^n + gain (u^n + u^(n+1)) / 2.
+// After the step, the trapezoidal rule for the subregion's six auxiliaries:
+// psi^(n+1) = advance psi^n + drive (u^n + u^(n+1)) / 2 (6 x 6 and 6 x 3, row-major).
 template <class MemorySpace>
 struct SubregionAuxiliary {
   Kokkos::View<Index* [3], MemorySpace> unknowns;
-  Kokkos::View<Real*, MemorySpace> decay;
-  Kokkos::View<Real*, MemorySpace> gain;
+  Kokkos::View<Real* [36], MemorySpace> advance;
+  Kokkos::View<Real* [18], MemorySpace> drive;
   Kokkos::View<Real*, MemorySpace> u;
   Kokkos::View<Real* [3], MemorySpace> previous;
-  Kokkos::View<Real* [3], MemorySpace> psi;
+  Kokkos::View<Real* [6], MemorySpace> psi;
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t s) const
   {
-    for (int k = 0; k < 3; ++k)
-      psi(s, k) = decay(s) * psi(s, k) + Real(0.5) * gain(s) * (previous(s, k) + u(unknowns(s, k)));
+    Real average[3], old[6];
+    for (int k = 0; k < 3; ++k) average[k] = Real(0.5) * (previous(s, k) + u(unknowns(s, k)));
+    for (int k = 0; k < 6; ++k) old[k] = psi(s, k);
+    for (int a = 0; a < 6; ++a) {
+      Real next = 0;
+      for (int b = 0; b < 6; ++b) next += advance(s, 6 * a + b) * old[b];
+      for (int k = 0; k < 3; ++k) next += drive(s, 3 * a + k) * average[k];
+      psi(s, a) = next;
+    }
   }
 };
 

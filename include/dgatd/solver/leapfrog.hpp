@@ -78,7 +78,7 @@ public:
       for (int j = 0; j < 4; ++j) f[4 * t + j] = host_f(t, j);
   }
 
-  // The matched layers' auxiliary unknowns (psi, three per stretched subregion, then phi, four per
+  // The matched layers' auxiliary unknowns (psi, six per stretched subregion, then phi, 24 per
   // stretched tet); empty without layers.
   std::vector<double> auxiliary_state() const
   {
@@ -296,11 +296,12 @@ private:
 
   // Losses (sigma, absorbing surfaces, matched layers) in Ampere's law, time-averaged (semi-implicit):
   //   Meps (u^(n+1) - u^n) / dt + S (u^(n+1) + u^n) / 2 + sum_r B_r (psi_r^(n+1) + psi_r^n) / 2 = C~ f^(n+1/2) - I,
-  // B_r the coupling of stretched subregion r to its auxiliary unknowns psi_r, which follow
-  // psi_r' + alpha_r psi_r = u^_r by the same trapezoidal rule, psi^(n+1) = a psi^n + b (u^n + u^(n+1)) / 2
-  // (explicit psi^n in the force made alpha dt > 1 unstable). Eliminating psi^(n+1) leaves
-  // S' = S + sum_r b_r B_r / 2 and the force g = sum_r B_r (1 + a_r) / 2 psi_r^n; with
-  // u~ = u^n + dt Meps^-1 (C~ f - I), the lossless update the kernels make,
+  // B_r the coupling of stretched subregion r to its auxiliary unknowns psi_r = [z; z'], which follow
+  // psi' = M psi + [0; W u^_r] (z'' + S z' + P z = e) by the same trapezoidal rule,
+  // psi^(n+1) = A psi^n + D (u^n + u^(n+1)) / 2, A = (I - dt M / 2)^-1 (I + dt M / 2),
+  // D = dt (I - dt M / 2)^-1 [0; W] (explicit psi^n in the force made fast layers unstable).
+  // Eliminating psi^(n+1) leaves S' = S + sum_r B_r D_r / 2 and the force g = sum_r B_r (I + A_r) / 2 psi_r^n;
+  // with u~ = u^n + dt Meps^-1 (C~ f - I), the lossless update the kernels make,
   //   u^(n+1) = u~ - L (u~ + u^n) - K g,   K = (Meps / dt + S' / 2)^-1,   L = K S' / 2,
   // per lossy dual block (S' is block-diagonal like Meps), so lossless blocks cost nothing. For any
   // S >= 0 (no layers) the energy cannot grow at the lossless time step (docs/open_regions.md).
@@ -339,11 +340,10 @@ private:
     std::size_t const n = loss_.subregions.size();
     if (n == 0) return;
     loss_.force = Kokkos::View<Real*, memory_space>("dgatd::stretch_force", rows.size());
-    loss_.psi = Kokkos::View<Real* [3], memory_space>("dgatd::psi", n);
+    loss_.psi = Kokkos::View<Real* [6], memory_space>("dgatd::psi", n);
     loss_.psi_previous = Kokkos::View<Real* [3], memory_space>("dgatd::psi_u_previous", n);
     loss_.subregion_unknowns = Kokkos::View<Index* [3], memory_space>("dgatd::stretched_unknowns", n);
     loss_.subregion_rows = Kokkos::View<Index* [3], memory_space>("dgatd::stretched_rows", n);
-    loss_.subregion_coupling = Kokkos::View<Real* [9], memory_space>("dgatd::stretched_coupling", n);
     auto unknowns = Kokkos::create_mirror_view(loss_.subregion_unknowns);
     auto lossy_rows = Kokkos::create_mirror_view(loss_.subregion_rows);
     for (std::size_t s = 0; s < n; ++s)
@@ -357,72 +357,120 @@ private:
 
   // Faraday's side of the matched layers, per stretched tet (kernels::MagneticStretchBefore/After),
   // the same trapezoidal rule around step n:
-  //   Mmu (f^(n+1/2) - f^(n-1/2)) / dt + A (f^(n+1/2) + f^(n-1/2)) / 2 + B (phi^(n+1/2) + phi^(n-1/2)) / 2 = -C U^n.
+  //   Mmu (f^(n+1/2) - f^(n-1/2)) / dt + A (f^(n+1/2) + f^(n-1/2)) / 2 + B (phi^(n+1/2) + phi^(n-1/2)) / 2 = -C U^n,
+  // phi the six auxiliary unknowns of each of the tet's four subregions.
   void set_up_magnetic_stretching(dga::HostOperators const& host)
   {
     if (host.stretched_tets.empty()) return;
     std::size_t const n = host.stretched_tets.size();
-    magnetic_.alpha = host.stretched_tet_alpha;
+    magnetic_.rates = host.stretched_tet_rates;
     magnetic_.loss_terms = host.magnetic_loss;
     magnetic_.coupling_terms = host.magnetic_coupling;
+    magnetic_.basis = host.magnetic_basis;
     for (Index t : host.stretched_tets) magnetic_.mu.push_back(host.mu[t]);
     magnetic_.tets =
         kernels::detail::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::stretched_tets", host.stretched_tets);
     magnetic_.previous = Kokkos::View<Real* [4], memory_space>("dgatd::stretched_f_previous", n);
-    magnetic_.phi = Kokkos::View<Real* [4], memory_space>("dgatd::phi", n);
+    magnetic_.phi = Kokkos::View<Real* [24], memory_space>("dgatd::phi", n);
   }
 
-  // The trapezoidal rule for psi' + alpha psi = x over one step: psi <- decay psi + gain x_average.
-  double auxiliary_decay(double alpha) const { return (1 - 0.5 * alpha * dt_) / (1 + 0.5 * alpha * dt_); }
-  double auxiliary_gain(double alpha) const { return dt_ / (1 + 0.5 * alpha * dt_); }
-
-  // (mass / dt + loss / 2)^-1 in place of a (d x d). With the auxiliaries eliminated it is positive
-  // definite for any alpha dt (docs/open_regions.md); a layer whose stretch is far from one
-  // direction (g across n) could still make it indefinite, and that is refused.
-  void invert_step_matrix(double* a, int d) const
+  // The trapezoidal rule for z'' + S z' + P z = x over one step, on the auxiliaries kept as
+  // psi = [z / dt; z'] so that the rule's matrices are of order one whatever the layer's rates:
+  // psi' = M psi + [0; x], M = [[0, I / dt], [-dt P, -S]], and psi <- advance psi + drive x_average,
+  // advance = (I - dt M / 2)^-1 (I + dt M / 2) (6 x 6), drive = dt (I - dt M / 2)^-1 [0; I] (6 x 3).
+  struct AuxiliaryRule {
+    std::array<double, 36> advance;
+    std::array<double, 18> drive;
+  };
+  AuxiliaryRule auxiliary_rule(std::array<double, 18> const& rates) const
   {
-    if (!dga::invert_spd(a, d))
+    std::array<double, 36> left{}, right{};
+    for (int i = 0; i < 6; ++i) left[7 * i] = right[7 * i] = 1;
+    for (int i = 0; i < 3; ++i) {
+      left[6 * i + 3 + i] -= 0.5;
+      right[6 * i + 3 + i] += 0.5;
+      for (int j = 0; j < 3; ++j) {
+        double const stiffness = 0.5 * dt_ * dt_ * rates[9 + 3 * i + j], damping = 0.5 * dt_ * rates[3 * i + j];
+        left[6 * (3 + i) + j] += stiffness;
+        left[6 * (3 + i) + 3 + j] += damping;
+        right[6 * (3 + i) + j] -= stiffness;
+        right[6 * (3 + i) + 3 + j] -= damping;
+      }
+    }
+    if (!dga::invert_general(left.data(), 6))
+      throw Error("dt = " + format_number(dt_), "a matched layer's auxiliary step is singular at this time step",
+                  "use a smaller dt or a gentler [[pml]] profile (larger reflection)");
+    AuxiliaryRule rule{};
+    for (int i = 0; i < 6; ++i) {
+      for (int j = 0; j < 6; ++j)
+        for (int m = 0; m < 6; ++m) rule.advance[6 * i + j] += left[6 * i + m] * right[6 * m + j];
+      for (int j = 0; j < 3; ++j) rule.drive[3 * i + j] = dt_ * left[6 * i + 3 + j];
+    }
+    return rule;
+  }
+  // The couplings act on [z; z'] = [dt psi_0..2; psi_3..5].
+  double auxiliary_scale(int c) const { return c < 3 ? dt_ : 1.0; }
+
+  // (mass / dt + loss / 2)^-1 in place of a (d x d); with matched layers it is not symmetric.
+  void invert_step_matrix(double* a, int d, bool symmetric) const
+  {
+    if (!(symmetric ? dga::invert_spd(a, d) : dga::invert_general(a, d)))
       throw Error("dt = " + format_number(dt_),
-                  "a matched layer's implicit step matrix is not positive definite at this time step",
-                  "make the [[pml]] layer's thickness uniform, or use a smaller dt");
+                  "a lossy or matched block's implicit step matrix is singular at this time step",
+                  "use a smaller dt or a gentler [[pml]] profile (larger reflection)");
   }
 
   void update_magnetic_stretching()
   {
-    std::size_t const n = magnetic_.alpha.size();
+    std::size_t const n = magnetic_.rates.size();
     if (n == 0) return;
-    std::vector<double> decay(n), gain(n), loss(16 * n), coupling(16 * n);
+    std::vector<double> advance(36 * n), drive(96 * n), loss(16 * n), coupling(96 * n);
     for (std::size_t k = 0; k < n; ++k) {
-      decay[k] = auxiliary_decay(magnetic_.alpha[k]);
-      gain[k] = auxiliary_gain(magnetic_.alpha[k]);
-      std::array<double, 16> a, implicit_loss;
-      for (int i = 0; i < 16; ++i) {
-        implicit_loss[i] = magnetic_.loss_terms[k][i] + 0.5 * gain[k] * magnetic_.coupling_terms[k][i];
-        a[i] = magnetic_.mu[k][i] / dt_ + 0.5 * implicit_loss[i];
-      }
-      invert_step_matrix(a.data(), 4);
-      for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 4; ++j)
-          for (int m = 0; m < 4; ++m) {
-            loss[16 * k + 4 * i + j] += a[4 * i + m] * 0.5 * implicit_loss[4 * m + j];
-            coupling[16 * k + 4 * i + j] +=
-                a[4 * i + m] * 0.5 * (1 + decay[k]) * magnetic_.coupling_terms[k][4 * m + j];
+      auto const rule = auxiliary_rule(magnetic_.rates[k]);
+      std::copy(rule.advance.begin(), rule.advance.end(), advance.begin() + 36 * k);
+      // Per subregion lv: its drive from the tet's four f^ (6 x 4) and B (I + A) / 2 (4 x 6).
+      std::array<double, 96> tet_drive{}, force{};
+      for (int lv = 0; lv < 4; ++lv)
+        for (int a = 0; a < 6; ++a)
+          for (int face = 0; face < 4; ++face) {
+            double sum = 0;
+            for (int m = 0; m < 3; ++m) sum += rule.drive[3 * a + m] * magnetic_.basis[k][12 * lv + 4 * m + face];
+            tet_drive[24 * lv + 4 * a + face] = sum;
           }
+      std::array<double, 16> a, implicit_loss = magnetic_.loss_terms[k];
+      for (int i = 0; i < 4; ++i)
+        for (int lv = 0; lv < 4; ++lv)
+          for (int c = 0; c < 6; ++c) {
+            double const b = magnetic_.coupling_terms[k][24 * i + 6 * lv + c] * auxiliary_scale(c);
+            for (int j = 0; j < 4; ++j) implicit_loss[4 * i + j] += 0.5 * b * tet_drive[24 * lv + 4 * c + j];
+            for (int j = 0; j < 6; ++j)
+              force[24 * i + 6 * lv + j] += 0.5 * b * ((c == j ? 1.0 : 0.0) + rule.advance[6 * c + j]);
+          }
+      for (int i = 0; i < 16; ++i) a[i] = magnetic_.mu[k][i] / dt_ + 0.5 * implicit_loss[i];
+      invert_step_matrix(a.data(), 4, false);
+      for (int i = 0; i < 4; ++i)
+        for (int m = 0; m < 4; ++m) {
+          for (int j = 0; j < 4; ++j) loss[16 * k + 4 * i + j] += a[4 * i + m] * 0.5 * implicit_loss[4 * m + j];
+          for (int j = 0; j < 24; ++j) coupling[96 * k + 24 * i + j] += a[4 * i + m] * force[24 * m + j];
+        }
+      std::copy(tet_drive.begin(), tet_drive.end(), drive.begin() + 96 * k);
     }
-    using Flat = Kokkos::View<Real*, memory_space>;
-    magnetic_.decay = kernels::detail::upload_flat<Flat>("dgatd::phi_decay", decay);
-    magnetic_.gain = kernels::detail::upload_flat<Flat>("dgatd::phi_gain", gain);
-    magnetic_.loss = Kokkos::View<Real* [16], memory_space>("dgatd::stretched_tet_loss", n);
-    magnetic_.coupling = Kokkos::View<Real* [16], memory_space>("dgatd::stretched_tet_coupling", n);
-    auto host_loss = Kokkos::create_mirror_view(magnetic_.loss);
-    auto host_coupling = Kokkos::create_mirror_view(magnetic_.coupling);
-    for (std::size_t k = 0; k < n; ++k)
-      for (int i = 0; i < 16; ++i) {
-        host_loss(k, i) = loss[16 * k + i];
-        host_coupling(k, i) = coupling[16 * k + i];
-      }
-    Kokkos::deep_copy(magnetic_.loss, host_loss);
-    Kokkos::deep_copy(magnetic_.coupling, host_coupling);
+    magnetic_.advance = upload_rows<36>("dgatd::phi_advance", advance);
+    magnetic_.drive = upload_rows<96>("dgatd::phi_drive", drive);
+    magnetic_.loss = upload_rows<16>("dgatd::stretched_tet_loss", loss);
+    magnetic_.coupling = upload_rows<96>("dgatd::stretched_tet_coupling", coupling);
+  }
+
+  // A host array of rows of N numbers as an (rows x N) device view.
+  template <int N>
+  Kokkos::View<Real* [N], memory_space> upload_rows(std::string const& label, std::vector<double> const& values) const {
+    std::size_t const rows = values.size() / N;
+    Kokkos::View<Real* [N], memory_space> view(label, rows);
+    auto host = Kokkos::create_mirror_view(view);
+    for (std::size_t r = 0; r < rows; ++r)
+      for (int j = 0; j < N; ++j) host(r, j) = static_cast<Real>(values[N * r + j]);
+    Kokkos::deep_copy(view, host);
+    return view;
   }
 
   void update_loss_matrices()
@@ -430,23 +478,37 @@ private:
     if (!lossy()) return;
     bool const with_layers = !loss_.subregions.empty();
     std::vector<double> loss(loss_.conductance.size()), inverse(with_layers ? loss.size() : 0);
-    // S' = S + sum_r b_r B_r / 2 over the stretched subregions, placed at their rows.
+    // S' = S + sum_r B_r D_r / 2 over the stretched subregions, placed at their rows.
     std::vector<double> implicit_loss = loss_.conductance;
-    for (auto const& s : loss_.subregions)
+    std::size_t const n = loss_.subregions.size();
+    std::vector<double> advance(36 * n), drive(18 * n), coupling(18 * n);
+    for (std::size_t k = 0; k < n; ++k) {
+      auto const& s = loss_.subregions[k];
+      auto const rule = auxiliary_rule(s.rates);
+      std::copy(rule.advance.begin(), rule.advance.end(), advance.begin() + 36 * k);
+      for (int a = 0; a < 6; ++a)
+        for (int j = 0; j < 3; ++j)
+          for (int m = 0; m < 3; ++m) drive[18 * k + 3 * a + j] += rule.drive[3 * a + m] * s.basis[3 * m + j];
       for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c)
-          if (s.lossy_rows[r] >= 0 && s.lossy_rows[c] >= 0)
-            implicit_loss[loss_.row_matrix[s.lossy_rows[r]] + s.lossy_rows[c] -
-                          loss_.row_block_first[s.lossy_rows[r]]] +=
-                0.5 * auxiliary_gain(s.alpha) * s.coupling[3 * r + c];
+        for (int c = 0; c < 6; ++c) {
+          double const b = s.coupling[6 * r + c] * auxiliary_scale(c);
+          for (int j = 0; j < 6; ++j)
+            coupling[18 * k + 6 * r + j] += 0.5 * b * ((c == j ? 1.0 : 0.0) + rule.advance[6 * c + j]);
+          if (s.lossy_rows[r] < 0) continue;
+          for (int j = 0; j < 3; ++j)
+            if (s.lossy_rows[j] >= 0)
+              implicit_loss[loss_.row_matrix[s.lossy_rows[r]] + s.lossy_rows[j] -
+                            loss_.row_block_first[s.lossy_rows[r]]] += 0.5 * b * drive[18 * k + 3 * c + j];
+        }
+    }
     std::vector<double> a;
     std::size_t offset = 0;
     for (std::size_t r = 0; r < loss_.block_size.size(); r += loss_.block_size[r]) {
       int const d = loss_.block_size[r];
-      std::size_t const n = static_cast<std::size_t>(d) * d;
-      a.resize(n);
-      for (std::size_t i = 0; i < n; ++i) a[i] = loss_.eps[offset + i] / dt_ + 0.5 * implicit_loss[offset + i];
-      invert_step_matrix(a.data(), d);
+      std::size_t const size = static_cast<std::size_t>(d) * d;
+      a.resize(size);
+      for (std::size_t i = 0; i < size; ++i) a[i] = loss_.eps[offset + i] / dt_ + 0.5 * implicit_loss[offset + i];
+      invert_step_matrix(a.data(), d, !with_layers);
       for (int i = 0; i < d; ++i)
         for (int j = 0; j < d; ++j) {
           double l = 0;
@@ -454,23 +516,15 @@ private:
           loss[offset + i * d + j] = l;
           if (with_layers) inverse[offset + i * d + j] = a[i * d + j];
         }
-      offset += n;
+      offset += size;
     }
     using Flat = Kokkos::View<Real*, memory_space>;
     loss_.matrices = kernels::detail::upload_flat<Flat>("dgatd::loss_matrices", loss);
     if (with_layers) {
       loss_.step_inverse = kernels::detail::upload_flat<Flat>("dgatd::loss_step_inverse", inverse);
-      std::vector<double> decay, gain;
-      for (auto const& s : loss_.subregions) {
-        decay.push_back(auxiliary_decay(s.alpha));
-        gain.push_back(auxiliary_gain(s.alpha));
-      }
-      loss_.psi_decay = kernels::detail::upload_flat<Flat>("dgatd::psi_decay", decay);
-      loss_.psi_gain = kernels::detail::upload_flat<Flat>("dgatd::psi_gain", gain);
-      auto coupling = Kokkos::create_mirror_view(loss_.subregion_coupling);
-      for (std::size_t s = 0; s < loss_.subregions.size(); ++s)
-        for (int k = 0; k < 9; ++k) coupling(s, k) = 0.5 * (1 + decay[s]) * loss_.subregions[s].coupling[k];
-      Kokkos::deep_copy(loss_.subregion_coupling, coupling);
+      loss_.subregion_advance = upload_rows<36>("dgatd::stretched_advance", advance);
+      loss_.subregion_drive = upload_rows<18>("dgatd::stretched_drive", drive);
+      loss_.subregion_coupling = upload_rows<18>("dgatd::stretched_coupling", coupling);
     }
   }
 
@@ -490,7 +544,7 @@ private:
   // Faraday with the matched layers' correction on the stretched tets around the lossless kernel.
   void faraday_step() const
   {
-    std::size_t const n = magnetic_.alpha.size();
+    std::size_t const n = magnetic_.rates.size();
     if (n > 0)
       Kokkos::parallel_for(
           "dgatd::phi", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, n),
@@ -500,7 +554,7 @@ private:
       Kokkos::parallel_for("dgatd::magnetic_stretching", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, n),
                            kernels::MagneticStretchAfter<TetLayout, memory_space>{
                                magnetic_.tets, fields_.f, magnetic_.previous, magnetic_.loss, magnetic_.coupling,
-                               magnetic_.phi, magnetic_.decay, magnetic_.gain, ops_.tet_edge_signs,
+                               magnetic_.phi, magnetic_.advance, magnetic_.drive, ops_.tet_edge_signs,
                                fields_.edge_pieces});
   }
 
@@ -513,9 +567,9 @@ private:
                                                                loss_.step_inverse, loss_.force, fields_.u});
     if (!loss_.subregions.empty())
       Kokkos::parallel_for("dgatd::psi", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, loss_.subregions.size()),
-                           kernels::SubregionAuxiliary<memory_space>{loss_.subregion_unknowns, loss_.psi_decay,
-                                                                     loss_.psi_gain, fields_.u, loss_.psi_previous,
-                                                                     loss_.psi});
+                           kernels::SubregionAuxiliary<memory_space>{loss_.subregion_unknowns, loss_.subregion_advance,
+                                                                     loss_.subregion_drive, fields_.u,
+                                                                     loss_.psi_previous, loss_.psi});
   }
 
   // A matched port closes the guide with the TE10 wave admittance Y(s) = Y0 sqrt(s^2 + wc^2) / s.
@@ -665,28 +719,30 @@ private:
     std::vector<dga::HostOperators::StretchedSubregion> subregions;
     Kokkos::View<Index* [3], memory_space> subregion_unknowns;
     Kokkos::View<Index* [3], memory_space> subregion_rows;
-    Kokkos::View<Real* [9], memory_space> subregion_coupling;
-    Kokkos::View<Real* [3], memory_space> psi;
+    Kokkos::View<Real* [18], memory_space> subregion_coupling; // B (I + A) / 2
+    Kokkos::View<Real* [36], memory_space> subregion_advance;  // A
+    Kokkos::View<Real* [18], memory_space> subregion_drive;    // D
+    Kokkos::View<Real* [6], memory_space> psi;
     Kokkos::View<Real* [3], memory_space> psi_previous; // u^n of each subregion's half-edges
     std::vector<Index> row_block_first;                 // per lossy row, on the host
     std::vector<std::int64_t> row_matrix;
-    Kokkos::View<Real*, memory_space> psi_decay;
-    Kokkos::View<Real*, memory_space> psi_gain;
     Kokkos::View<Real*, memory_space> step_inverse; // K, packed like conductance
     Kokkos::View<Real*, memory_space> force;        // g, per lossy row
   };
   Losses loss_;
 
   struct MagneticStretching {
-    std::vector<double> alpha; // per stretched tet
-    std::vector<std::array<double, 16>> mu, loss_terms, coupling_terms;
+    std::vector<std::array<double, 18>> rates; // per stretched tet: S then P
+    std::vector<std::array<double, 16>> mu, loss_terms;
+    std::vector<std::array<double, 96>> coupling_terms;
+    std::vector<std::array<double, 48>> basis;
     Kokkos::View<Index*, memory_space> tets;
     Kokkos::View<Real* [4], memory_space> previous; // f^(n-1/2)
-    Kokkos::View<Real* [4], memory_space> phi;
-    Kokkos::View<Real*, memory_space> decay;
-    Kokkos::View<Real*, memory_space> gain;
+    Kokkos::View<Real* [24], memory_space> phi;
+    Kokkos::View<Real* [36], memory_space> advance;
+    Kokkos::View<Real* [96], memory_space> drive;    // per subregion 6 x 4, from the tet's f^
     Kokkos::View<Real* [16], memory_space> loss;     // L
-    Kokkos::View<Real* [16], memory_space> coupling; // Q
+    Kokkos::View<Real* [96], memory_space> coupling; // Q
   };
   MagneticStretching magnetic_;
 };

@@ -322,7 +322,6 @@ Pml read_pml(TableReader const& t)
   pml.reflection = t.number("reflection", pml.reflection);
   if (!(pml.reflection > 0 && pml.reflection < 1))
     t.fail("reflection", "= " + format_number(pml.reflection) + " must lie between 0 and 1 (e.g. 1e-6)");
-  pml.allow_bends = t.boolean("allow_bends", false);
   return pml;
 }
 
@@ -576,7 +575,7 @@ Config parse_config(std::string const& text, std::string const& name, std::strin
 
   if (tables.count("pml")) {
     for (auto const& table : tables["pml"]->as_array()) {
-      TableReader const t(name, table, "[[pml]]", {"region", "order", "reflection", "allow_bends"});
+      TableReader const t(name, table, "[[pml]]", {"region", "order", "reflection"});
       Pml pml = read_pml(t);
       for (auto const& other : config.pml)
         if (other.region_name == pml.region_name && other.region_tag == pml.region_tag)

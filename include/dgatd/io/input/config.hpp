@@ -43,13 +43,13 @@ struct Material {
 // d (from the surface where it meets the rest of the mesh) with the profile
 // alpha(d) = alpha_max (d / L)^order, L its thickness, alpha_max such that a wave crossing it at
 // normal incidence and back returns with amplitude `reflection` (docs/open_regions.md, section 3).
+// order 0 (the default) takes 3 for a flat layer and 1 for one that bends around a box.
 struct Pml {
   std::string region_name; // the physical volume by name, or by tag when empty
   int region_tag = 0;
-  int order = 3;
+  int order = 0;
   double reflection = 1e-6;
-  bool allow_bends = false; // run a layer that bends around corners although it is unstable there
-  int line = 0;             // of the [[pml]] header
+  int line = 0; // of the [[pml]] header
 };
 
 struct BoundaryConfig {
