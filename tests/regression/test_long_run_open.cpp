@@ -17,11 +17,26 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace {
 
 using dgatd::testing::run_dgatd;
 using dgatd::testing::ScratchDirectory;
+
+// The largest energy sample from index `from` on (samples every 100 steps).
+double largest(std::vector<double> const& energy, std::size_t from)
+{
+  return *std::max_element(energy.begin() + static_cast<std::ptrdiff_t>(from), energy.end());
+}
+
+// Every 10000th step's energy and the last one, relative to the peak.
+void print_record(std::vector<double> const& energy, double peak)
+{
+  for (std::size_t i = 0; i < energy.size(); i += 100)
+    std::printf("  step %6zu: W / peak = %.3e\n", 100 * i, energy[i] / peak);
+  std::printf("  step  99900: W / peak = %.3e\n", energy.back() / peak);
+}
 
 TEST(LongRunOpen, HundredThousandStepsWithLossesAbsorbingSurfaceAndLayerDoNotGrow)
 {
@@ -75,15 +90,11 @@ progress = false
 
   auto const record = dgatd::io::read_energy(scratch.file("open.h5"));
   ASSERT_EQ(record.energy.size(), 1000u);
-  double peak = 0;
-  for (double w : record.energy) peak = std::max(peak, w);
+  double const peak = largest(record.energy, 0);
   std::printf("energy peak %.3e J\n", peak);
-  for (std::size_t i = 0; i < record.energy.size(); i += 100)
-    std::printf("  step %6zu: W / peak = %.3e\n", 100 * i, record.energy[i] / peak);
-  std::printf("  step  99900: W / peak = %.3e\n", record.energy.back() / peak);
+  print_record(record.energy, peak);
   double const at_50k = record.energy[500], at_100k = record.energy.back();
-  double later_max = 0;
-  for (std::size_t i = 100; i < record.energy.size(); ++i) later_max = std::max(later_max, record.energy[i]);
+  double const later_max = largest(record.energy, 100);
   std::printf("largest W after step 10000 / peak = %.3e; W(99900) / W(50000) = %.3f\n", later_max / peak,
               at_100k / at_50k);
   EXPECT_LT(later_max, 1e-20 * peak);
@@ -194,17 +205,12 @@ progress = false
   ASSERT_EQ(run.exit_code, 0) << run.err;
   auto const record = dgatd::io::read_energy(scratch.file("shell.h5"));
   ASSERT_EQ(record.energy.size(), 1000u);
-  double peak = 0;
-  for (double w : record.energy) peak = std::max(peak, w);
-  for (std::size_t i = 0; i < record.energy.size(); i += 100)
-    std::printf("  step %6zu: W / peak = %.3e\n", 100 * i, record.energy[i] / peak);
-  std::printf("  step  99900: W / peak = %.3e\n", record.energy.back() / peak);
+  double const peak = largest(record.energy, 0);
+  print_record(record.energy, peak);
   double const at_50k = record.energy[500];
-  double later_max = 0;
-  for (std::size_t i = 100; i < record.energy.size(); ++i) later_max = std::max(later_max, record.energy[i]);
+  double const later_max = largest(record.energy, 100);
   std::printf("largest W after step 10000 / peak = %.3e\n", later_max / peak);
-  double late_max = 0;
-  for (std::size_t i = 500; i < record.energy.size(); ++i) late_max = std::max(late_max, record.energy[i]);
+  double const late_max = largest(record.energy, 500);
   std::printf("largest W over steps 50000-100000 / W(50000) = %.3f\n", late_max / at_50k);
   EXPECT_LT(later_max, 1e-12 * peak);
   EXPECT_LT(late_max, 4.4 * at_50k);
