@@ -1,21 +1,13 @@
 #include "dgatd/mesh/structured.hpp"
 
+#include "dgatd/random.hpp"
+
 #include <algorithm>
 #include <string>
 #include <utility>
 
 namespace dgatd::mesh {
 namespace {
-
-// splitmix64: a tiny generator whose sequence is the same on every platform and library.
-double uniform_minus_one_to_one(std::uint64_t& state)
-{
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  z ^= z >> 31;
-  return 2.0 * static_cast<double>(z >> 11) / static_cast<double>(1ULL << 53) - 1.0;
-}
 
 double signed_volume(std::vector<Vec3> const& p, std::array<Index, 4> const& v)
 {

@@ -6,6 +6,7 @@
 
 #include "dgatd/kernels/ampere.hpp"
 #include "dgatd/kernels/faraday.hpp"
+#include "dgatd/random.hpp"
 #include "dgatd/solver/leapfrog.hpp"
 
 #include <gtest/gtest.h>
@@ -23,6 +24,9 @@ using dgatd::testing::relative_difference;
 using TestSpace = DGATD_TEST_EXEC_SPACE;
 using dgatd::Index;
 using dgatd::Real;
+using dgatd::splitmix64_increment;
+using dgatd::splitmix64_mix;
+using dgatd::to_minus_one_to_one;
 using dgatd::kernels::AmpereBlockPass;
 using dgatd::kernels::block_pass_name;
 
@@ -47,13 +51,10 @@ dgatd::testing::Cavity const& cavity(bool blocks_by_degree)
   return blocks_by_degree ? by_degree : vertex_order;
 }
 
+// A reproducible number in [-1, 1) for each key, independent of the order keys are drawn in.
 double uniform(std::uint64_t key)
 {
-  std::uint64_t z = key * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  z ^= z >> 31;
-  return 2.0 * static_cast<double>(z >> 11) / static_cast<double>(1ULL << 53) - 1.0;
+  return to_minus_one_to_one(splitmix64_mix(key * splitmix64_increment + 0x632be59bd9b4e019ULL));
 }
 
 // The fields after an update, on the host: u^ by unknown, f^ by (tet, face).
