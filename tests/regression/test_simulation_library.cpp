@@ -153,29 +153,36 @@ void expect_same_output(std::string const& a, std::string const& b)
 
 class Restart : public ::testing::TestWithParam<char const*> {};
 
-// What a writer of the caller's receives: everything the HDF5 output of the same run holds.
-class MemoryWriter final : public dgatd::io::RunWriter {
-public:
+// What a writer of the caller's receives: everything the HDF5 output of the same run holds. The
+// run owns its writer and drops it when it ends, so the record outlives it.
+struct MemoryRecord {
   std::vector<dgatd::Vec3> e_of_first_probe;
   std::vector<double> energy;
   int meshes = 0, probes = 0, closed_complete = -1;
+};
 
+class MemoryWriter final : public dgatd::io::RunWriter {
+public:
+  explicit MemoryWriter(std::shared_ptr<MemoryRecord> record) : record_(std::move(record)) {}
   void write_mesh(std::vector<dgatd::Vec3> const&, std::vector<std::array<std::int32_t, 4>> const&,
                   std::vector<std::int32_t> const&) override
   {
-    ++meshes;
+    ++record_->meshes;
   }
-  std::size_t add_probe(std::string const&, dgatd::Vec3 const&) override { return probes++; }
+  std::size_t add_probe(std::string const&, dgatd::Vec3 const&) override { return record_->probes++; }
   void append_step(double, std::vector<dgatd::io::ProbeSample> const& samples) override
   {
-    e_of_first_probe.push_back(samples.at(0).e);
+    record_->e_of_first_probe.push_back(samples.at(0).e);
   }
-  void append_energy(double, double value) override { energy.push_back(value); }
+  void append_energy(double, double value) override { record_->energy.push_back(value); }
   void write_snapshot(double, std::vector<dgatd::Vec3> const&, std::vector<dgatd::Vec3> const&) override {}
   void write_port(std::string const&, double, std::vector<double> const&, std::vector<double> const&) override {}
   void flush() override {}
-  void close(bool complete) override { closed_complete = complete; }
+  void close(bool complete) override { record_->closed_complete = complete; }
   std::string description() const override { return "memory"; }
+
+private:
+  std::shared_ptr<MemoryRecord> record_;
 };
 
 TEST(Recorder, AnInjectedWriterReceivesWhatTheHdf5OutputHolds)
@@ -187,17 +194,14 @@ TEST(Recorder, AnInjectedWriterReceivesWhatTheHdf5OutputHolds)
   std::string const file = (scratch.path() / "file.h5").string();
   ASSERT_TRUE(run(text, file).complete);
 
-  MemoryWriter* memory = nullptr;
+  auto const memory = std::make_shared<MemoryRecord>();
   dgatd::simulation::SimulationOptions options;
   options.output_path = (scratch.path() / "unused.h5").string();
-  options.writer = [&memory](std::string const&, dgatd::io::RunAttributes const&, dgatd::io::ResumePoint const*) {
-    auto writer = std::make_unique<MemoryWriter>();
-    memory = writer.get();
-    return writer;
+  options.writer = [memory](std::string const&, dgatd::io::RunAttributes const&, dgatd::io::ResumePoint const*) {
+    return std::make_unique<MemoryWriter>(memory);
   };
   dgatd::simulation::Simulation simulation(dgatd::io::parse_config(text, "test.toml", "."), options);
   auto const result = simulation.run();
-  ASSERT_NE(memory, nullptr);
   EXPECT_TRUE(result.complete);
   EXPECT_EQ(result.output, "memory");
   EXPECT_FALSE(fs::exists(options.output_path));

@@ -4,6 +4,7 @@
 
 #include "dgatd/dga/operators.hpp"
 #include "dgatd/error.hpp"
+#include "dgatd/mesh/surfaces.hpp"
 #include "dgatd/solver/stencils.hpp"
 #include "dgatd/vec3.hpp"
 
@@ -35,19 +36,17 @@ TEST(AbsorbingSurfaces, UniformFieldRadiatesYTimesTangentialFieldSquaredTimesAre
   double expected = 0;
   double const eps = 2.0, mu = 0.5, admittance = std::sqrt(eps / mu);
   Vec3 const field{0.3, -1.2, 0.7};
+  dgatd::mesh::MeshView const view{mesh, topology, geometry};
   for (auto f : topology.boundary_faces) {
     kinds[f] = dgatd::dga::FaceKind::absorbing;
-    auto const& fv = topology.face_vertices[f];
-    Vec3 const normal = dgatd::cross(dgatd::sub(mesh.points[fv[1]], mesh.points[fv[0]]),
-                                     dgatd::sub(mesh.points[fv[2]], mesh.points[fv[0]]));
-    double const area = 0.5 * dgatd::norm(normal);
-    double const normal_part = dgatd::dot(field, normal) / (2 * area);
+    Vec3 const area_vector = dgatd::mesh::face_area_vector(view, f, topology.face_tets[f][0]);
+    double const area = dgatd::norm(area_vector);
+    double const normal_part = dgatd::dot(field, area_vector) / area;
     expected += admittance * area * (dgatd::dot(field, field) - normal_part * normal_part);
   }
   std::size_t const n = mesh.tets.size();
   dgatd::dga::Materials const medium{std::vector<double>(n, eps), std::vector<double>(n, mu), {}};
   auto const operators = dgatd::dga::assemble(mesh, topology, geometry, medium, kinds);
-  dgatd::mesh::MeshView const view{mesh, topology, geometry};
   auto const u = dgatd::solver::project_field(view, operators.layout, [&](Vec3 const&) { return field; });
   double power = 0;
   for (std::size_t k = 0; k < operators.lossy_blocks.size(); ++k) {
