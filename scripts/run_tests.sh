@@ -6,12 +6,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/setup_dependencies.sh
+# Each phase says how long it took, so a slow machine shows where its time went.
+phase() {
+  local started=$SECONDS
+  "$@"
+  echo "[run_tests] $* took $((SECONDS - started)) s"
+}
+
+phase scripts/setup_dependencies.sh
 cmake --preset openmp >/dev/null
-cmake --build --preset openmp -j "$(nproc)"
-ctest --preset openmp -j 1
+phase cmake --build --preset openmp -j "$(nproc)"
+phase ctest --preset openmp -j 1
 if [ "${DGATD_SANITIZE:-0}" = 1 ]; then
   cmake --preset debug-sanitize >/dev/null
-  cmake --build --preset debug-sanitize -j "$(nproc)"
-  ctest --preset debug-sanitize -L unit -j 1
+  phase cmake --build --preset debug-sanitize -j "$(nproc)"
+  phase ctest --preset debug-sanitize -L unit -j 1
 fi

@@ -3,6 +3,7 @@
 // Kokkos Kernels enables it), the formulation the papers compare their custom kernels against.
 
 #include "dgatd/dga/assembled.hpp"
+#include "dgatd/instances.hpp"
 #include "dgatd/kernels/device_operators.hpp"
 #include "dgatd/kernels/small_kernels.hpp"
 
@@ -92,26 +93,7 @@ public:
   }
 
   // F <- F - dt (Mmu^-1 Cg) U, then U <- U + dt (Meps^-1 Cg^T) F - dt g(t) Meps^-1 I.
-  void step()
-  {
-    {
-      compat::ScopedRegion region("dgatd::assembled_Faraday");
-      KokkosSparse::spmv("N", -dt_, faraday_, u_, 1.0, f_);
-    }
-    {
-      compat::ScopedRegion region("dgatd::assembled_Ampere");
-      KokkosSparse::spmv("N", dt_, ampere_, f_, 1.0, u_);
-    }
-    double const t_half = (steps_ + 0.5) * dt_;
-    for (auto const& s : sources_) {
-      for_each("dgatd::assembled_source", space_, s.rows.extent(0),
-               ScatterAdd<memory_space>{s.rows, s.weights, u_, -dt_ * s.waveform(t_half)});
-    }
-    ++steps_;
-    for (auto const& p : prescribed_)
-      for_each("dgatd::assembled_port", space_, p.rows.extent(0),
-               ScatterSet<memory_space>{p.rows, p.weights, u_, p.waveform(steps_ * dt_)});
-  }
+  void step();
 
   // Compulsory traffic of one SpMV y <- y + a A x: values and column indices once, row offsets,
   // x read once, y read and written.
@@ -151,5 +133,33 @@ private:
   double dt_ = 0;
   std::int64_t steps_ = 0;
 };
+
+// Defined outside the class so that the library's instances (instances.hpp) are the only ones
+// compiled for the spaces it instantiates for.
+template <class ExecutionSpace>
+void AssembledLeapfrog<ExecutionSpace>::step()
+{
+  {
+    compat::ScopedRegion region("dgatd::assembled_Faraday");
+    KokkosSparse::spmv("N", -dt_, faraday_, u_, 1.0, f_);
+  }
+  {
+    compat::ScopedRegion region("dgatd::assembled_Ampere");
+    KokkosSparse::spmv("N", dt_, ampere_, f_, 1.0, u_);
+  }
+  double const t_half = (steps_ + 0.5) * dt_;
+  for (auto const& s : sources_) {
+    for_each("dgatd::assembled_source", space_, s.rows.extent(0),
+             ScatterAdd<memory_space>{s.rows, s.weights, u_, -dt_ * s.waveform(t_half)});
+  }
+  ++steps_;
+  for (auto const& p : prescribed_)
+    for_each("dgatd::assembled_port", space_, p.rows.extent(0),
+             ScatterSet<memory_space>{p.rows, p.weights, u_, p.waveform(steps_ * dt_)});
+}
+
+#define DGATD_ASSEMBLED_LEAPFROG_INSTANCES(PREFIX, SPACE)                                                      \
+  PREFIX template class AssembledLeapfrog<SPACE>;
+DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_ASSEMBLED_LEAPFROG_INSTANCES, extern)
 
 } // namespace dgatd::kernels

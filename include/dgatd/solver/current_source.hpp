@@ -3,6 +3,7 @@
 // Ampere (eq. 6) at t^(n+1/2) as u~ -= dt g(t^(n+1/2)) (Meps^-1 I) (the stencil's weights already
 // hold the block inverses, solver/stencils.hpp).
 
+#include "dgatd/instances.hpp"
 #include "dgatd/kernels/small_kernels.hpp"
 #include "dgatd/kernels/upload.hpp"
 #include "dgatd/solver/stencils.hpp"
@@ -54,5 +55,9 @@ private:
   ScaledStencil<memory_space> stencil_;
   Signal waveform_;
 };
+
+#define DGATD_CURRENT_SOURCE_INSTANCES(PREFIX, SPACE)                                                          \
+  PREFIX template class CurrentSource<SPACE>;
+DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_CURRENT_SOURCE_INSTANCES, extern)
 
 } // namespace dgatd::solver

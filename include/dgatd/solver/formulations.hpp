@@ -4,6 +4,7 @@
 
 #include "dgatd/dga/assembled.hpp"
 #include "dgatd/dga/operators.hpp"
+#include "dgatd/instances.hpp"
 #include "dgatd/kernels/assembled.hpp"
 #include "dgatd/mesh/topology.hpp"
 #include "dgatd/solver/formulation.hpp"
@@ -208,5 +209,14 @@ std::unique_ptr<Formulation> make_formulation(FormulationKind kind, ExecutionSpa
     return std::make_unique<AssembledFormulation<ExecutionSpace>>(space, topology, host);
   return std::make_unique<FractionedFormulation<ExecutionSpace>>(space, topology, host);
 }
+
+#define DGATD_FORMULATION_INSTANCES(PREFIX, SPACE)                                                             \
+  PREFIX template class LeapfrogFormulation<SPACE, FractionedLeapfrog<SPACE>, FormulationKind::fractioned>;    \
+  PREFIX template class LeapfrogFormulation<SPACE, kernels::AssembledLeapfrog<SPACE>, FormulationKind::assembled>; \
+  PREFIX template class FractionedFormulation<SPACE>;                                                          \
+  PREFIX template class AssembledFormulation<SPACE>;                                                           \
+  PREFIX template std::unique_ptr<Formulation> make_formulation(FormulationKind, SPACE const&,                  \
+                                                                mesh::Topology const&, dga::HostOperators const&);
+DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_FORMULATION_INSTANCES, extern)
 
 } // namespace dgatd::solver

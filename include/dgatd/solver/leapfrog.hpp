@@ -6,6 +6,7 @@
 // step) with its own state for checkpoints. It also gives the energy invariant and the stability
 // bound (solver/stability.hpp).
 
+#include "dgatd/instances.hpp"
 #include "dgatd/kernels/ampere.hpp"
 #include "dgatd/kernels/device_operators.hpp"
 #include "dgatd/kernels/faraday.hpp"
@@ -41,14 +42,7 @@ public:
   // own terms come with them: losses when they have lossy blocks (conductivity, absorbing surfaces,
   // the layers' electric side) and the layers' magnetic side when they have stretched tets.
   FractionedLeapfrog(ExecutionSpace const& space, dga::HostOperators const& host,
-                     kernels::AmpereBlockPass block_pass = kernels::default_block_pass<ExecutionSpace>())
-      : space_(space), ops_(kernels::upload<ExecutionSpace, TetLayout, Real>(host, block_pass)),
-        fields_(kernels::make_fields<ExecutionSpace, TetLayout, Real>(ops_)),
-        f_previous_("dgatd::f_hat_previous", ops_.num_tets)
-  {
-    if (!host.lossy_blocks.empty()) add_term(std::make_unique<Losses<ExecutionSpace, TetLayout>>(host));
-    if (!host.stretched_tets.empty()) add_term(std::make_unique<MagneticStretch<ExecutionSpace, TetLayout>>(host));
-  }
+                     kernels::AmpereBlockPass block_pass = kernels::default_block_pass<ExecutionSpace>());
 
   // Adds a term after those already there: at each point of a step the terms run in the order they
   // were added. It starts from the current field and, once dt is set, from the current dt.
@@ -76,25 +70,8 @@ public:
 
   // The whole state between two steps (u^n, f^(n-1/2), n), on the host, f^ row-major: with the
   // terms' state (auxiliary_state) a later run continues bit for bit.
-  void state(std::vector<double>& u, std::vector<double>& f) const
-  {
-    auto const host_u = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fields_.u);
-    auto const host_f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fields_.f);
-    u.assign(host_u.data(), host_u.data() + host_u.size());
-    f.resize(4 * host_f.extent(0));
-    for (std::size_t t = 0; t < host_f.extent(0); ++t)
-      for (int j = 0; j < 4; ++j) f[4 * t + j] = host_f(t, j);
-  }
-
-  void set_state(std::vector<double> const& u, std::vector<double> const& f, std::int64_t steps)
-  {
-    Kokkos::deep_copy(fields_.u, kernels::upload_flat<Kokkos::View<Real*, memory_space>>("dgatd::u_state", u));
-    auto host_f = Kokkos::create_mirror_view(fields_.f);
-    for (std::size_t t = 0; t < host_f.extent(0); ++t)
-      for (int j = 0; j < 4; ++j) host_f(t, j) = f[4 * t + j];
-    Kokkos::deep_copy(fields_.f, host_f);
-    steps_ = steps;
-  }
+  void state(std::vector<double>& u, std::vector<double>& f) const;
+  void set_state(std::vector<double> const& u, std::vector<double> const& f, std::int64_t steps);
 
   // The terms' state after `steps` steps (the matched layers' auxiliary unknowns, the ports'
   // voltage histories), in the order the terms were added; set_state first when restoring.
@@ -128,13 +105,7 @@ public:
   }
 
   // Sets u^ (all unknowns, as from project_field), zero f^, and every term to its start.
-  void set_initial_field(std::vector<double> const& u)
-  {
-    Kokkos::deep_copy(fields_.u, kernels::upload_flat<Kokkos::View<Real*, memory_space>>("dgatd::u_init", u));
-    Kokkos::deep_copy(fields_.f, 0.0);
-    steps_ = 0;
-    for (auto& term : terms_) term->reset(context());
-  }
+  void set_initial_field(std::vector<double> const& u);
 
   // One leapfrog step from (u^n, f^(n-1/2)) to (u^(n+1), f^(n+1/2)).
   void step() { advance(false); }
@@ -144,28 +115,16 @@ public:
   double step_with_energy() { return advance(true); }
 
   // u.Meps u over the free unknowns.
-  double electric_energy(Kokkos::View<Real*, memory_space> const& u) const
-  {
-    return electric_product(space_, ops_, u, u);
-  }
+  double electric_energy(Kokkos::View<Real*, memory_space> const& u) const;
 
-  PowerIterationResult estimate_stability(double tolerance = 1e-6, int max_iterations = 20000, std::uint64_t seed = 7)
-  {
-    return solver::estimate_stability(space_, ops_, tolerance, max_iterations, seed);
-  }
+  PowerIterationResult estimate_stability(double tolerance = 1e-6, int max_iterations = 20000,
+                                          std::uint64_t seed = 7);
 
 private:
   Context context() const { return {space_, ops_, fields_, dt_, steps_}; }
 
   // f^(n-1/2).Mmu f^(n+1/2), with f^(n-1/2) saved in f_previous_.
-  double magnetic_cross_energy() const
-  {
-    double sum = 0;
-    Kokkos::parallel_reduce("dgatd::magnetic_energy",
-                            Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Index>>(space_, 0, ops_.num_tets),
-                            kernels::TetQuadraticForm<TetLayout, memory_space>{ops_.mu, f_previous_, fields_.f}, sum);
-    return sum;
-  }
+  double magnetic_cross_energy() const;
 
   template <class Point>
   void at(Point point, Context const& c)
@@ -173,28 +132,7 @@ private:
     for (auto& term : terms_) ((*term).*point)(c);
   }
 
-  double advance(bool with_energy)
-  {
-    Context const c = context();
-    double energy = 0;
-    if (with_energy) {
-      energy += 0.5 * electric_energy(fields_.u);
-      Kokkos::deep_copy(space_, f_previous_, fields_.f);
-    }
-    at(&TermType::before_faraday, c);
-    kernels::faraday_update(space_, ops_, fields_, dt_);
-    // A domain-decomposed run exchanges here, as a term: the edge pieces Faraday (and the layers'
-    // correction) left for the tets around vertices shared with other ranks, before Ampere's
-    // dual-curl pass sums them per edge.
-    at(&TermType::after_faraday, c);
-    if (with_energy) energy += 0.5 * magnetic_cross_energy();
-    kernels::ampere_update(space_, ops_, fields_, dt_);
-    at(&TermType::after_ampere, c);
-    at(&TermType::correct, c);
-    ++steps_;
-    at(&TermType::end_step, c);
-    return energy;
-  }
+  double advance(bool with_energy);
 
   ExecutionSpace space_;
   Operators ops_;
@@ -204,5 +142,105 @@ private:
   double dt_ = 0;
   std::int64_t steps_ = 0;
 };
+
+// The members that launch kernels, defined outside the class so that the library's instances
+// (solver/instances.hpp) are the only ones compiled for the spaces it instantiates for.
+
+template <class ExecutionSpace, class TetLayout>
+FractionedLeapfrog<ExecutionSpace, TetLayout>::FractionedLeapfrog(ExecutionSpace const& space,
+                                                                  dga::HostOperators const& host,
+                                                                  kernels::AmpereBlockPass block_pass)
+    : space_(space), ops_(kernels::upload<ExecutionSpace, TetLayout, Real>(host, block_pass)),
+      fields_(kernels::make_fields<ExecutionSpace, TetLayout, Real>(ops_)),
+      f_previous_("dgatd::f_hat_previous", ops_.num_tets)
+{
+  if (!host.lossy_blocks.empty()) add_term(std::make_unique<Losses<ExecutionSpace, TetLayout>>(host));
+  if (!host.stretched_tets.empty()) add_term(std::make_unique<MagneticStretch<ExecutionSpace, TetLayout>>(host));
+}
+
+template <class ExecutionSpace, class TetLayout>
+void FractionedLeapfrog<ExecutionSpace, TetLayout>::state(std::vector<double>& u, std::vector<double>& f) const
+{
+  auto const host_u = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fields_.u);
+  auto const host_f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fields_.f);
+  u.assign(host_u.data(), host_u.data() + host_u.size());
+  f.resize(4 * host_f.extent(0));
+  for (std::size_t t = 0; t < host_f.extent(0); ++t)
+    for (int j = 0; j < 4; ++j) f[4 * t + j] = host_f(t, j);
+}
+
+template <class ExecutionSpace, class TetLayout>
+void FractionedLeapfrog<ExecutionSpace, TetLayout>::set_state(std::vector<double> const& u,
+                                                              std::vector<double> const& f, std::int64_t steps)
+{
+  Kokkos::deep_copy(fields_.u, kernels::upload_flat<Kokkos::View<Real*, memory_space>>("dgatd::u_state", u));
+  auto host_f = Kokkos::create_mirror_view(fields_.f);
+  for (std::size_t t = 0; t < host_f.extent(0); ++t)
+    for (int j = 0; j < 4; ++j) host_f(t, j) = f[4 * t + j];
+  Kokkos::deep_copy(fields_.f, host_f);
+  steps_ = steps;
+}
+
+template <class ExecutionSpace, class TetLayout>
+void FractionedLeapfrog<ExecutionSpace, TetLayout>::set_initial_field(std::vector<double> const& u)
+{
+  Kokkos::deep_copy(fields_.u, kernels::upload_flat<Kokkos::View<Real*, memory_space>>("dgatd::u_init", u));
+  Kokkos::deep_copy(fields_.f, 0.0);
+  steps_ = 0;
+  for (auto& term : terms_) term->reset(context());
+}
+
+template <class ExecutionSpace, class TetLayout>
+double FractionedLeapfrog<ExecutionSpace, TetLayout>::electric_energy(Kokkos::View<Real*, memory_space> const& u) const
+{
+  return electric_product(space_, ops_, u, u);
+}
+
+template <class ExecutionSpace, class TetLayout>
+PowerIterationResult FractionedLeapfrog<ExecutionSpace, TetLayout>::estimate_stability(double tolerance,
+                                                                                       int max_iterations,
+                                                                                       std::uint64_t seed)
+{
+  return solver::estimate_stability(space_, ops_, tolerance, max_iterations, seed);
+}
+
+template <class ExecutionSpace, class TetLayout>
+double FractionedLeapfrog<ExecutionSpace, TetLayout>::magnetic_cross_energy() const
+{
+  double sum = 0;
+  Kokkos::parallel_reduce("dgatd::magnetic_energy",
+                          Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Index>>(space_, 0, ops_.num_tets),
+                          kernels::TetQuadraticForm<TetLayout, memory_space>{ops_.mu, f_previous_, fields_.f}, sum);
+  return sum;
+}
+
+template <class ExecutionSpace, class TetLayout>
+double FractionedLeapfrog<ExecutionSpace, TetLayout>::advance(bool with_energy)
+{
+  Context const c = context();
+  double energy = 0;
+  if (with_energy) {
+    energy += 0.5 * electric_energy(fields_.u);
+    Kokkos::deep_copy(space_, f_previous_, fields_.f);
+  }
+  at(&TermType::before_faraday, c);
+  kernels::faraday_update(space_, ops_, fields_, dt_);
+  // A domain-decomposed run exchanges here, as a term: the edge pieces Faraday (and the layers'
+  // correction) left for the tets around vertices shared with other ranks, before Ampere's
+  // dual-curl pass sums them per edge.
+  at(&TermType::after_faraday, c);
+  if (with_energy) energy += 0.5 * magnetic_cross_energy();
+  kernels::ampere_update(space_, ops_, fields_, dt_);
+  at(&TermType::after_ampere, c);
+  at(&TermType::correct, c);
+  ++steps_;
+  at(&TermType::end_step, c);
+  return energy;
+}
+
+#define DGATD_LEAPFROG_INSTANCES(PREFIX, SPACE)                                                                 \
+  PREFIX template class FractionedLeapfrog<SPACE, Kokkos::LayoutLeft>;                                         \
+  PREFIX template class FractionedLeapfrog<SPACE, Kokkos::LayoutRight>;
+DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_LEAPFROG_INSTANCES, extern)
 
 } // namespace dgatd::solver

@@ -13,6 +13,7 @@
 // S >= 0 (no layers) the energy cannot grow at the lossless time step (docs/open_regions.md).
 // The matrices are built on the host (solver/loss_steps.hpp) whenever dt changes.
 
+#include "dgatd/instances.hpp"
 #include "dgatd/kernels/small_kernels.hpp"
 #include "dgatd/kernels/upload.hpp"
 #include "dgatd/solver/loss_steps.hpp"
@@ -124,5 +125,10 @@ private:
   Kokkos::View<Real* [18], memory_space> subregion_drive_;   // D
   Kokkos::View<Real* [18], memory_space> subregion_coupling_; // B (I + A) / 2
 };
+
+#define DGATD_LOSSES_INSTANCES(PREFIX, SPACE)                                                                  \
+  PREFIX template class Losses<SPACE, Kokkos::LayoutLeft>;                                                    \
+  PREFIX template class Losses<SPACE, Kokkos::LayoutRight>;
+DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_LOSSES_INSTANCES, extern)
 
 } // namespace dgatd::solver

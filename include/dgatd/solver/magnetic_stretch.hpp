@@ -7,6 +7,7 @@
 // are written again, before any exchange or Ampere reads them. The matrices are built on the host
 // (solver/loss_steps.hpp) whenever dt changes.
 
+#include "dgatd/instances.hpp"
 #include "dgatd/kernels/faraday.hpp"
 #include "dgatd/kernels/upload.hpp"
 #include "dgatd/solver/loss_steps.hpp"
@@ -72,5 +73,10 @@ private:
   Kokkos::View<Real* [16], memory_space> loss_;     // L
   Kokkos::View<Real* [96], memory_space> coupling_; // Q
 };
+
+#define DGATD_MAGNETIC_STRETCH_INSTANCES(PREFIX, SPACE)                                                        \
+  PREFIX template class MagneticStretch<SPACE, Kokkos::LayoutLeft>;                                           \
+  PREFIX template class MagneticStretch<SPACE, Kokkos::LayoutRight>;
+DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_MAGNETIC_STRETCH_INSTANCES, extern)
 
 } // namespace dgatd::solver

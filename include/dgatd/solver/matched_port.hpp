@@ -5,6 +5,7 @@
 // (solver/port_admittance.hpp has the discrete admittance). The correction runs after the lossless
 // update; a port's blocks are lossless (matched_te10_port_stencil), so it commutes with the losses'.
 
+#include "dgatd/instances.hpp"
 #include "dgatd/kernels/small_kernels.hpp"
 #include "dgatd/kernels/upload.hpp"
 #include "dgatd/solver/port_admittance.hpp"
@@ -84,5 +85,9 @@ private:
   Kokkos::View<Index*, memory_space> rows_, response_rows_;
   Kokkos::View<Real*, memory_space> projection_, response_;
 };
+
+#define DGATD_MATCHED_PORT_INSTANCES(PREFIX, SPACE)                                                            \
+  PREFIX template class MatchedPort<SPACE>;
+DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_MATCHED_PORT_INSTANCES, extern)
 
 } // namespace dgatd::solver

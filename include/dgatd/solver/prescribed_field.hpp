@@ -2,6 +2,7 @@
 // A prescribed tangential field (a hard port) as a term of the leapfrog: at the end of every step
 // its half-edge unknowns are set to amplitude g(t^(n+1)) times their weights (solver/stencils.hpp).
 
+#include "dgatd/instances.hpp"
 #include "dgatd/kernels/small_kernels.hpp"
 #include "dgatd/solver/current_source.hpp"
 #include "dgatd/solver/stencils.hpp"
@@ -34,5 +35,9 @@ private:
   ScaledStencil<memory_space> stencil_;
   Signal waveform_;
 };
+
+#define DGATD_PRESCRIBED_FIELD_INSTANCES(PREFIX, SPACE)                                                        \
+  PREFIX template class PrescribedField<SPACE>;
+DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_PRESCRIBED_FIELD_INSTANCES, extern)
 
 } // namespace dgatd::solver

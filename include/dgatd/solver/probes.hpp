@@ -4,6 +4,7 @@
 // through the same stencils (ProbeStencil), read from the unknowns they share.
 
 #include "dgatd/dga/operators.hpp"
+#include "dgatd/instances.hpp"
 #include "dgatd/kernels/device_operators.hpp"
 #include "dgatd/kernels/small_kernels.hpp"
 #include "dgatd/kernels/upload.hpp"
@@ -136,5 +137,9 @@ private:
   std::size_t buffered_ = 0;
   std::vector<double> samples_; // the layout ProbeSamples reads: [row][probe][Ex Ey Ez Hx Hy Hz]
 };
+
+#define DGATD_PROBE_RECORDER_INSTANCES(PREFIX, SPACE)                                                          \
+  PREFIX template class ProbeRecorder<SPACE>;
+DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_PROBE_RECORDER_INSTANCES, extern)
 
 } // namespace dgatd::solver
