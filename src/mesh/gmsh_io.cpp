@@ -3,6 +3,7 @@
 #include "dgatd/error.hpp"
 #include "dgatd/host_parallel.hpp"
 #include "gmsh_session.hpp"
+#include "msh_check.hpp"
 
 #include <gmsh.h>
 
@@ -12,7 +13,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <numeric>
 #include <string>
 #include <tuple>
@@ -308,19 +308,7 @@ Mesh read_mesh(std::string const& path, double scale)
   std::error_code ec;
   if (!fs::exists(path, ec)) throw Error(path, "no such file", "check the path, or generate a mesh with 'dgatd mesh'");
   if (!fs::is_regular_file(path, ec)) throw Error(path, "not a regular file", "give the path of a .msh file");
-  std::ifstream in(path, std::ios::binary);
-  std::string header, version;
-  if (!in) throw Error(path, "the file cannot be opened", "check that it is readable");
-  std::getline(in, header);
-  if (!header.empty() && header.back() == '\r') header.pop_back();
-  if (header != "$MeshFormat")
-    throw Error(path, "not a Gmsh .msh file (it does not start with $MeshFormat)",
-                "export the mesh from Gmsh as .msh 2.2 or 4.1, e.g. gmsh -3 -order 1 -format msh41 model.geo");
-  in >> version;
-  if (version.rfind("2.", 0) != 0 && version.rfind("4.", 0) != 0)
-    throw Error(path, "unsupported .msh version '" + version + "'",
-                "convert it with gmsh " + path + " -save -format msh41");
-  in.close();
+  detail::check_msh_file(path);
 
   detail::GmshSession session;
   detail::GmshModel model("read");
