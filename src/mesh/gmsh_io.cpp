@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <numeric>
 #include <string>
@@ -36,6 +37,37 @@ int model_counter = 0;
 // regular tet has 1/(6 sqrt 2) ~ 0.118, and its reciprocal bases would be meaningless.
 constexpr double kDegenerateVolumeRatio = 1e-12;
 constexpr std::size_t kListedElements = 5;
+
+// Gmsh 4.8's initialize appends the running executable's directory to PATH and PYTHONPATH, every
+// time: each session would lengthen them (and glibc keeps every value a variable has had, so
+// memory grows with every mesh read), and child processes would see them changed. Its "-noenv"
+// option, meant to stop this, makes initialize exit the process as an unknown option, so the
+// sessions put the two back as they were.
+struct SavedVariable {
+  char const* name;
+  bool set;
+  std::string value;
+};
+
+std::vector<SavedVariable> variables_gmsh_changes()
+{
+  std::vector<SavedVariable> saved;
+  for (char const* name : {"PATH", "PYTHONPATH"}) {
+    char const* value = std::getenv(name);
+    saved.push_back({name, value != nullptr, value ? value : ""});
+  }
+  return saved;
+}
+
+void restore(std::vector<SavedVariable> const& saved)
+{
+  for (auto const& variable : saved) {
+    if (variable.set)
+      setenv(variable.name, variable.value.c_str(), 1);
+    else
+      unsetenv(variable.name);
+  }
+}
 
 std::string one_line(std::string text)
 {
@@ -124,7 +156,9 @@ GmshSession::GmshSession()
 {
   if (session_depth++ > 0) return;
   try {
+    auto const saved = variables_gmsh_changes();
     gmsh::initialize(0, nullptr, false);
+    restore(saved);
     gmsh::option::setNumber("General.Terminal", 0);
     // Errors and warnings only: info lines would pile up in the logger on large meshes.
     gmsh::option::setNumber("General.Verbosity", 2);

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -294,6 +295,22 @@ TEST(MeshErrors, DuplicateElementTag)
   expect_mentions(
       read_error(dir, "twice.msh", kHeader + kNodes + elements("1 4 2 1 1 1 2 3 4\n1 4 2 1 1 3 2 4 5\n", 2)),
       {"twice.msh:", "element 1 is defined twice"});
+}
+
+// Gmsh appended its own directory to PATH and PYTHONPATH at every read (found by fuzzing: memory
+// grew with each read, as glibc keeps every value a variable has had).
+TEST(MeshErrors, ReadsLeaveTheEnvironmentAsItWas)
+{
+  ScratchDirectory dir("mesh_errors");
+  std::string const path = dir.write("tet.msh", kHeader + kNodes + elements("1 4 2 1 1 1 2 3 4\n", 1));
+  auto variable = [](char const* name) {
+    char const* value = std::getenv(name);
+    return value ? std::string(value) : std::string("(unset)");
+  };
+  std::string const search_path = variable("PATH"), python_path = variable("PYTHONPATH");
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(dgatd::mesh::read_mesh(path).num_tets(), 1);
+  EXPECT_EQ(variable("PATH"), search_path);
+  EXPECT_EQ(variable("PYTHONPATH"), python_path);
 }
 
 // What Gmsh writes reads, with Windows line ends and a comment section too.
