@@ -2,6 +2,7 @@
 // A fresh directory under the system temporary directory for one test, removed with the object.
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -20,8 +21,11 @@ public:
   {
     std::filesystem::create_directories(path_);
   }
+  // DGATD_KEEP_SCRATCH set: the directory stays, for comparing a test's outputs across versions
+  // (scripts/compare_outputs.py --by-name).
   ~ScratchDirectory()
   {
+    if (std::getenv("DGATD_KEEP_SCRATCH")) return;
     std::error_code ignored;
     std::filesystem::remove_all(path_, ignored);
   }

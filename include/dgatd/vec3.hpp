@@ -19,5 +19,9 @@ inline Vec3 cross(Vec3 const& x, Vec3 const& y)
   return {x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0]};
 }
 inline double norm(Vec3 const& x) { return std::sqrt(dot(x, x)); }
+inline double squared_distance(Vec3 const& x, Vec3 const& y)
+{
+  return (x[0] - y[0]) * (x[0] - y[0]) + (x[1] - y[1]) * (x[1] - y[1]) + (x[2] - y[2]) * (x[2] - y[2]);
+}
 
 } // namespace dgatd

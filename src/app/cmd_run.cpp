@@ -1,6 +1,7 @@
 // `dgatd run CONFIG.toml [--output FILE.h5] [--restart FILE.checkpoint.h5]`.
 #include "commands.hpp"
 
+#include "dgatd/error.hpp"
 #include "dgatd/io/input/config.hpp"
 #include "dgatd/simulation/simulation.hpp"
 
@@ -48,9 +49,8 @@ private:
   void (*previous_terminate_)(int);
 };
 
-int run(RunOptions const& options)
+int run_simulation(io::Config const& config, RunOptions const& options)
 {
-  auto const config = io::load_config(options.config_path);
   simulation::SimulationOptions settings;
   settings.output_path = options.output_override;
   settings.restart_from = options.restart_from;
@@ -67,6 +67,8 @@ int run(RunOptions const& options)
             << result.checkpoint << "\n";
   return 128 + (stopping_signal ? static_cast<int>(stopping_signal) : SIGINT);
 }
+
+int run(RunOptions const& options) { return run_simulation(io::load_config(options.config_path), options); }
 
 } // namespace
 

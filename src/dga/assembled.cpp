@@ -92,9 +92,6 @@ AssembledOperators assemble_global(mesh::Topology const& topology, HostOperators
 
   // Ampere rows: edge e collects, from the block of each of its free halves, the block-inverse
   // row times the rows of Cg^T.
-  std::vector<Index> block_of_unknown(layout.num_free);
-  for (Index b = 0; b < layout.num_blocks(); ++b)
-    for (Index r = layout.block_offset[b]; r < layout.block_offset[b + 1]; ++r) block_of_unknown[r] = b;
   out.ampere.rows = num_edges;
   out.ampere.columns = num_faces;
   out.ampere.row_offsets.push_back(0);
@@ -103,9 +100,9 @@ AssembledOperators assemble_global(mesh::Topology const& topology, HostOperators
     for (Index h : topology.edge_half_edges[e]) {
       Index const r = layout.dof_of_half_edge[h];
       if (r >= layout.num_free) continue;
-      Index const b = block_of_unknown[r];
+      Index const b = layout.block_of(r);
       Index const first = layout.block_offset[b];
-      Index const d = layout.block_offset[b + 1] - first;
+      Index const d = layout.block_size(b);
       double const* inverse = ops.eps_inverse.data() + layout.block_matrix_offset[b];
       for (Index c = 0; c < d; ++c) {
         double const m = inverse[(r - first) * d + c];

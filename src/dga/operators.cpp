@@ -3,6 +3,7 @@
 #include "dgatd/error.hpp"
 #include "dgatd/host_parallel.hpp"
 #include "dgatd/mesh/reference_tet.hpp"
+#include "dgatd/mesh/view.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -28,10 +29,11 @@ enum class TetFailure : std::uint8_t { none, magnetic_mass, incidence };
 // (Eq. 6) rows of C~: the circulation of h around the dual face of every edge with a free half,
 // from the edge pieces of the tets around it. Curled edges are numbered in the order the blocks
 // first meet them, each block's in its v2e order; the blocks count, then fill, in parallel.
-void build_dual_curl(mesh::Topology const& topology, DofLayout const& layout, std::vector<Index> const& block_of_vertex,
-                     HostOperators& ops)
+void build_dual_curl(mesh::Topology const& topology, DofLayout const& layout, HostOperators& ops)
 {
   Index const num_blocks = layout.num_blocks();
+  std::vector<Index> block_of_vertex(topology.num_vertices, -1);
+  for (Index b = 0; b < num_blocks; ++b) block_of_vertex[layout.block_vertex[b]] = b;
   // visit(e) for every edge with a free half that block b meets first among its two blocks, in v2e order.
   auto edges_met_first = [&](Index b, auto&& visit) {
     Index const v = layout.block_vertex[b];
@@ -200,7 +202,320 @@ void assemble_magnetic_stretching(mesh::Mesh const& mesh, mesh::Topology const& 
   });
 }
 
+// PEC wins over a port where both touch an edge: the tangential field there is zero either way.
+std::vector<HalfEdgeKind> edge_kinds(mesh::Topology const& topology, std::vector<FaceKind> const& face_kind)
+{
+  std::vector<HalfEdgeKind> edge_kind(topology.num_edges(), HalfEdgeKind::free);
+  for (Index t = 0; t < topology.num_tets(); ++t)
+    for (int j = 0; j < 4; ++j) {
+      FaceKind const kind = face_kind[topology.tet_faces[t][j]];
+      if (kind == FaceKind::interior_or_pmc || kind == FaceKind::absorbing) continue;
+      for (int i = 0; i < 3; ++i) {
+        auto& e = edge_kind[topology.tet_edges[t][mesh::tet_face_edge(j, i)]];
+        if (kind == FaceKind::pec)
+          e = HalfEdgeKind::zero;
+        else if (e == HalfEdgeKind::free)
+          e = HalfEdgeKind::prescribed;
+      }
+    }
+  return edge_kind;
+}
+
+// The numbering of the unknowns (DofLayout): a dual block per vertex with a free half-edge, in
+// vertex order or by decreasing size, then the prescribed half-edges, then the zero slot.
+DofLayout number_unknowns(mesh::Topology const& topology, std::vector<HalfEdgeKind> const& edge_kind,
+                          AssemblyOptions const& options)
+{
+  Index const num_vertices = topology.num_vertices;
+  std::vector<Index> free_degree(num_vertices, 0);
+  host_parallel_for("dgatd::assemble::free_degree", num_vertices, [&](std::int64_t v) {
+    for (Index h = topology.v2e_offsets[v]; h < topology.v2e_offsets[v + 1]; ++h)
+      free_degree[v] += edge_kind[topology.v2e[h]] == HalfEdgeKind::free;
+  });
+  std::vector<Index> block_order;
+  for (Index v = 0; v < num_vertices; ++v)
+    if (free_degree[v] > 0) block_order.push_back(v);
+  if (options.group_blocks_by_degree)
+    std::stable_sort(block_order.begin(), block_order.end(),
+                     [&](Index x, Index y) { return free_degree[x] > free_degree[y]; });
+
+  DofLayout layout;
+  layout.dof_of_half_edge.assign(topology.num_half_edges(), -1);
+  layout.block_vertex = block_order;
+  layout.block_offset.assign(block_order.size() + 1, 0);
+  layout.block_matrix_offset.assign(block_order.size() + 1, 0);
+  Index next = 0;
+  for (std::size_t b = 0; b < block_order.size(); ++b) {
+    Index const v = block_order[b];
+    layout.block_offset[b] = next;
+    for (Index h = topology.v2e_offsets[v]; h < topology.v2e_offsets[v + 1]; ++h)
+      if (edge_kind[topology.v2e[h]] == HalfEdgeKind::free) layout.dof_of_half_edge[h] = next++;
+    Index const d = free_degree[v];
+    layout.block_matrix_offset[b + 1] = layout.block_matrix_offset[b] + static_cast<std::int64_t>(d) * d;
+    layout.max_block_size = std::max(layout.max_block_size, d);
+  }
+  layout.block_offset[block_order.size()] = next;
+  layout.num_free = next;
+  for (Index h = 0; h < topology.num_half_edges(); ++h)
+    if (edge_kind[topology.v2e[h]] == HalfEdgeKind::prescribed) layout.dof_of_half_edge[h] = next++;
+  layout.num_prescribed = next - layout.num_free;
+  layout.zero_slot = next;
+  for (auto& dof : layout.dof_of_half_edge)
+    if (dof < 0) dof = layout.zero_slot;
+  return layout;
+}
+
+// Per tet: its unknowns, Mmu_t and K_t = (Mmu_t)^-1 C_t (eq. 5), and the incidence signs of its
+// edge pieces. Each tet writes only its own rows, so the tets run in parallel.
+void assemble_tets(mesh::MeshView const& m, Materials const& materials, HostOperators& ops)
+{
+  auto const& topology = m.topology;
+  auto const& layout = ops.layout;
+  Index const num_tets = topology.num_tets();
+  if (num_tets >= (Index(1) << 28))
+    throw Error(m.mesh.source, std::to_string(num_tets) + " tetrahedra (at most 268435455 supported)",
+                "split the problem or coarsen the mesh");
+  ops.tet_dofs.resize(num_tets);
+  ops.faraday.resize(num_tets);
+  ops.mu.resize(num_tets);
+  ops.tet_edge_signs.assign(static_cast<std::size_t>(num_tets), 0u);
+  auto tet_operators = [&](std::int64_t tet) -> TetFailure {
+    auto const t = static_cast<Index>(tet);
+    for (int k = 0; k < 6; ++k) {
+      auto const& halves = topology.edge_half_edges[topology.tet_edges[t][k]];
+      ops.tet_dofs[t][2 * k] = layout.dof_of_half_edge[halves[0]];
+      ops.tet_dofs[t][2 * k + 1] = layout.dof_of_half_edge[halves[1]];
+    }
+    std::array<double, 16> mu{};
+    for (int lv = 0; lv < 4; ++lv) {
+      auto const s = mesh::subregion(m.mesh, topology, m.geometry, t, lv);
+      // Mmu_r(i,j) = mu_t |t|/4 w~^i . w~^j, placed at the tet's local faces.
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+          mu[mesh::tet_vertex_face(lv, i) * 4 + mesh::tet_vertex_face(lv, j)] +=
+              materials.mu[t] * s.volume * dot(s.w_dual[i], s.w_dual[j]);
+    }
+    ops.mu[t] = mu;
+    std::array<double, 16> mu_inverse = mu;
+    if (!invert_spd(mu_inverse.data(), 4)) return TetFailure::magnetic_mass;
+    for (int j = 0; j < 4; ++j)
+      for (int k = 0; k < 6; ++k) {
+        double s = 0;
+        for (int n = 0; n < 4; ++n) s += mu_inverse[j * 4 + n] * topology.tet_curl[t][n][k];
+        ops.faraday[t][j * 6 + k] = s;
+      }
+    // inc(f_a, e_k) and inc(f_b, e_k), f_a < f_b the two faces holding local edge k.
+    for (int k = 0; k < 6; ++k) {
+      int const sign_a = topology.tet_curl[t][mesh::tet_edge_face(k, 0)][k];
+      int const sign_b = topology.tet_curl[t][mesh::tet_edge_face(k, 1)][k];
+      if (sign_a == 0 || sign_b == 0) return TetFailure::incidence;
+      ops.tet_edge_signs[t] |= (sign_a < 0 ? 2u : 0u) << (2 * k);
+      ops.tet_edge_signs[t] |= (sign_b < 0 ? 1u : 0u) << (2 * k);
+    }
+    return TetFailure::none;
+  };
+  auto const bad_tet = host_first_failure("dgatd::assemble::tets", num_tets,
+                                          [&](std::int64_t t) { return tet_operators(t) == TetFailure::none; });
+  if (bad_tet == num_tets) return;
+  if (tet_operators(bad_tet) == TetFailure::magnetic_mass)
+    throw Error(m.mesh.source,
+                "the magnetic mass matrix of tet " + std::to_string(bad_tet) + " is not positive definite",
+                "check mu_r > 0 and that the tet is not degenerate");
+  throw Error(m.mesh.source, "inconsistent face-edge incidence in tet " + std::to_string(bad_tet), "report this mesh");
+}
+
+// visit(t, subregion, position) for every subregion of the vertex of block b, in increasing tet
+// order (v2t's), position[k] the place of its k-th half-edge among the block's unknowns (-1 for a
+// PEC or port half-edge).
+template <class Visit>
+void for_each_subregion(mesh::MeshView const& m, DofLayout const& layout, Index b, Visit&& visit)
+{
+  auto const& topology = m.topology;
+  Index const v = layout.block_vertex[b];
+  for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1]; ++i) {
+    Index const t = topology.v2t[i];
+    int lv = 0;
+    while (m.mesh.tets[t][lv] != v) ++lv;
+    auto const s = mesh::subregion(m.mesh, topology, m.geometry, t, lv);
+    std::array<Index, 3> position;
+    for (int k = 0; k < 3; ++k) {
+      Index const e = topology.tet_edges[t][mesh::tet_vertex_edge(lv, k)];
+      Index const dof = layout.dof_of_half_edge[half_edge_of(topology, e, v)];
+      position[k] = dof < layout.num_free ? dof - layout.block_offset[b] : -1;
+    }
+    visit(t, s, position);
+  }
+}
+
+// Meps_r(i,j) = coefficient_t |t|/4 w^i . w^j of every subregion of block b's vertex, added at its
+// free half-edges into block (row-major d x d).
+void add_block_mass(mesh::MeshView const& m, DofLayout const& layout, Index b, std::vector<double> const& coefficient,
+                    double* block)
+{
+  Index const d = layout.block_size(b);
+  for_each_subregion(m, layout, b, [&](Index t, mesh::Subregion const& s, std::array<Index, 3> const& position) {
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c)
+        if (position[r] >= 0 && position[c] >= 0)
+          block[position[r] * d + position[c]] += coefficient[t] * s.volume * dot(s.w[r], s.w[c]);
+  });
+}
+
+// Per dual volume: Meps_v summed over the subregions of v in the tets around it, restricted to its
+// free half-edges, and inverted. Each block is its own, so blocks run in parallel without atomics;
+// the price is that every subregion frame is built a second time here (the tet pass used its dual
+// vectors, this one its primal ones), cheaper than storing 4 x 9 numbers per tet between the passes.
+void assemble_dual_blocks(mesh::MeshView const& m, Materials const& materials, HostOperators& ops)
+{
+  auto const& layout = ops.layout;
+  ops.eps.assign(static_cast<std::size_t>(layout.block_matrix_offset.back()), 0.0);
+  ops.eps_inverse.resize(ops.eps.size());
+  auto const bad_block = host_first_failure("dgatd::assemble::dual_blocks", layout.num_blocks(), [&](std::int64_t b) {
+    Index const d = layout.block_size(static_cast<Index>(b));
+    double* block = ops.eps.data() + layout.block_matrix_offset[b];
+    add_block_mass(m, layout, static_cast<Index>(b), materials.eps, block);
+    double* inverse = ops.eps_inverse.data() + layout.block_matrix_offset[b];
+    std::copy(block, block + static_cast<std::ptrdiff_t>(d) * d, inverse);
+    return invert_spd(inverse, d);
+  });
+  if (bad_block < layout.num_blocks())
+    throw Error(m.mesh.source,
+                "the electric mass matrix of the dual volume of vertex " +
+                    std::to_string(layout.block_vertex[bad_block]) + " is not positive definite",
+                "check eps_r > 0 and the tets around that vertex");
+}
+
+// The absorbing boundary faces at each vertex, as a CSR pair.
+struct VertexFaces {
+  std::vector<Index> offsets, faces;
+};
+VertexFaces absorbing_faces_by_vertex(mesh::Topology const& topology, std::vector<FaceKind> const& face_kind)
+{
+  Index const num_vertices = topology.num_vertices;
+  VertexFaces absorbing;
+  absorbing.offsets.assign(num_vertices + 1, 0);
+  for (Index f : topology.boundary_faces)
+    if (face_kind[f] == FaceKind::absorbing)
+      for (Index v : topology.face_vertices[f]) ++absorbing.offsets[v + 1];
+  for (Index v = 0; v < num_vertices; ++v) absorbing.offsets[v + 1] += absorbing.offsets[v];
+  absorbing.faces.resize(absorbing.offsets.back());
+  std::vector<Index> fill(absorbing.offsets.begin(), absorbing.offsets.end() - 1);
+  for (Index f : topology.boundary_faces)
+    if (face_kind[f] == FaceKind::absorbing)
+      for (Index v : topology.face_vertices[f]) absorbing.faces[fill[v]++] = f;
+  return absorbing;
+}
+
+// The blocks with a lossy tet, an absorbing face or a stretched tet around them, with the offsets
+// of their conductance matrices and of their rows among the lossy rows.
+void choose_lossy_blocks(mesh::Topology const& topology, Materials const& materials, VertexFaces const& absorbing,
+                         HostOperators& ops)
+{
+  auto const& layout = ops.layout;
+  ops.lossy_matrix_offset.assign(1, 0);
+  for (Index b = 0; b < layout.num_blocks(); ++b) {
+    Index const v = layout.block_vertex[b];
+    bool lossy = absorbing.offsets[v + 1] > absorbing.offsets[v];
+    for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1] && !materials.sigma.empty(); ++i)
+      lossy = lossy || materials.sigma[topology.v2t[i]] > 0;
+    for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1]; ++i)
+      lossy = lossy || materials.stretching.stretches(topology.v2t[i]);
+    if (!lossy) continue;
+    Index const d = layout.block_size(b);
+    ops.lossy_blocks.push_back(b);
+    ops.lossy_matrix_offset.push_back(ops.lossy_matrix_offset.back() + static_cast<std::int64_t>(d) * d);
+  }
+  ops.lossy_row_offset.assign(ops.lossy_blocks.size() + 1, 0);
+  for (std::size_t k = 0; k < ops.lossy_blocks.size(); ++k)
+    ops.lossy_row_offset[k + 1] = ops.lossy_row_offset[k] + layout.block_size(ops.lossy_blocks[k]);
+}
+
+// An absorbing face's share of block b (vertex v): Y (A_f / 3) w_i . w_j over the face's kite at v.
+// The face's two half-edges at v, a^1 and a^2 (signed like the unknowns: a half-edge pointing into
+// v counts negative), and e's tangential part on the kite: e_t = u_1 w^1 + u_2 w^2 with
+// w^i . a^j = delta_ij, so w^i . w^j is the inverse of the Gram matrix a^i . a^j. Without the signs
+// the cross term flips for mixed orientations.
+void add_absorbing_face(mesh::MeshView const& m, Materials const& materials, DofLayout const& layout, Index b, Index f,
+                        double* block)
+{
+  auto const& topology = m.topology;
+  Index const v = layout.block_vertex[b];
+  Index const d = layout.block_size(b);
+  Index const t = topology.face_tets[f][0];
+  double const admittance = std::sqrt(materials.eps[t] / materials.mu[t]);
+  Index other[2], position[2];
+  int n = 0;
+  for (Index a : topology.face_vertices[f])
+    if (a != v) other[n++] = a;
+  Vec3 half[2];
+  for (int j = 0; j < 2; ++j) {
+    Index const e = edge_between(topology, v, other[j]);
+    double const orientation = topology.edge_vertices[e][0] == v ? 0.5 : -0.5;
+    half[j] = scaled(sub(m.mesh.points[other[j]], m.mesh.points[v]), orientation);
+    Index const dof = layout.dof_of_half_edge[half_edge_of(topology, e, v)];
+    position[j] = dof < layout.num_free ? dof - layout.block_offset[b] : -1;
+  }
+  double const g11 = dot(half[0], half[0]), g12 = dot(half[0], half[1]), g22 = dot(half[1], half[1]);
+  double const det = g11 * g22 - g12 * g12;
+  double const kite = norm(cross(half[0], half[1])) * 4.0 / 2.0 / 3.0; // |face| / 3
+  double const inverse_gram[2][2] = {{g22 / det, -g12 / det}, {-g12 / det, g11 / det}};
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 2; ++c)
+      if (position[r] >= 0 && position[c] >= 0)
+        block[position[r] * d + position[c]] += admittance * kite * inverse_gram[r][c];
+}
+
+// The conductance blocks S_v of the lossy blocks (sigma's mass matrix, the absorbing faces' terms
+// and the stretch terms of each stretched subregion: loss into the block, coupling to its y).
+void assemble_losses(mesh::MeshView const& m, Materials const& materials, std::vector<FaceKind> const& face_kind,
+                     HostOperators& ops)
+{
+  auto const& layout = ops.layout;
+  auto const absorbing = absorbing_faces_by_vertex(m.topology, face_kind);
+  choose_lossy_blocks(m.topology, materials, absorbing, ops);
+  ops.conductance.assign(static_cast<std::size_t>(ops.lossy_matrix_offset.back()), 0.0);
+  std::vector<std::vector<HostOperators::StretchedSubregion>> block_subregions(ops.lossy_blocks.size());
+  host_parallel_for(
+      "dgatd::assemble::conductance", static_cast<std::int64_t>(ops.lossy_blocks.size()), [&](std::int64_t k) {
+        Index const b = ops.lossy_blocks[k];
+        Index const v = layout.block_vertex[b];
+        Index const d = layout.block_size(b);
+        double* block = ops.conductance.data() + ops.lossy_matrix_offset[k];
+        if (!materials.sigma.empty()) add_block_mass(m, layout, b, materials.sigma, block);
+        for (Index i = absorbing.offsets[v]; i < absorbing.offsets[v + 1]; ++i)
+          add_absorbing_face(m, materials, layout, b, absorbing.faces[i], block);
+        for_each_subregion(m, layout, b, [&](Index t, mesh::Subregion const& s, std::array<Index, 3> const& position) {
+          if (!materials.stretching.stretches(t)) return;
+          auto const rates = stretch_rates(materials.stretching.tet_jacobian[t]);
+          auto const terms = subregion_stretch(s.w, materials.eps[t] * s.volume, rates);
+          HostOperators::StretchedSubregion sub;
+          sub.rates = packed_rates(rates);
+          sub.coupling = terms.coupling;
+          sub.basis = terms.basis;
+          for (int r = 0; r < 3; ++r) {
+            sub.unknowns[r] = position[r] >= 0 ? layout.block_offset[b] + position[r] : layout.zero_slot;
+            sub.lossy_rows[r] = position[r] >= 0 ? ops.lossy_row_offset[k] + position[r] : -1;
+            for (int c = 0; c < 3; ++c)
+              if (position[r] >= 0 && position[c] >= 0) block[position[r] * d + position[c]] += terms.loss[r][c];
+          }
+          block_subregions[k].push_back(sub);
+        });
+      });
+  for (auto const& subregions : block_subregions)
+    ops.stretched_subregions.insert(ops.stretched_subregions.end(), subregions.begin(), subregions.end());
+  if (ops.lossy_blocks.empty()) {
+    ops.lossy_matrix_offset.clear();
+    ops.lossy_row_offset.clear();
+  }
+}
+
 } // namespace
+
+Index DofLayout::block_of(Index dof) const
+{
+  auto it = std::upper_bound(block_offset.begin(), block_offset.end(), dof);
+  return static_cast<Index>(it - block_offset.begin()) - 1;
+}
 
 bool invert_spd(double* a, int n)
 {
@@ -277,264 +592,14 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
                        Materials const& materials, std::vector<FaceKind> const& face_kind,
                        AssemblyOptions const& options)
 {
+  mesh::MeshView const m{mesh, topology, geometry};
   HostOperators ops;
-  DofLayout& layout = ops.layout;
-  Index const num_tets = topology.num_tets();
-  Index const num_edges = topology.num_edges();
-  Index const num_vertices = topology.num_vertices;
-
-  // PEC wins over a port where both touch an edge: the tangential field there is zero either way.
-  std::vector<HalfEdgeKind> edge_kind(num_edges, HalfEdgeKind::free);
-  for (Index t = 0; t < num_tets; ++t)
-    for (int j = 0; j < 4; ++j) {
-      FaceKind const kind = face_kind[topology.tet_faces[t][j]];
-      if (kind == FaceKind::interior_or_pmc || kind == FaceKind::absorbing) continue;
-      for (int i = 0; i < 3; ++i) {
-        auto& e = edge_kind[topology.tet_edges[t][mesh::tet_face_edge(j, i)]];
-        if (kind == FaceKind::pec)
-          e = HalfEdgeKind::zero;
-        else if (e == HalfEdgeKind::free)
-          e = HalfEdgeKind::prescribed;
-      }
-    }
-
-  std::vector<Index> free_degree(num_vertices, 0);
-  host_parallel_for("dgatd::assemble::free_degree", num_vertices, [&](std::int64_t v) {
-    for (Index h = topology.v2e_offsets[v]; h < topology.v2e_offsets[v + 1]; ++h)
-      free_degree[v] += edge_kind[topology.v2e[h]] == HalfEdgeKind::free;
-  });
-  std::vector<Index> block_order;
-  for (Index v = 0; v < num_vertices; ++v)
-    if (free_degree[v] > 0) block_order.push_back(v);
-  if (options.group_blocks_by_degree)
-    std::stable_sort(block_order.begin(), block_order.end(),
-                     [&](Index x, Index y) { return free_degree[x] > free_degree[y]; });
-
-  layout.dof_of_half_edge.assign(topology.num_half_edges(), -1);
-  layout.block_vertex = block_order;
-  layout.block_offset.assign(block_order.size() + 1, 0);
-  layout.block_matrix_offset.assign(block_order.size() + 1, 0);
-  std::vector<Index> block_of_vertex(num_vertices, -1);
-  Index next = 0;
-  for (std::size_t b = 0; b < block_order.size(); ++b) {
-    Index const v = block_order[b];
-    block_of_vertex[v] = static_cast<Index>(b);
-    layout.block_offset[b] = next;
-    for (Index h = topology.v2e_offsets[v]; h < topology.v2e_offsets[v + 1]; ++h)
-      if (edge_kind[topology.v2e[h]] == HalfEdgeKind::free) layout.dof_of_half_edge[h] = next++;
-    Index const d = free_degree[v];
-    layout.block_matrix_offset[b + 1] = layout.block_matrix_offset[b] + static_cast<std::int64_t>(d) * d;
-    layout.max_block_size = std::max(layout.max_block_size, d);
-  }
-  layout.block_offset[block_order.size()] = next;
-  layout.num_free = next;
-  for (Index h = 0; h < topology.num_half_edges(); ++h)
-    if (edge_kind[topology.v2e[h]] == HalfEdgeKind::prescribed) layout.dof_of_half_edge[h] = next++;
-  layout.num_prescribed = next - layout.num_free;
-  layout.zero_slot = next;
-  for (auto& dof : layout.dof_of_half_edge)
-    if (dof < 0) dof = layout.zero_slot;
-
-  // Per tet: its unknowns, Mmu_t and K_t = (Mmu_t)^-1 C_t (eq. 5), and the incidence signs of its
-  // edge pieces. Each tet writes only its own rows, so the tets run in parallel.
-  if (num_tets >= (Index(1) << 28))
-    throw Error(mesh.source, std::to_string(num_tets) + " tetrahedra (at most 268435455 supported)",
-                "split the problem or coarsen the mesh");
-  ops.tet_dofs.resize(num_tets);
-  ops.faraday.resize(num_tets);
-  ops.mu.resize(num_tets);
-  ops.tet_edge_signs.assign(static_cast<std::size_t>(num_tets), 0u);
-  auto tet_operators = [&](std::int64_t tet) -> TetFailure {
-    auto const t = static_cast<Index>(tet);
-    for (int k = 0; k < 6; ++k) {
-      auto const& halves = topology.edge_half_edges[topology.tet_edges[t][k]];
-      ops.tet_dofs[t][2 * k] = layout.dof_of_half_edge[halves[0]];
-      ops.tet_dofs[t][2 * k + 1] = layout.dof_of_half_edge[halves[1]];
-    }
-    std::array<double, 16> mu{};
-    for (int lv = 0; lv < 4; ++lv) {
-      auto const s = mesh::subregion(mesh, topology, geometry, t, lv);
-      // Mmu_r(i,j) = mu_t |t|/4 w~^i . w~^j, placed at the tet's local faces.
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-          mu[mesh::tet_vertex_face(lv, i) * 4 + mesh::tet_vertex_face(lv, j)] +=
-              materials.mu[t] * s.volume * dot(s.w_dual[i], s.w_dual[j]);
-    }
-    ops.mu[t] = mu;
-    std::array<double, 16> mu_inverse = mu;
-    if (!invert_spd(mu_inverse.data(), 4)) return TetFailure::magnetic_mass;
-    for (int j = 0; j < 4; ++j)
-      for (int k = 0; k < 6; ++k) {
-        double s = 0;
-        for (int m = 0; m < 4; ++m) s += mu_inverse[j * 4 + m] * topology.tet_curl[t][m][k];
-        ops.faraday[t][j * 6 + k] = s;
-      }
-    // inc(f_a, e_k) and inc(f_b, e_k), f_a < f_b the two faces holding local edge k.
-    for (int k = 0; k < 6; ++k) {
-      int const sign_a = topology.tet_curl[t][mesh::tet_edge_face(k, 0)][k];
-      int const sign_b = topology.tet_curl[t][mesh::tet_edge_face(k, 1)][k];
-      if (sign_a == 0 || sign_b == 0) return TetFailure::incidence;
-      ops.tet_edge_signs[t] |= (sign_a < 0 ? 2u : 0u) << (2 * k);
-      ops.tet_edge_signs[t] |= (sign_b < 0 ? 1u : 0u) << (2 * k);
-    }
-    return TetFailure::none;
-  };
-  auto const bad_tet = host_first_failure("dgatd::assemble::tets", num_tets,
-                                          [&](std::int64_t t) { return tet_operators(t) == TetFailure::none; });
-  if (bad_tet < num_tets) {
-    if (tet_operators(bad_tet) == TetFailure::magnetic_mass)
-      throw Error(mesh.source,
-                  "the magnetic mass matrix of tet " + std::to_string(bad_tet) + " is not positive definite",
-                  "check mu_r > 0 and that the tet is not degenerate");
-    throw Error(mesh.source, "inconsistent face-edge incidence in tet " + std::to_string(bad_tet), "report this mesh");
-  }
+  ops.layout = number_unknowns(topology, edge_kinds(topology, face_kind), options);
+  assemble_tets(m, materials, ops);
   assemble_magnetic_stretching(mesh, topology, geometry, materials, ops);
-
-  // Per dual volume: Meps_v summed over the subregions of v in the tets around it (in increasing
-  // tet order, v2t's), restricted to its free half-edges, and inverted. Each block is its own, so
-  // blocks run in parallel without atomics; the price is that every subregion frame is built a
-  // second time here (the tet pass used its dual vectors, this one its primal ones), cheaper than
-  // storing 4 x 9 numbers per tet between the passes.
-  // visit(t, subregion, position) for every subregion of v in block b, position[k] the place of
-  // its k-th half-edge among the free half-edges of v (-1 for a PEC or port half-edge).
-  auto for_each_subregion = [&](Index b, auto&& visit) {
-    Index const v = layout.block_vertex[b];
-    for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1]; ++i) {
-      Index const t = topology.v2t[i];
-      int lv = 0;
-      while (mesh.tets[t][lv] != v) ++lv;
-      auto const s = mesh::subregion(mesh, topology, geometry, t, lv);
-      std::array<Index, 3> position;
-      for (int k = 0; k < 3; ++k) {
-        Index const e = topology.tet_edges[t][mesh::tet_vertex_edge(lv, k)];
-        Index const dof = layout.dof_of_half_edge[half_edge_of(topology, e, v)];
-        position[k] = dof < layout.num_free ? dof - layout.block_offset[b] : -1;
-      }
-      visit(t, s, position);
-    }
-  };
-  // Meps_r(i,j) = coefficient_t |t|/4 w^i . w^j of every subregion of v, placed at the free
-  // half-edges of v in block b (row-major d x d at block).
-  auto block_mass = [&](Index b, std::vector<double> const& coefficient, double* block) {
-    Index const d = free_degree[layout.block_vertex[b]];
-    for_each_subregion(b, [&](Index t, mesh::Subregion const& s, std::array<Index, 3> const& position) {
-      for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c)
-          if (position[r] >= 0 && position[c] >= 0)
-            block[position[r] * d + position[c]] += coefficient[t] * s.volume * dot(s.w[r], s.w[c]);
-    });
-  };
-  ops.eps.assign(static_cast<std::size_t>(layout.block_matrix_offset.back()), 0.0);
-  ops.eps_inverse.resize(ops.eps.size());
-  auto const bad_block = host_first_failure("dgatd::assemble::dual_blocks", layout.num_blocks(), [&](std::int64_t b) {
-    Index const d = free_degree[layout.block_vertex[b]];
-    double* block = ops.eps.data() + layout.block_matrix_offset[b];
-    block_mass(static_cast<Index>(b), materials.eps, block);
-    double* inverse = ops.eps_inverse.data() + layout.block_matrix_offset[b];
-    std::copy(block, block + static_cast<std::ptrdiff_t>(d) * d, inverse);
-    return invert_spd(inverse, d);
-  });
-  if (bad_block < layout.num_blocks())
-    throw Error(mesh.source,
-                "the electric mass matrix of the dual volume of vertex " +
-                    std::to_string(layout.block_vertex[bad_block]) + " is not positive definite",
-                "check eps_r > 0 and the tets around that vertex");
-
-  // Loss blocks for the blocks with a lossy tet, an absorbing face or a stretched tet around them.
-  auto const& stretching = materials.stretching;
-  auto stretched = [&](Index t) { return stretching.stretches(t); };
-  std::vector<Index> absorbing_offsets(num_vertices + 1, 0), absorbing_faces;
-  for (Index f : topology.boundary_faces)
-    if (face_kind[f] == FaceKind::absorbing)
-      for (Index v : topology.face_vertices[f]) ++absorbing_offsets[v + 1];
-  for (Index v = 0; v < num_vertices; ++v) absorbing_offsets[v + 1] += absorbing_offsets[v];
-  absorbing_faces.resize(absorbing_offsets.back());
-  {
-    std::vector<Index> fill(absorbing_offsets.begin(), absorbing_offsets.end() - 1);
-    for (Index f : topology.boundary_faces)
-      if (face_kind[f] == FaceKind::absorbing)
-        for (Index v : topology.face_vertices[f]) absorbing_faces[fill[v]++] = f;
-  }
-  ops.lossy_matrix_offset.assign(1, 0);
-  for (Index b = 0; b < layout.num_blocks(); ++b) {
-    Index const v = layout.block_vertex[b];
-    bool lossy = absorbing_offsets[v + 1] > absorbing_offsets[v];
-    for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1] && !materials.sigma.empty(); ++i)
-      lossy = lossy || materials.sigma[topology.v2t[i]] > 0;
-    for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1]; ++i)
-      lossy = lossy || stretched(topology.v2t[i]);
-    Index const d = free_degree[v];
-    if (!lossy || d == 0) continue;
-    ops.lossy_blocks.push_back(b);
-    ops.lossy_matrix_offset.push_back(ops.lossy_matrix_offset.back() + static_cast<std::int64_t>(d) * d);
-  }
-  ops.conductance.assign(static_cast<std::size_t>(ops.lossy_matrix_offset.back()), 0.0);
-  ops.lossy_row_offset.assign(ops.lossy_blocks.size() + 1, 0);
-  for (std::size_t k = 0; k < ops.lossy_blocks.size(); ++k)
-    ops.lossy_row_offset[k + 1] = ops.lossy_row_offset[k] + free_degree[layout.block_vertex[ops.lossy_blocks[k]]];
-  std::vector<std::vector<HostOperators::StretchedSubregion>> block_subregions(ops.lossy_blocks.size());
-  host_parallel_for(
-      "dgatd::assemble::conductance", static_cast<std::int64_t>(ops.lossy_blocks.size()), [&](std::int64_t k) {
-        Index const b = ops.lossy_blocks[k];
-        Index const v = layout.block_vertex[b];
-        Index const d = free_degree[v];
-        double* block = ops.conductance.data() + ops.lossy_matrix_offset[k];
-        if (!materials.sigma.empty()) block_mass(b, materials.sigma, block);
-        for (Index i = absorbing_offsets[v]; i < absorbing_offsets[v + 1]; ++i) {
-          Index const f = absorbing_faces[i];
-          Index const t = topology.face_tets[f][0];
-          double const admittance = std::sqrt(materials.eps[t] / materials.mu[t]);
-          // The face's two half-edges at v, a^1 and a^2 (signed like the unknowns: a half-edge
-          // pointing into v counts negative), and e's tangential part on the kite at v:
-          // e_t = u_1 w^1 + u_2 w^2 with w^i . a^j = delta_ij, so w^i . w^j is the inverse of the
-          // Gram matrix a^i . a^j. Without the signs the cross term flips for mixed orientations.
-          Index other[2], position[2];
-          int n = 0;
-          for (Index a : topology.face_vertices[f])
-            if (a != v) other[n++] = a;
-          Vec3 half[2];
-          for (int j = 0; j < 2; ++j) {
-            Index const e = edge_between(topology, v, other[j]);
-            double const orientation = topology.edge_vertices[e][0] == v ? 0.5 : -0.5;
-            half[j] = scaled(sub(mesh.points[other[j]], mesh.points[v]), orientation);
-            Index const dof = layout.dof_of_half_edge[half_edge_of(topology, e, v)];
-            position[j] = dof < layout.num_free ? dof - layout.block_offset[b] : -1;
-          }
-          double const g11 = dot(half[0], half[0]), g12 = dot(half[0], half[1]), g22 = dot(half[1], half[1]);
-          double const det = g11 * g22 - g12 * g12;
-          double const kite = norm(cross(half[0], half[1])) * 4.0 / 2.0 / 3.0; // |face| / 3
-          double const inverse_gram[2][2] = {{g22 / det, -g12 / det}, {-g12 / det, g11 / det}};
-          for (int r = 0; r < 2; ++r)
-            for (int c = 0; c < 2; ++c)
-              if (position[r] >= 0 && position[c] >= 0)
-                block[position[r] * d + position[c]] += admittance * kite * inverse_gram[r][c];
-        }
-        // The stretch terms of each stretched subregion: loss into the block, coupling to its y.
-        for_each_subregion(b, [&](Index t, mesh::Subregion const& s, std::array<Index, 3> const& position) {
-          if (!stretched(t)) return;
-          auto const rates = stretch_rates(stretching.tet_jacobian[t]);
-          auto const terms = subregion_stretch(s.w, materials.eps[t] * s.volume, rates);
-          HostOperators::StretchedSubregion sub;
-          sub.rates = packed_rates(rates);
-          sub.coupling = terms.coupling;
-          sub.basis = terms.basis;
-          for (int r = 0; r < 3; ++r) {
-            sub.unknowns[r] = position[r] >= 0 ? layout.block_offset[b] + position[r] : layout.zero_slot;
-            sub.lossy_rows[r] = position[r] >= 0 ? ops.lossy_row_offset[k] + position[r] : -1;
-            for (int c = 0; c < 3; ++c)
-              if (position[r] >= 0 && position[c] >= 0) block[position[r] * d + position[c]] += terms.loss[r][c];
-          }
-          block_subregions[k].push_back(sub);
-        });
-      });
-  for (auto const& subregions : block_subregions)
-    ops.stretched_subregions.insert(ops.stretched_subregions.end(), subregions.begin(), subregions.end());
-  if (ops.lossy_blocks.empty()) {
-    ops.lossy_matrix_offset.clear();
-    ops.lossy_row_offset.clear();
-  }
-
-  build_dual_curl(topology, layout, block_of_vertex, ops);
+  assemble_dual_blocks(m, materials, ops);
+  assemble_losses(m, materials, face_kind, ops);
+  build_dual_curl(topology, ops.layout, ops);
   return ops;
 }
 

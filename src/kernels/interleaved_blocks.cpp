@@ -8,8 +8,7 @@ namespace dgatd::kernels {
 InterleavedBlocks interleave_dual_blocks(dga::DofLayout const& layout, std::vector<double> const& eps_inverse)
 {
   std::vector<std::vector<Index>> blocks_of_degree(static_cast<std::size_t>(layout.max_block_size) + 1);
-  for (Index b = 0; b < layout.num_blocks(); ++b)
-    blocks_of_degree[layout.block_offset[b + 1] - layout.block_offset[b]].push_back(b);
+  for (Index b = 0; b < layout.num_blocks(); ++b) blocks_of_degree[layout.block_size(b)].push_back(b);
 
   InterleavedBlocks out;
   for (Index d = layout.max_block_size; d > 0; --d) {

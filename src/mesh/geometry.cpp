@@ -40,6 +40,7 @@ Geometry build_geometry(Mesh const& mesh, Topology const& topology)
     auto const& v = topology.edge_vertices[e];
     for (int c = 0; c < 3; ++c) g.edge_midpoint[e][c] = 0.5 * (p[v[0]][c] + p[v[1]][c]);
   });
+  g.tet_bins = build_tet_bins(mesh, g.tet_barycentre);
   return g;
 }
 

@@ -4,6 +4,8 @@
 #include "dgatd/io/input/config.hpp"
 #include "dgatd/mesh/generators.hpp"
 #include "dgatd/mesh/gmsh_io.hpp"
+#include "dgatd/mesh/surfaces.hpp"
+#include "dgatd/simulation/config_errors.hpp"
 
 #include <algorithm>
 #include <string>
@@ -63,7 +65,7 @@ Problem make_problem(mesh::Mesh mesh, dga::Materials materials, BoundaryKinds co
     std::vector<char> in_layer(p.mesh.tets.size(), 0);
     for (std::size_t t = 0; t < in_layer.size(); ++t) in_layer[t] = p.mesh.tet_region[t] == layer.region_tag;
     p.layers.push_back(dga::add_pml_layer(p.materials.stretching, p.mesh, p.topology, p.geometry, p.materials, in_layer,
-                                          layer.profile, layer.name, layer.where));
+                                          layer.profile, layer.name));
   }
   p.face_kinds.assign(p.topology.num_faces(), dga::FaceKind::interior_or_pmc);
   if (boundary.pec_everywhere)
@@ -116,16 +118,19 @@ Problem make_problem(io::Config const& config, mesh::Mesh mesh)
   std::vector<PmlLayerSpec> layers;
   for (std::size_t k = 0; k < config.pml.size(); ++k) {
     auto const& pml = config.pml[k];
-    layers.push_back({layer_tags[k],
-                      pml.region_name.empty() ? std::to_string(pml.region_tag) : pml.region_name,
-                      {pml.order, pml.reflection},
-                      config.where(pml.line)});
+    layers.push_back({layer_tags[k], layer_name(pml), {pml.order, pml.reflection}});
   }
-  auto problem = make_problem(std::move(mesh), std::move(materials), boundary, {}, layers);
+  auto problem = [&] {
+    try {
+      return make_problem(std::move(mesh), std::move(materials), boundary, {}, layers);
+    } catch (ModelError const& e) {
+      throw config_error(config, e);
+    }
+  }();
   // A physical surface inside the domain has faces with two tets; absorbing there means nothing.
   for (std::size_t k = 0; k < boundary.absorbing_tags.size(); ++k)
-    for (mesh::Index f = 0; f < problem.topology.num_faces(); ++f)
-      if (problem.topology.face_tag[f] == boundary.absorbing_tags[k] && problem.topology.face_tets[f][1] >= 0)
+    for (mesh::Index f : mesh::surface_faces(problem.topology, boundary.absorbing_tags[k]))
+      if (problem.topology.face_tets[f][1] >= 0)
         throw Error(boundary_table,
                     "absorbing surface '" + config.boundary.absorbing_surfaces[k] + "' lies inside " +
                         problem.mesh.source + " (its faces have tets on both sides)",

@@ -4,73 +4,22 @@
 #include "dgatd/io/output/checkpoint.hpp"
 #include "dgatd/io/output/hdf5_writer.hpp"
 #include "dgatd/mesh/gmsh_io.hpp"
+#include "dgatd/simulation/config_errors.hpp"
 #include "dgatd/solver/formulations.hpp"
 #include "dgatd/solver/stencils.hpp"
+#include "recorder.hpp"
 
 #include <Kokkos_Core.hpp>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <ostream>
 #include <sstream>
-#include <unistd.h>
 #include <utility>
 
 namespace dgatd::simulation {
 namespace {
-
-class Stopwatch {
-public:
-  double lap()
-  {
-    auto const now = std::chrono::steady_clock::now();
-    double const seconds = std::chrono::duration<double>(now - last_).count();
-    last_ = now;
-    return seconds;
-  }
-
-private:
-  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
-};
-
-// A console progress line, refreshed twice a second, only when a person is watching.
-class Progress {
-public:
-  Progress(bool enabled, std::int64_t first, std::int64_t total)
-      : enabled_(enabled && isatty(fileno(stderr))), first_(first), total_(total)
-  {
-  }
-  void update(std::int64_t step, double time)
-  {
-    if (!enabled_) return;
-    auto const now = std::chrono::steady_clock::now();
-    if (now - last_ < std::chrono::milliseconds(500) && step != total_) return;
-    last_ = now;
-    double const elapsed = std::chrono::duration<double>(now - start_).count();
-    double const rate = (step - first_) / std::max(elapsed, 1e-9);
-    std::fprintf(stderr, "\rstep %lld/%lld  t = %.4e s  %.0f steps/s  ETA %.0f s   ", static_cast<long long>(step),
-                 static_cast<long long>(total_), time, rate, (total_ - step) / std::max(rate, 1e-9));
-    if (step == total_) std::fputc('\n', stderr);
-  }
-  void finish()
-  {
-    if (enabled_) std::fputc('\n', stderr);
-  }
-
-private:
-  bool enabled_;
-  std::int64_t first_;
-  std::int64_t total_;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::time_point last_{};
-};
-
-solver::FormulationKind formulation_kind(io::Config const& config)
-{
-  return config.solver.formulation == io::Formulation::assembled ? solver::FormulationKind::assembled
-                                                                 : solver::FormulationKind::fractioned;
-}
 
 // dt from the stability bound and the [time] table.
 TimePlan plan_time_steps(io::Config const& config, solver::PowerIterationResult const& bound)
@@ -106,6 +55,13 @@ std::int64_t steps_to_end(io::Config const& config, double dt)
   return config.time.steps ? *config.time.steps : static_cast<std::int64_t>(std::ceil(*config.time.t_end / dt - 1e-9));
 }
 
+std::unique_ptr<io::RunWriter> hdf5_writer(std::string const& path, io::RunAttributes const& attributes,
+                                           io::ResumePoint const* resume)
+{
+  if (resume) return std::make_unique<io::Hdf5Writer>(path, *resume);
+  return std::make_unique<io::Hdf5Writer>(path, attributes);
+}
+
 solver::Signal scaled(solver::Waveform const& w)
 {
   return [w](double t) { return w.amplitude * w.value(t); };
@@ -131,7 +87,54 @@ struct Simulation::Impl {
   void add_sources_and_probes();
   io::Checkpoint checkpoint() const;
   void report_start(std::int64_t first_step) const;
+  void report_end(std::int64_t steps_taken, RunResult const& result) const;
+  RecordingPlan recording_plan(std::int64_t first_step) const;
+  std::unique_ptr<io::RunWriter> open_writer(std::int64_t first_step) const;
 };
+
+RecordingPlan Simulation::Impl::recording_plan(std::int64_t first_step) const
+{
+  RecordingPlan p;
+  p.dt = plan.dt;
+  p.first_step = first_step;
+  p.last_step = plan.steps;
+  p.energy_every = config.output.energy_every;
+  p.snapshot_every = config.output.snapshot_every;
+  p.checkpoint_every = config.output.checkpoint_every;
+  p.progress = config.output.progress && options.report != nullptr;
+  return p;
+}
+
+// A new output with the run's attributes, mesh and probes; on a restart, the interrupted output cut
+// back to the checkpoint's step.
+std::unique_ptr<io::RunWriter> Simulation::Impl::open_writer(std::int64_t first_step) const
+{
+  io::RunAttributes attributes;
+  attributes.config_text = config.text;
+  attributes.dt = plan.dt;
+  attributes.dt_max = plan.dt_max;
+  attributes.num_vertices = problem.mesh.num_vertices();
+  attributes.num_edges = problem.topology.num_edges();
+  attributes.num_faces = problem.topology.num_faces();
+  attributes.num_tets = problem.mesh.num_tets();
+  attributes.formulation = solver::to_string(formulation->kind());
+  attributes.backend = backend;
+  auto const open = options.writer ? options.writer : decltype(options.writer)(hdf5_writer);
+  if (restart_step >= 0) {
+    auto const energy_every = config.output.energy_every, snapshot_every = config.output.snapshot_every;
+    io::ResumePoint resume;
+    for (auto const& probe : config.probes) resume.probe_names.push_back(probe.name);
+    // The output has a row per step only for probes (the time series is theirs).
+    resume.steps = config.probes.empty() ? 0 : first_step;
+    resume.energy_samples = formulation->has_energy() ? (first_step + energy_every - 1) / energy_every : 0;
+    resume.snapshots = snapshot_every > 0 ? first_step / snapshot_every : 0;
+    return open(output_path, attributes, &resume);
+  }
+  auto writer = open(output_path, attributes, nullptr);
+  writer->write_mesh(problem.mesh.points, problem.mesh.tets, problem.mesh.tet_region);
+  for (auto const& probe : config.probes) writer->add_probe(probe.name, probe.position);
+  return writer;
+}
 
 template <class Space>
 void Simulation::Impl::set_up_on(io::Checkpoint const* checkpoint, Stopwatch& clock)
@@ -139,7 +142,7 @@ void Simulation::Impl::set_up_on(io::Checkpoint const* checkpoint, Stopwatch& cl
   Space space;
   backend = Space::name();
   concurrency = space.concurrency();
-  auto const kind = formulation_kind(config);
+  auto const kind = config.solver.formulation;
   if (kind == solver::FormulationKind::assembled && !config.boundary.absorbing_surfaces.empty())
     throw Error(config.where(config.boundary.line), "[boundary] absorbing needs the fractioned formulation",
                 "remove [solver] formulation = \"assembled\" (the assembled baseline has no losses)");
@@ -165,13 +168,8 @@ void Simulation::Impl::set_up_on(io::Checkpoint const* checkpoint, Stopwatch& cl
     plan.dt = checkpoint->dt;
     plan.dt_max = checkpoint->dt_max;
     plan.power_iterations = checkpoint->power_iterations;
-  } else if (kind == solver::FormulationKind::fractioned) {
-    auto& fractioned = static_cast<solver::FractionedFormulation<Space>&>(*formulation);
-    plan = plan_time_steps(config, fractioned.leapfrog().estimate_stability());
   } else {
-    // The assembled operator has the same spectrum; its bound comes from the fractioned one.
-    solver::FractionedLeapfrog<Space> fractioned(space, problem.operators);
-    plan = plan_time_steps(config, fractioned.estimate_stability());
+    plan = plan_time_steps(config, formulation->estimate_stability());
   }
   plan.steps = steps_to_end(config, plan.dt);
   formulation->set_dt(plan.dt);
@@ -188,9 +186,9 @@ void Simulation::Impl::add_sources_and_probes()
     case io::SourceKind::port_te10: {
       int const tag = surface_tag(problem.mesh, source.surface, config.where(source.line));
       if (source.matched) {
-        formulation->add_matched_port(solver::matched_te10_port_stencil(view, ops, problem.materials.eps,
-                                                                        problem.materials.mu, tag, source.surface,
-                                                                        config.where(source.line)),
+        formulation->add_matched_port(source.surface,
+                                      solver::matched_te10_port_stencil(view, ops, problem.materials.eps,
+                                                                        problem.materials.mu, tag, source.surface),
                                       scaled(source.waveform));
         break;
       }
@@ -218,16 +216,11 @@ io::Checkpoint Simulation::Impl::checkpoint() const
 {
   io::Checkpoint c;
   c.config_text = config.text;
-  c.formulation = solver::to_string(formulation->kind());
   c.backend = backend;
   c.dt = plan.dt;
   c.dt_max = plan.dt_max;
   c.power_iterations = plan.power_iterations;
-  auto state = formulation->state();
-  c.step = state.step;
-  c.e_unknowns = std::move(state.e_unknowns);
-  c.h_unknowns = std::move(state.h_unknowns);
-  c.auxiliary = std::move(state.auxiliary);
+  c.state = formulation->state();
   c.mesh = problem.mesh;
   return c;
 }
@@ -254,6 +247,14 @@ void Simulation::Impl::report_start(std::int64_t first_step) const
   out << std::flush;
 }
 
+void Simulation::Impl::report_end(std::int64_t steps_taken, RunResult const& result) const
+{
+  if (!options.report) return;
+  print_stage_times(*options.report, times, steps_taken,
+                    2 * static_cast<double>(problem.topology.num_edges()) + 4.0 * problem.mesh.num_tets());
+  if (result.complete) *options.report << "  wrote " << result.output << "\n" << std::flush;
+}
+
 Simulation::Simulation(io::Config config, SimulationOptions options) : impl_(std::make_unique<Impl>())
 {
   impl_->config = std::move(config);
@@ -268,8 +269,10 @@ Simulation::Simulation(io::Config config, mesh::Mesh mesh, SimulationOptions opt
   set_up(&mesh);
 }
 
+// Physics reports what it cannot use in the model (a layer, a port, the time step) in the method's
+// words, as a ModelError; the user reads it at the configuration line that asked for the item.
 void Simulation::set_up(mesh::Mesh* given_mesh)
-{
+try {
   auto& s = *impl_;
   s.output_path = s.options.output_path.empty() ? s.config.output.file : s.options.output_path;
   io::require_writable_output(s.output_path);
@@ -310,26 +313,16 @@ void Simulation::set_up(mesh::Mesh* given_mesh)
   s.add_sources_and_probes();
 
   if (checkpoint) {
-    solver::FormulationState state;
-    state.kind = s.formulation->kind();
-    state.step = checkpoint->step;
-    state.e_unknowns = std::move(checkpoint->e_unknowns);
-    state.h_unknowns = std::move(checkpoint->h_unknowns);
-    state.auxiliary = std::move(checkpoint->auxiliary);
-    auto const expected = s.formulation->state();
-    // Each matched port keeps its voltage history, one value per step taken, besides the layers'.
-    std::size_t const port_history = state.step > 0 ? s.formulation->port_series().size() * state.step : 0;
-    if (checkpoint->formulation != solver::to_string(state.kind) ||
-        state.e_unknowns.size() != expected.e_unknowns.size() ||
-        state.h_unknowns.size() != expected.h_unknowns.size() ||
-        state.auxiliary.size() != expected.auxiliary.size() + port_history || state.step < 0 ||
-        state.step > s.plan.steps)
+    auto const& state = checkpoint->state;
+    if (!s.formulation->accepts(state) || state.step > s.plan.steps)
       throw Error(s.options.restart_from, "does not fit this run (formulation, unknowns or step count differ)",
                   "restart with the checkpoint this configuration wrote, or start the run afresh");
     s.formulation->restore(state);
     s.restart_step = state.step;
   }
   s.times.setup += clock.lap();
+} catch (ModelError const& e) {
+  throw config_error(impl_->config, e);
 }
 
 Simulation::~Simulation() = default;
@@ -348,142 +341,40 @@ RunResult Simulation::run()
   auto& s = *impl_;
   if (s.ran) throw std::logic_error("Simulation::run called twice");
   s.ran = true;
-  auto& formulation = *s.formulation;
-  auto const& config = s.config;
-  auto const& plan = s.plan;
-  auto const& probes = config.probes;
-  bool const has_energy = formulation.has_energy();
-  std::int64_t const energy_every = config.output.energy_every;
-  std::int64_t const snapshot_every = config.output.snapshot_every;
-  std::int64_t const checkpoint_every = config.output.checkpoint_every;
   std::int64_t const first_step = std::max<std::int64_t>(s.restart_step, 0);
-  std::string const checkpoint_file = io::checkpoint_path(s.output_path);
-
   Stopwatch clock;
-  std::unique_ptr<io::RunWriter> writer;
-  if (s.restart_step >= 0) {
-    io::ResumePoint resume;
-    for (auto const& probe : probes) resume.probe_names.push_back(probe.name);
-    // The output has a row per step only for probes (the time series is theirs).
-    resume.steps = probes.empty() ? 0 : first_step;
-    resume.energy_samples = has_energy ? (first_step + energy_every - 1) / energy_every : 0;
-    resume.snapshots = snapshot_every > 0 ? first_step / snapshot_every : 0;
-    writer = std::make_unique<io::Hdf5Writer>(s.output_path, resume);
-  } else {
-    io::RunAttributes attributes;
-    attributes.config_text = config.text;
-    attributes.dt = plan.dt;
-    attributes.dt_max = plan.dt_max;
-    attributes.num_vertices = s.problem.mesh.num_vertices();
-    attributes.num_edges = s.problem.topology.num_edges();
-    attributes.num_faces = s.problem.topology.num_faces();
-    attributes.num_tets = s.problem.mesh.num_tets();
-    attributes.formulation = solver::to_string(formulation.kind());
-    attributes.backend = s.backend;
-    writer = std::make_unique<io::Hdf5Writer>(s.output_path, attributes);
-    writer->write_mesh(s.problem.mesh.points, s.problem.mesh.tets, s.problem.mesh.tet_region);
-    for (auto const& probe : probes) writer->add_probe(probe.name, probe.position);
-  }
+  Recorder recorder(s.recording_plan(first_step), s.open_writer(first_step), *s.formulation, s.problem.view(),
+                    io::checkpoint_path(s.output_path), [this](std::string const& path) { write_checkpoint(path); });
   s.times.output += clock.lap();
   s.report_start(first_step);
 
-  // Output inside the time loop is timed apart from the steps.
-  double output_in_loop = 0;
-  auto timed_output = [&output_in_loop](auto&& write) {
-    Stopwatch watch;
-    write();
-    output_in_loop += watch.lap();
-  };
-  std::int64_t blown_up_at = -1;
-  auto flush_probes = [&](std::int64_t first, std::int64_t count) {
-    auto const samples = formulation.take_probe_samples();
-    timed_output([&] {
-      std::vector<io::ProbeSample> row(probes.size());
-      for (std::int64_t r = 0; r < count; ++r) {
-        for (std::size_t q = 0; q < probes.size(); ++q)
-          for (int c = 0; c < 3; ++c) {
-            row[q].e[c] = samples[(r * probes.size() + q) * 6 + c];
-            row[q].h[c] = samples[(r * probes.size() + q) * 6 + 3 + c];
-            if (blown_up_at < 0 && !(std::isfinite(row[q].e[c]) && std::isfinite(row[q].h[c])))
-              blown_up_at = first + r + 1;
-          }
-        writer->append_step((first + r + 1) * plan.dt, row);
-      }
-    });
-  };
-  auto write_snapshot = [&](std::int64_t step) {
-    auto const fields = formulation.shared_fields();
-    std::vector<Vec3> e, h;
-    solver::tet_average_fields(s.problem.view(), fields.edge_circulations, fields.face_circulations, e, h);
-    timed_output([&] { writer->write_snapshot(step * plan.dt, e, h); });
-  };
-
-  // The output is flushed first, so that a restart from the checkpoint finds every row before it.
-  auto save_checkpoint = [&] {
-    writer->flush();
-    write_checkpoint(checkpoint_file);
-  };
-
-  Progress progress(config.output.progress && s.options.report != nullptr, first_step, plan.steps);
-  std::int64_t const flush_every = 2048;
+  auto const stop_requested = [&] { return s.options.stop_requested && s.options.stop_requested->load(); };
   std::int64_t step = first_step;
-  std::int64_t unflushed_from = step;
-  auto stop_requested = [&] { return s.options.stop_requested && s.options.stop_requested->load(); };
-  clock.lap();
-  while (step < plan.steps && !stop_requested() && blown_up_at < 0) {
-    if (has_energy && step % energy_every == 0) {
-      double const energy = formulation.step_with_energy();
-      timed_output([&] { writer->append_energy(step * plan.dt, energy); });
-      if (!std::isfinite(energy)) blown_up_at = step;
-    } else {
-      formulation.step();
-    }
-    formulation.record_probes();
-    ++step;
-    bool const checkpoint_now = checkpoint_every > 0 && step % checkpoint_every == 0 && step < plan.steps;
-    if (!probes.empty() && (step - unflushed_from == flush_every || step == plan.steps || checkpoint_now)) {
-      flush_probes(unflushed_from, step - unflushed_from);
-      unflushed_from = step;
-    }
-    if (snapshot_every > 0 && step % snapshot_every == 0) write_snapshot(step);
-    if (checkpoint_now && blown_up_at < 0) timed_output(save_checkpoint);
-    progress.update(step, step * plan.dt);
+  while (step < s.plan.steps && !stop_requested() && recorder.blown_up_at() < 0) {
+    if (recorder.wants_energy(step))
+      recorder.record_energy(step, s.formulation->step_with_energy());
+    else
+      s.formulation->step();
+    recorder.after_step(++step);
   }
-  if (!probes.empty() && step > unflushed_from) flush_probes(unflushed_from, step - unflushed_from);
   Kokkos::fence();
-  s.times.stepping += clock.lap() - output_in_loop;
-  s.times.output += output_in_loop;
+  s.times.stepping += clock.lap() - recorder.output_seconds();
+  s.times.output += recorder.output_seconds();
 
   RunResult result;
   result.steps = step;
-  result.complete = step == plan.steps && blown_up_at < 0;
-  if (!result.complete) progress.finish();
-  if (!result.complete && blown_up_at < 0) {
-    save_checkpoint();
-    result.checkpoint = checkpoint_file;
-  }
-  auto const port_series = formulation.port_series();
-  std::size_t next_port = 0;
-  for (auto const& source : config.sources)
-    if (source.matched) {
-      auto const& series = port_series[next_port++];
-      writer->write_port(source.surface, plan.dt, series.incident, series.voltage);
-    }
-  writer->close(result.complete);
+  result.complete = step == s.plan.steps && recorder.blown_up_at() < 0;
+  result.checkpoint = recorder.finish(step, result.complete);
   s.times.output += clock.lap();
-  result.output = writer->description();
+  result.output = recorder.description();
   result.times = s.times;
-  if (blown_up_at >= 0)
-    throw Error(config.name,
-                "the field became infinite or NaN by step " + std::to_string(blown_up_at) +
-                    " (t = " + format_number(blown_up_at * plan.dt) + " s); " + s.output_path +
+  if (recorder.blown_up_at() >= 0)
+    throw Error(s.config.name,
+                "the field became infinite or NaN by step " + std::to_string(recorder.blown_up_at()) +
+                    " (t = " + format_number(recorder.blown_up_at() * s.plan.dt) + " s); " + s.output_path +
                     " holds the steps before it (complete = 0)",
-                "use dt = \"auto\" or a dt below dt_max = " + format_number(plan.dt_max) + " s");
-  if (s.options.report) {
-    print_stage_times(*s.options.report, s.times, step - first_step,
-                      2 * static_cast<double>(s.problem.topology.num_edges()) + 4.0 * s.problem.mesh.num_tets());
-    if (result.complete) *s.options.report << "  wrote " << result.output << "\n" << std::flush;
-  }
+                "use dt = \"auto\" or a dt below dt_max = " + format_number(s.plan.dt_max) + " s");
+  s.report_end(step - first_step, result);
   return result;
 }
 

@@ -2,7 +2,9 @@
 
 #include "dgatd/error.hpp"
 #include "dgatd/host_parallel.hpp"
+#include "dgatd/mesh/point_location.hpp"
 #include "dgatd/mesh/reference_tet.hpp"
+#include "dgatd/mesh/surfaces.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,22 +14,11 @@
 namespace dgatd::solver {
 namespace {
 
-double squared_distance(Vec3 const& x, Vec3 const& y)
-{
-  return (x[0] - y[0]) * (x[0] - y[0]) + (x[1] - y[1]) * (x[1] - y[1]) + (x[2] - y[2]) * (x[2] - y[2]);
-}
-
 std::string format_point(Vec3 const& x)
 {
   std::ostringstream s;
   s << '(' << x[0] << ", " << x[1] << ", " << x[2] << ')';
   return s.str();
-}
-
-Index block_of_dof(dga::DofLayout const& layout, Index dof)
-{
-  auto it = std::upper_bound(layout.block_offset.begin(), layout.block_offset.end(), dof);
-  return static_cast<Index>(it - layout.block_offset.begin()) - 1;
 }
 
 // Multiplies a current vector (entries on free unknowns) by the block inverses of the blocks it touches.
@@ -36,13 +27,13 @@ CurrentStencil apply_block_inverses(dga::HostOperators const& ops, std::vector<I
 {
   auto const& layout = ops.layout;
   std::vector<Index> blocks;
-  for (Index r : rows) blocks.push_back(block_of_dof(layout, r));
+  for (Index r : rows) blocks.push_back(layout.block_of(r));
   std::sort(blocks.begin(), blocks.end());
   blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
   CurrentStencil stencil;
   for (Index b : blocks) {
     Index const first = layout.block_offset[b];
-    Index const d = layout.block_offset[b + 1] - first;
+    Index const d = layout.block_size(b);
     double const* inverse = ops.eps_inverse.data() + layout.block_matrix_offset[b];
     for (Index i = 0; i < d; ++i) {
       double weight = 0;
@@ -55,11 +46,7 @@ CurrentStencil apply_block_inverses(dga::HostOperators const& ops, std::vector<I
   return stencil;
 }
 
-} // namespace
-
-namespace {
-
-void fill_frame(MeshView const& m, dga::DofLayout const& layout, SubregionFrame& frame)
+void fill_frame(mesh::MeshView const& m, dga::DofLayout const& layout, SubregionFrame& frame)
 {
   auto const s = mesh::subregion(m.mesh, m.topology, m.geometry, frame.tet, frame.local_vertex);
   Index const v = m.mesh.tets[frame.tet][frame.local_vertex];
@@ -75,30 +62,11 @@ void fill_frame(MeshView const& m, dga::DofLayout const& layout, SubregionFrame&
 
 } // namespace
 
-Index locate(MeshView const& m, Vec3 const& x)
-{
-  Index best = -1;
-  double best_min = -std::numeric_limits<double>::infinity();
-  for (Index t = 0; t < m.mesh.num_tets(); ++t) {
-    // Cheap rejection: a point of the tet is no farther from its barycentre than its farthest vertex.
-    auto const& c = m.geometry.tet_barycentre[t];
-    double reach = 0;
-    for (Index v : m.mesh.tets[t]) reach = std::max(reach, squared_distance(m.mesh.points[v], c));
-    if (squared_distance(x, c) > reach * (1 + 1e-9)) continue;
-    auto const lambda = mesh::barycentric(m.mesh, t, x);
-    double const smallest = *std::min_element(lambda.begin(), lambda.end());
-    if (smallest > best_min) {
-      best_min = smallest;
-      best = t;
-    }
-  }
-  return best_min >= -1e-9 ? best : -1;
-}
-
-SubregionFrame locate_subregion(MeshView const& m, dga::DofLayout const& layout, std::string const& name, Vec3 const& x)
+SubregionFrame locate_subregion(mesh::MeshView const& m, dga::DofLayout const& layout, std::string const& name,
+                                Vec3 const& x)
 {
   SubregionFrame frame;
-  frame.tet = locate(m, x);
+  frame.tet = mesh::locate_tet(m, x);
   if (frame.tet < 0)
     throw Error(name, "position " + format_point(x) + " lies outside the mesh",
                 "move it inside the computational domain");
@@ -108,8 +76,8 @@ SubregionFrame locate_subregion(MeshView const& m, dga::DofLayout const& layout,
   return frame;
 }
 
-ProbeStencil probe_stencil(MeshView const& m, dga::DofLayout const& layout, std::string const& name, Vec3 const& x,
-                           ProbeReading reading)
+ProbeStencil probe_stencil(mesh::MeshView const& m, dga::DofLayout const& layout, std::string const& name,
+                           Vec3 const& x, ProbeReading reading)
 {
   auto const located = locate_subregion(m, layout, "probe '" + name + "'", x);
   ProbeStencil probe;
@@ -135,8 +103,8 @@ ProbeStencil probe_stencil(MeshView const& m, dga::DofLayout const& layout, std:
   return probe;
 }
 
-CurrentStencil dipole_stencil(MeshView const& m, dga::HostOperators const& ops, std::string const& name, Vec3 const& x,
-                              Vec3 const& direction)
+CurrentStencil dipole_stencil(mesh::MeshView const& m, dga::HostOperators const& ops, std::string const& name,
+                              Vec3 const& x, Vec3 const& direction)
 {
   auto const frame = locate_subregion(m, ops.layout, name, x);
   std::vector<Index> rows;
@@ -149,18 +117,10 @@ CurrentStencil dipole_stencil(MeshView const& m, dga::HostOperators const& ops, 
   return apply_block_inverses(ops, rows, current);
 }
 
-CurrentStencil edge_current_stencil(MeshView const& m, dga::HostOperators const& ops, std::string const& name,
+CurrentStencil edge_current_stencil(mesh::MeshView const& m, dga::HostOperators const& ops, std::string const& name,
                                     Vec3 const& x, Vec3 const& direction)
 {
-  Index best = -1;
-  double best_distance = std::numeric_limits<double>::infinity();
-  for (Index e = 0; e < m.topology.num_edges(); ++e) {
-    double const d = squared_distance(x, m.geometry.edge_midpoint[e]);
-    if (d < best_distance) {
-      best_distance = d;
-      best = e;
-    }
-  }
+  Index const best = mesh::nearest_edge(m, x);
   if (best < 0) throw Error("source '" + name + "'", "the mesh has no edges", "use a non-empty mesh");
   auto const& ab = m.topology.edge_vertices[best];
   auto const& pa = m.mesh.points[ab[0]];
@@ -182,13 +142,12 @@ CurrentStencil edge_current_stencil(MeshView const& m, dga::HostOperators const&
   return apply_block_inverses(ops, rows, current);
 }
 
-PrescribedStencil te10_port_stencil(MeshView const& m, dga::DofLayout const& layout, int surface_tag,
+PrescribedStencil te10_port_stencil(mesh::MeshView const& m, dga::DofLayout const& layout, int surface_tag,
                                     std::string const& surface_name)
 {
   std::vector<Index> edges;
   double x_min = std::numeric_limits<double>::infinity(), x_max = -x_min;
-  for (Index f = 0; f < m.topology.num_faces(); ++f) {
-    if (m.topology.face_tag[f] != surface_tag) continue;
+  for (Index f : mesh::surface_faces(m.topology, surface_tag)) {
     for (Index v : m.topology.face_vertices[f]) {
       x_min = std::min(x_min, m.mesh.points[v][0]);
       x_max = std::max(x_max, m.mesh.points[v][0]);
@@ -225,63 +184,74 @@ PrescribedStencil te10_port_stencil(MeshView const& m, dga::DofLayout const& lay
   return stencil;
 }
 
-MatchedPortStencil matched_te10_port_stencil(MeshView const& m, dga::HostOperators const& ops,
-                                             std::vector<double> const& eps, std::vector<double> const& mu,
-                                             int surface_tag, std::string const& surface_name, std::string const& where)
-{
-  auto fail = [&](std::string const& what, std::string const& fix) {
-    throw Error(where, "matched port '" + surface_name + "' " + what, fix);
-  };
-  std::vector<Index> faces;
-  for (Index f = 0; f < m.topology.num_faces(); ++f)
-    if (m.topology.face_tag[f] == surface_tag) faces.push_back(f);
-  if (faces.empty()) fail("has no faces in the mesh", "name a physical surface of the mesh in the port source");
+namespace {
 
-  // The outward normals, area-weighted: the plane's normal, then every face must agree with it.
-  Vec3 normal{0, 0, 0}, centre{0, 0, 0};
-  double area = 0;
-  std::vector<Vec3> face_normal(faces.size());
-  std::vector<double> face_area(faces.size());
-  for (std::size_t k = 0; k < faces.size(); ++k) {
-    Index const f = faces[k];
+// The steps of a matched port (docs/open_regions.md section 4). Each throws dgatd::ModelError about
+// the port when the surface is not what a matched TE10 port needs.
+void refuse_port(std::string const& name, std::string const& problem, std::string const& remedy)
+{
+  throw ModelError(ModelSubject::matched_port, name, problem, remedy);
+}
+
+// The port's faces, each seen from the one tet behind it.
+std::vector<mesh::SurfaceFace> exterior_port_faces(mesh::MeshView const& m, int surface_tag, std::string const& name)
+{
+  std::vector<mesh::SurfaceFace> faces;
+  for (Index f : mesh::surface_faces(m.topology, surface_tag)) {
     if (m.topology.face_tets[f][1] >= 0)
-      fail("lies inside the mesh (its faces have tets on both sides)",
-           "put the port on an end of the guide, an exterior surface");
-    auto const& v = m.topology.face_vertices[f];
-    auto const& p0 = m.mesh.points[v[0]];
-    Vec3 n = cross(sub(m.mesh.points[v[1]], p0), sub(m.mesh.points[v[2]], p0));
-    Vec3 const inward = sub(m.geometry.tet_barycentre[m.topology.face_tets[f][0]], p0);
-    if (dot(n, inward) > 0) n = scaled(n, -1.0);
-    face_area[k] = 0.5 * norm(n);
-    face_normal[k] = scaled(n, 0.5 / face_area[k]);
-    normal = add(normal, scaled(face_normal[k], face_area[k]));
-    Vec3 const centroid = scaled(add(add(p0, m.mesh.points[v[1]]), m.mesh.points[v[2]]), 1.0 / 3);
-    centre = add(centre, scaled(centroid, face_area[k]));
-    area += face_area[k];
+      refuse_port(name, "lies inside the mesh (its faces have tets on both sides)",
+                  "put the port on an end of the guide, an exterior surface");
+    faces.push_back({f, m.topology.face_tets[f][0]});
   }
-  normal = scaled(normal, 1.0 / norm(normal));
-  centre = scaled(centre, 1.0 / area);
-  double worst_cosine = 1, size = std::sqrt(area), worst_offset = 0;
+  if (faces.empty())
+    refuse_port(name, "has no faces in the mesh", "name a physical surface of the mesh in the port source");
+  return faces;
+}
+
+// The plane of the port: the area-weighted mean of its faces' normals, through its centre; every face
+// must agree with it.
+struct PortPlane {
+  Vec3 normal;
+  Vec3 centre;
+};
+PortPlane port_plane(mesh::MeshView const& m, std::vector<mesh::SurfaceFace> const& faces,
+                     mesh::SurfaceShape const& shape, std::string const& name)
+{
+  PortPlane plane{scaled(shape.area_vector, 1.0 / norm(shape.area_vector)), shape.centre};
+  double worst_cosine = 1, size = std::sqrt(shape.area), worst_offset = 0;
   for (std::size_t k = 0; k < faces.size(); ++k) {
-    worst_cosine = std::min(worst_cosine, dot(face_normal[k], normal));
-    for (Index v : m.topology.face_vertices[faces[k]])
-      worst_offset = std::max(worst_offset, std::abs(dot(sub(m.mesh.points[v], centre), normal)));
+    worst_cosine = std::min(worst_cosine, dot(shape.face_normal[k], plane.normal));
+    for (Index v : m.topology.face_vertices[faces[k].face])
+      worst_offset = std::max(worst_offset, std::abs(dot(sub(m.mesh.points[v], plane.centre), plane.normal)));
   }
   if (worst_cosine < 1 - 1e-6 || worst_offset > 1e-6 * size) {
     std::ostringstream what;
     what << "is not planar (its faces' normals differ by up to " << std::acos(std::max(-1.0, worst_cosine)) * 180 / M_PI
          << " degrees)";
-    fail(what.str(), "a matched port must be a plane cross-section of the guide");
+    refuse_port(name, what.str(), "a matched port must be a plane cross-section of the guide");
   }
+  return plane;
+}
 
-  // The rectangle's sides: the principal axes of the area-weighted second moment in the plane.
+// The rectangle's sides: the principal axes of the area-weighted second moment in the plane, the
+// broad side along u, the narrow one along v, each with its largest component positive.
+struct PortRectangle {
+  Vec3 broad, narrow;
+  double u_min = 0;
+  double width = 0, height = 0;
+};
+PortRectangle port_rectangle(mesh::MeshView const& m, std::vector<mesh::SurfaceFace> const& faces,
+                             mesh::SurfaceShape const& shape, PortPlane const& plane, std::string const& name)
+{
+  Vec3 const& normal = plane.normal;
+  Vec3 const& centre = plane.centre;
   Vec3 e1 = std::abs(normal[0]) < 0.9 ? Vec3{1, 0, 0} : Vec3{0, 1, 0};
   e1 = sub(e1, scaled(normal, dot(e1, normal)));
   e1 = scaled(e1, 1.0 / norm(e1));
   Vec3 const e2 = cross(normal, e1);
   double s11 = 0, s12 = 0, s22 = 0;
   for (std::size_t k = 0; k < faces.size(); ++k) {
-    auto const& v = m.topology.face_vertices[faces[k]];
+    auto const& v = m.topology.face_vertices[faces[k].face];
     // Exact second moment of the triangle about the centre: (A / 12) (sum of the vertices' outer
     // products + the centroid's times 9).
     Vec3 mean{0, 0, 0};
@@ -292,53 +262,63 @@ MatchedPortStencil matched_te10_port_stencil(MeshView const& m, dga::HostOperato
       s12 += weight * x * y;
       s22 += weight * y * y;
     };
-    for (Index i : v) accumulate(sub(m.mesh.points[i], centre), face_area[k] / 12);
-    accumulate(mean, 9 * face_area[k] / 12);
+    for (Index i : v) accumulate(sub(m.mesh.points[i], centre), shape.face_area[k] / 12);
+    accumulate(mean, 9 * shape.face_area[k] / 12);
   }
   double const angle = 0.5 * std::atan2(2 * s12, s11 - s22); // the larger moment's axis
-  Vec3 broad = add(scaled(e1, std::cos(angle)), scaled(e2, std::sin(angle)));
-  Vec3 narrow = cross(normal, broad);
   auto orient = [](Vec3 x) {
     int largest = 0;
     for (int c = 1; c < 3; ++c)
       if (std::abs(x[c]) > std::abs(x[largest])) largest = c;
     return x[largest] < 0 ? scaled(x, -1.0) : x;
   };
-  broad = orient(broad);
-  narrow = orient(narrow);
-  double u_min = std::numeric_limits<double>::infinity(), u_max = -u_min, v_min = u_min, v_max = -u_min;
-  for (Index f : faces)
-    for (Index i : m.topology.face_vertices[f]) {
+  PortRectangle rectangle;
+  Vec3 const broad = add(scaled(e1, std::cos(angle)), scaled(e2, std::sin(angle)));
+  rectangle.broad = orient(broad);
+  rectangle.narrow = orient(cross(normal, broad));
+  double u_max = -std::numeric_limits<double>::infinity(), v_min = -u_max, v_max = u_max;
+  rectangle.u_min = v_min;
+  for (auto const& face : faces)
+    for (Index i : m.topology.face_vertices[face.face]) {
       Vec3 const d = sub(m.mesh.points[i], centre);
-      u_min = std::min(u_min, dot(d, broad));
-      u_max = std::max(u_max, dot(d, broad));
-      v_min = std::min(v_min, dot(d, narrow));
-      v_max = std::max(v_max, dot(d, narrow));
+      rectangle.u_min = std::min(rectangle.u_min, dot(d, rectangle.broad));
+      u_max = std::max(u_max, dot(d, rectangle.broad));
+      v_min = std::min(v_min, dot(d, rectangle.narrow));
+      v_max = std::max(v_max, dot(d, rectangle.narrow));
     }
-  MatchedPortStencil stencil;
-  stencil.width = u_max - u_min;
-  stencil.height = v_max - v_min;
-  if (stencil.height > 0.99 * stencil.width)
-    fail("is square (TE10 and TE01 have the same cutoff)",
-         "a matched port launches TE10 of a rectangular guide, broad side a > narrow side b");
-  if (std::abs(stencil.width * stencil.height - area) > 1e-3 * area)
-    fail("is not a rectangle (its area differs from its sides' product)",
-         "a matched port launches TE10 of a rectangular guide");
+  rectangle.width = u_max - rectangle.u_min;
+  rectangle.height = v_max - v_min;
+  if (rectangle.height > 0.99 * rectangle.width)
+    refuse_port(name, "is square (TE10 and TE01 have the same cutoff)",
+                "a matched port launches TE10 of a rectangular guide, broad side a > narrow side b");
+  if (std::abs(rectangle.width * rectangle.height - shape.area) > 1e-3 * shape.area)
+    refuse_port(name, "is not a rectangle (its area differs from its sides' product)",
+                "a matched port launches TE10 of a rectangular guide");
+  return rectangle;
+}
 
-  // The medium behind the port.
-  double const eps_behind = eps[m.topology.face_tets[faces[0]][0]], mu_behind = mu[m.topology.face_tets[faces[0]][0]];
-  for (Index f : faces) {
-    Index const t = m.topology.face_tets[f][0];
+// The medium behind the port: eps and mu of its tets, which must all be alike.
+std::array<double, 2> medium_behind(std::vector<mesh::SurfaceFace> const& faces, std::vector<double> const& eps,
+                                    std::vector<double> const& mu, std::string const& name)
+{
+  double const eps_behind = eps[faces[0].behind], mu_behind = mu[faces[0].behind];
+  for (auto const& face : faces) {
+    Index const t = face.behind;
     if (std::abs(eps[t] - eps_behind) > 1e-12 * eps_behind || std::abs(mu[t] - mu_behind) > 1e-12 * mu_behind)
-      fail("has more than one material behind it",
-           "fill the guide at the port with one material (TE10 of a homogeneous guide)");
+      refuse_port(name, "has more than one material behind it",
+                  "fill the guide at the port with one material (TE10 of a homogeneous guide)");
   }
-  stencil.admittance = std::sqrt(eps_behind / mu_behind);
-  stencil.cutoff = M_PI / (stencil.width * std::sqrt(eps_behind * mu_behind));
-  stencil.peak_voltage = std::sqrt(stencil.width * stencil.height / 2);
+  return {eps_behind, mu_behind};
+}
 
-  // c_e: the Whitney forms of each face against psi, by a degree-4 rule (psi varies over a / pi).
-  double const amplitude = std::sqrt(2 / (stencil.width * stencil.height)), k = M_PI / stencil.width;
+// c_e of every edge of the port, one entry per (face, edge) pair, sorted by edge: the Whitney forms
+// of each face against psi, by a degree-4 rule (psi varies over a / pi).
+std::vector<std::pair<Index, double>> mode_projections(mesh::MeshView const& m,
+                                                       std::vector<mesh::SurfaceFace> const& faces,
+                                                       mesh::SurfaceShape const& shape, PortPlane const& plane,
+                                                       PortRectangle const& rectangle)
+{
+  double const amplitude = std::sqrt(2 / (rectangle.width * rectangle.height)), k = M_PI / rectangle.width;
   struct Point {
     double l0, l1, l2, weight;
   };
@@ -348,16 +328,16 @@ MatchedPortStencil matched_te10_port_stencil(MeshView const& m, dga::HostOperato
                                     {a2, a2, b2, w2}, {a2, b2, a2, w2}, {b2, a2, a2, w2}};
   std::vector<std::pair<Index, double>> edge_weights;
   for (std::size_t n = 0; n < faces.size(); ++n) {
-    Index const f = faces[n];
+    Index const f = faces[n].face;
     auto const& v = m.topology.face_vertices[f];
     std::array<Vec3, 3> p{m.mesh.points[v[0]], m.mesh.points[v[1]], m.mesh.points[v[2]]};
     std::array<Vec3, 3> gradient;
     for (int i = 0; i < 3; ++i) {
       Vec3 const opposite = sub(p[(i + 2) % 3], p[(i + 1) % 3]);
-      gradient[i] = scaled(cross(face_normal[n], opposite), 1 / (2 * face_area[n]));
+      gradient[i] = scaled(cross(shape.face_normal[n], opposite), 1 / (2 * shape.face_area[n]));
       if (dot(gradient[i], sub(p[i], p[(i + 1) % 3])) < 0) gradient[i] = scaled(gradient[i], -1.0);
     }
-    Index const t = m.topology.face_tets[f][0];
+    Index const t = faces[n].behind;
     for (int j = 0; j < 4; ++j) {
       if (m.topology.tet_faces[t][j] != f) continue;
       for (int i = 0; i < 3; ++i) {
@@ -371,30 +351,57 @@ MatchedPortStencil matched_te10_port_stencil(MeshView const& m, dga::HostOperato
           Vec3 x{0, 0, 0};
           for (int r = 0; r < 3; ++r) x = add(x, scaled(p[r], lambda[r]));
           Vec3 const whitney = sub(scaled(gradient[b], lambda[a]), scaled(gradient[a], lambda[b]));
-          double const profile = amplitude * std::sin(k * (dot(sub(x, centre), broad) - u_min));
-          c += q.weight * face_area[n] * profile * dot(whitney, narrow);
+          double const profile =
+              amplitude * std::sin(k * (dot(sub(x, plane.centre), rectangle.broad) - rectangle.u_min));
+          c += q.weight * shape.face_area[n] * profile * dot(whitney, rectangle.narrow);
         }
         edge_weights.push_back({e, c});
       }
     }
   }
   std::sort(edge_weights.begin(), edge_weights.end());
-  std::vector<double> current;
+  return edge_weights;
+}
+
+// The port's rows: both free halves of each of its edges, with c_e summed over the edge's faces. The
+// rim's halves lie on the guide's PEC walls and are not unknowns.
+void add_port_rows(dga::HostOperators const& ops, std::vector<std::pair<Index, double>> const& edge_weights,
+                   mesh::Topology const& topology, std::string const& name, MatchedPortStencil& stencil)
+{
   for (std::size_t i = 0; i < edge_weights.size();) {
     Index const e = edge_weights[i].first;
     double c = 0;
     for (; i < edge_weights.size() && edge_weights[i].first == e; ++i) c += edge_weights[i].second;
-    for (Index h : m.topology.edge_half_edges[e]) {
+    for (Index h : topology.edge_half_edges[e]) {
       Index const dof = ops.layout.dof_of_half_edge[h];
-      if (dof >= ops.layout.num_free) continue; // the rim, on the guide's PEC walls
-      Index const block = block_of_dof(ops.layout, dof);
-      if (std::binary_search(ops.lossy_blocks.begin(), ops.lossy_blocks.end(), block))
-        fail("touches a lossy region (sigma, an absorbing surface or a matched layer)",
-             "keep the guide lossless at the port; the port itself absorbs the TE10 wave");
+      if (dof >= ops.layout.num_free) continue;
+      if (std::binary_search(ops.lossy_blocks.begin(), ops.lossy_blocks.end(), ops.layout.block_of(dof)))
+        refuse_port(name, "touches a lossy region (sigma, an absorbing surface or a matched layer)",
+                    "keep the guide lossless at the port; the port itself absorbs the TE10 wave");
       stencil.rows.push_back(dof);
       stencil.projection.push_back(c);
     }
   }
+}
+
+} // namespace
+
+MatchedPortStencil matched_te10_port_stencil(mesh::MeshView const& m, dga::HostOperators const& ops,
+                                             std::vector<double> const& eps, std::vector<double> const& mu,
+                                             int surface_tag, std::string const& surface_name)
+{
+  auto const faces = exterior_port_faces(m, surface_tag, surface_name);
+  auto const shape = mesh::surface_shape(m, faces);
+  auto const plane = port_plane(m, faces, shape, surface_name);
+  auto const rectangle = port_rectangle(m, faces, shape, plane, surface_name);
+  auto const [eps_behind, mu_behind] = medium_behind(faces, eps, mu, surface_name);
+  MatchedPortStencil stencil;
+  stencil.width = rectangle.width;
+  stencil.height = rectangle.height;
+  stencil.admittance = std::sqrt(eps_behind / mu_behind);
+  stencil.cutoff = M_PI / (stencil.width * std::sqrt(eps_behind * mu_behind));
+  stencil.peak_voltage = std::sqrt(stencil.width * stencil.height / 2);
+  add_port_rows(ops, mode_projections(m, faces, shape, plane, rectangle), m.topology, surface_name, stencil);
   stencil.response = apply_block_inverses(ops, stencil.rows, stencil.projection);
   for (std::size_t i = 0; i < stencil.response.rows.size(); ++i)
     for (std::size_t j = 0; j < stencil.rows.size(); ++j)
@@ -403,7 +410,7 @@ MatchedPortStencil matched_te10_port_stencil(MeshView const& m, dga::HostOperato
   return stencil;
 }
 
-std::vector<double> project_field(MeshView const& m, dga::DofLayout const& layout,
+std::vector<double> project_field(mesh::MeshView const& m, dga::DofLayout const& layout,
                                   std::function<Vec3(Vec3 const&)> const& field)
 {
   std::vector<double> values(layout.size(), 0.0);
@@ -422,7 +429,7 @@ std::vector<double> project_field(MeshView const& m, dga::DofLayout const& layou
   return values;
 }
 
-void tet_average_fields(MeshView const& m, std::vector<double> const& edge_circulations,
+void tet_average_fields(mesh::MeshView const& m, std::vector<double> const& edge_circulations,
                         std::vector<double> const& face_circulations, std::vector<Vec3>& e, std::vector<Vec3>& h)
 {
   Index const num_tets = m.mesh.num_tets();

@@ -6,14 +6,18 @@
 #include "dgatd/io/analysis/results.hpp"
 #include "dgatd/io/input/config.hpp"
 #include "dgatd/io/output/checkpoint.hpp"
+#include "dgatd/io/output/writer.hpp"
 #include "dgatd/simulation/simulation.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -149,6 +153,68 @@ void expect_same_output(std::string const& a, std::string const& b)
 
 class Restart : public ::testing::TestWithParam<char const*> {};
 
+// What a writer of the caller's receives: everything the HDF5 output of the same run holds. The
+// run owns its writer and drops it when it ends, so the record outlives it.
+struct MemoryRecord {
+  std::vector<dgatd::Vec3> e_of_first_probe;
+  std::vector<double> energy;
+  int meshes = 0, probes = 0, closed_complete = -1;
+};
+
+class MemoryWriter final : public dgatd::io::RunWriter {
+public:
+  explicit MemoryWriter(std::shared_ptr<MemoryRecord> record) : record_(std::move(record)) {}
+  void write_mesh(std::vector<dgatd::Vec3> const&, std::vector<std::array<std::int32_t, 4>> const&,
+                  std::vector<std::int32_t> const&) override
+  {
+    ++record_->meshes;
+  }
+  std::size_t add_probe(std::string const&, dgatd::Vec3 const&) override { return record_->probes++; }
+  void append_step(double, std::vector<dgatd::io::ProbeSample> const& samples) override
+  {
+    record_->e_of_first_probe.push_back(samples.at(0).e);
+  }
+  void append_energy(double, double value) override { record_->energy.push_back(value); }
+  void write_snapshot(double, std::vector<dgatd::Vec3> const&, std::vector<dgatd::Vec3> const&) override {}
+  void write_port(std::string const&, double, std::vector<double> const&, std::vector<double> const&) override {}
+  void flush() override {}
+  void close(bool complete) override { record_->closed_complete = complete; }
+  std::string description() const override { return "memory"; }
+
+private:
+  std::shared_ptr<MemoryRecord> record_;
+};
+
+TEST(Recorder, AnInjectedWriterReceivesWhatTheHdf5OutputHolds)
+{
+  ScratchDirectory scratch("injected_writer");
+  std::string const text = replaced(replaced(slurp(std::string(DGATD_SOURCE_DIR) + "/inputs/cavity_dielectric.toml"),
+                                             "t_end = 500e-9", "steps = 300"),
+                                    "[mesh]\n", "[mesh]\nreproducible = true\n");
+  std::string const file = (scratch.path() / "file.h5").string();
+  ASSERT_TRUE(run(text, file).complete);
+
+  auto const memory = std::make_shared<MemoryRecord>();
+  dgatd::simulation::SimulationOptions options;
+  options.output_path = (scratch.path() / "unused.h5").string();
+  options.writer = [memory](std::string const&, dgatd::io::RunAttributes const&, dgatd::io::ResumePoint const*) {
+    return std::make_unique<MemoryWriter>(memory);
+  };
+  dgatd::simulation::Simulation simulation(dgatd::io::parse_config(text, "test.toml", "."), options);
+  auto const result = simulation.run();
+  EXPECT_TRUE(result.complete);
+  EXPECT_EQ(result.output, "memory");
+  EXPECT_FALSE(fs::exists(options.output_path));
+  EXPECT_EQ(memory->meshes, 1);
+  EXPECT_EQ(memory->closed_complete, 1);
+  auto const e = dgatd::io::read_probe(file, "p", 'E');
+  ASSERT_EQ(memory->e_of_first_probe.size(), e.values.size());
+  for (std::size_t n = 0; n < e.values.size(); ++n)
+    for (int c = 0; c < 3; ++c) ASSERT_EQ(memory->e_of_first_probe[n][c], e.values[n][c]) << n;
+  EXPECT_EQ(memory->energy, dgatd::io::read_energy(file).energy);
+  EXPECT_EQ(memory->energy.size(), 6u); // steps 0, 50, ..., 250 (energy_every = 50)
+}
+
 TEST_P(Restart, HalfRunCheckpointedAndRestartedEqualsTheWholeRunBitForBit)
 {
   ScratchDirectory scratch(std::string("restart_") + GetParam());
@@ -162,7 +228,7 @@ TEST_P(Restart, HalfRunCheckpointedAndRestartedEqualsTheWholeRunBitForBit)
   // Checkpoints every 250 steps: the file holds step 500's, and the output the run's 600 steps, as
   // for a run killed 100 steps past its last checkpoint; the restart drops those and redoes them.
   std::string const checkpoint = dgatd::io::checkpoint_path(output);
-  ASSERT_EQ(dgatd::io::read_checkpoint(checkpoint).step, 500);
+  ASSERT_EQ(dgatd::io::read_checkpoint(checkpoint).state.step, 500);
   auto const restarted = run(text, output, checkpoint, &continued_e, &continued_h);
   ASSERT_TRUE(restarted.complete);
   EXPECT_EQ(restarted.steps, 600);
@@ -174,7 +240,7 @@ TEST_P(Restart, HalfRunCheckpointedAndRestartedEqualsTheWholeRunBitForBit)
   std::string const half_text = replaced(text, "checkpoint_every = 250", "checkpoint_every = 300");
   std::string const half = (scratch.path() / "half.h5").string();
   ASSERT_TRUE(run(half_text, half).complete);
-  ASSERT_EQ(dgatd::io::read_checkpoint(dgatd::io::checkpoint_path(half)).step, 300);
+  ASSERT_EQ(dgatd::io::read_checkpoint(dgatd::io::checkpoint_path(half)).state.step, 300);
   ASSERT_TRUE(run(half_text, half, dgatd::io::checkpoint_path(half), &continued_e, &continued_h).complete);
   expect_same_output(whole, half);
   EXPECT_EQ(whole_e, continued_e);
@@ -256,7 +322,7 @@ progress = false
   ASSERT_TRUE(run(text, whole, "", &whole_e, &whole_h).complete);
   std::string const half = (scratch.path() / "half.h5").string();
   ASSERT_TRUE(run(text, half).complete);
-  ASSERT_EQ(dgatd::io::read_checkpoint(dgatd::io::checkpoint_path(half)).step, 300);
+  ASSERT_EQ(dgatd::io::read_checkpoint(dgatd::io::checkpoint_path(half)).state.step, 300);
   ASSERT_TRUE(run(text, half, dgatd::io::checkpoint_path(half), &continued_e, &continued_h).complete);
   EXPECT_EQ(whole_e, continued_e);
   EXPECT_EQ(whole_h, continued_h);

@@ -179,7 +179,7 @@ TEST(Config, FullFileParsesToExpectedValues)
   EXPECT_EQ(c.output.snapshot_every, 100);
   EXPECT_EQ(c.output.energy_every, 5);
   EXPECT_FALSE(c.output.progress);
-  EXPECT_EQ(c.solver.formulation, dgatd::io::Formulation::assembled);
+  EXPECT_EQ(c.solver.formulation, dgatd::solver::FormulationKind::assembled);
   EXPECT_EQ(c.solver.backend, dgatd::io::Backend::serial);
 }
 
@@ -198,7 +198,7 @@ TEST(Config, MinimalFileGetsDefaults)
   EXPECT_EQ(c.output.snapshot_every, 0);
   EXPECT_EQ(c.output.energy_every, 10);
   EXPECT_TRUE(c.output.progress);
-  EXPECT_EQ(c.solver.formulation, dgatd::io::Formulation::fractioned);
+  EXPECT_EQ(c.solver.formulation, dgatd::solver::FormulationKind::fractioned);
   EXPECT_EQ(c.solver.backend, dgatd::io::Backend::default_space);
 }
 

@@ -67,6 +67,9 @@ struct DofLayout {
   std::vector<Index> block_offset;               // first unknown of block b, nblocks + 1 entries
   std::vector<std::int64_t> block_matrix_offset; // first entry of block b's d_b x d_b matrix
   Index num_blocks() const { return static_cast<Index>(block_vertex.size()); }
+  Index block_size(Index b) const { return block_offset[b + 1] - block_offset[b]; }
+  // The dual block of free unknown dof.
+  Index block_of(Index dof) const;
   Index max_block_size = 0;
 };
 

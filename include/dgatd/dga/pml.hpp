@@ -30,11 +30,10 @@ struct PmlLayer {
   double alpha_max = 0;    // 1/s
 };
 
-// Sets the Jacobians of the tets with in_layer[t] != 0 in stretching. Throws dgatd::Error at `where`
-// naming the layer when it touches no other region, has no outer surface across its depth, is
-// thinner than two element layers, or bends around the domain with a profile steeper than order 1.
+// Sets the Jacobians of the tets with in_layer[t] != 0 in stretching. Throws dgatd::ModelError about
+// the matched layer `name` when it touches no other region, has no outer surface across its depth,
+// is thinner than two element layers, or bends around the domain with a profile steeper than order 1.
 PmlLayer add_pml_layer(Stretching& stretching, mesh::Mesh const& mesh, mesh::Topology const& topology,
                        mesh::Geometry const& geometry, Materials const& materials, std::vector<char> const& in_layer,
-                       PmlProfile const& profile, std::string const& name, std::string const& where);
-
+                       PmlProfile const& profile, std::string const& name);
 } // namespace dgatd::dga

@@ -41,7 +41,7 @@ public:
 
   void set_initial_field(std::vector<double> const& edge_values)
   {
-    Kokkos::deep_copy(u_, detail::upload_flat<Vector>("dgatd::U_init", edge_values));
+    Kokkos::deep_copy(u_, upload_flat<Vector>("dgatd::U_init", edge_values));
     Kokkos::deep_copy(f_, 0.0);
     steps_ = 0;
   }
@@ -57,8 +57,8 @@ public:
         rows.push_back(static_cast<Index>(e));
         weights.push_back(amplitude * edge_weights[e]);
       }
-    sources_.push_back({detail::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::assembled_source_rows", rows),
-                        detail::upload_flat<Vector>("dgatd::assembled_source_weights", weights), std::move(waveform)});
+    sources_.push_back({upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::assembled_source_rows", rows),
+                        upload_flat<Vector>("dgatd::assembled_source_weights", weights), std::move(waveform)});
   }
 
   // Prescribed edge values U_e = g(t) weight_e (ports), set after each step like the fractioned
@@ -69,8 +69,8 @@ public:
     std::vector<double> scaled(weights);
     for (auto& w : scaled) w *= amplitude;
     prescribed_.push_back(
-        {detail::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::assembled_port_edges", edges),
-         detail::upload_flat<Vector>("dgatd::assembled_port_weights", scaled), std::move(waveform)});
+        {upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::assembled_port_edges", edges),
+         upload_flat<Vector>("dgatd::assembled_port_weights", scaled), std::move(waveform)});
   }
 
   std::int64_t steps() const { return steps_; }
@@ -86,8 +86,8 @@ public:
 
   void set_state(std::vector<double> const& edge_values, std::vector<double> const& face_values, std::int64_t steps)
   {
-    Kokkos::deep_copy(u_, detail::upload_flat<Vector>("dgatd::U_state", edge_values));
-    Kokkos::deep_copy(f_, detail::upload_flat<Vector>("dgatd::F_state", face_values));
+    Kokkos::deep_copy(u_, upload_flat<Vector>("dgatd::U_state", edge_values));
+    Kokkos::deep_copy(f_, upload_flat<Vector>("dgatd::F_state", face_values));
     steps_ = steps;
   }
 
@@ -104,13 +104,13 @@ public:
     }
     double const t_half = (steps_ + 0.5) * dt_;
     for (auto const& s : sources_) {
-      Kokkos::parallel_for("dgatd::assembled_source", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, s.rows.extent(0)),
-                           ScatterAdd<memory_space>{s.rows, s.weights, u_, -dt_ * s.waveform(t_half)});
+      for_each("dgatd::assembled_source", space_, s.rows.extent(0),
+               ScatterAdd<memory_space>{s.rows, s.weights, u_, -dt_ * s.waveform(t_half)});
     }
     ++steps_;
     for (auto const& p : prescribed_)
-      Kokkos::parallel_for("dgatd::assembled_port", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, p.rows.extent(0)),
-                           ScatterSet<memory_space>{p.rows, p.weights, u_, p.waveform(steps_ * dt_)});
+      for_each("dgatd::assembled_port", space_, p.rows.extent(0),
+               ScatterSet<memory_space>{p.rows, p.weights, u_, p.waveform(steps_ * dt_)});
   }
 
   // Compulsory traffic of one SpMV y <- y + a A x: values and column indices once, row offsets,
@@ -135,9 +135,9 @@ private:
     using RowMap = typename Matrix::row_map_type::non_const_type;
     using Entries = typename Matrix::index_type::non_const_type;
     using Values = typename Matrix::values_type::non_const_type;
-    auto const row_map = detail::upload_flat<RowMap>(label + "_row_map", m.row_offsets);
-    auto const entries = detail::upload_flat<Entries>(label + "_entries", m.column_indices);
-    auto const values = detail::upload_flat<Values>(label + "_values", m.values);
+    auto const row_map = upload_flat<RowMap>(label + "_row_map", m.row_offsets);
+    auto const entries = upload_flat<Entries>(label + "_entries", m.column_indices);
+    auto const values = upload_flat<Values>(label + "_values", m.values);
     return Matrix(label, m.rows, m.columns, static_cast<Index>(m.values.size()), values, row_map, entries);
   }
 

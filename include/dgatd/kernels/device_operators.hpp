@@ -5,8 +5,8 @@
 // dual-block inverses are stored the way the chosen Ampere block pass reads them.
 
 #include "dgatd/dga/operators.hpp"
-#include "dgatd/host_parallel.hpp"
 #include "dgatd/kernels/interleaved_blocks.hpp"
+#include "dgatd/kernels/upload.hpp"
 #include "dgatd/kokkos_compat.hpp"
 #include "dgatd/types.hpp"
 
@@ -118,30 +118,6 @@ struct Fields {
 
 namespace detail {
 
-template <class DeviceView, class HostVector>
-DeviceView upload_flat(std::string const& label, HostVector const& values)
-{
-  DeviceView view(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), values.size());
-  auto host = compat::create_mirror_view_no_init(view);
-  host_parallel_for("dgatd::upload", static_cast<std::int64_t>(values.size()),
-                    [&](std::int64_t i) { host(i) = static_cast<typename DeviceView::value_type>(values[i]); });
-  Kokkos::deep_copy(view, host);
-  return view;
-}
-
-template <class DeviceView, class HostRows>
-DeviceView upload_rows(std::string const& label, HostRows const& rows)
-{
-  DeviceView view(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), rows.size());
-  auto host = compat::create_mirror_view_no_init(view);
-  host_parallel_for("dgatd::upload", static_cast<std::int64_t>(rows.size()), [&](std::int64_t i) {
-    for (std::size_t c = 0; c < rows[i].size(); ++c)
-      host(i, c) = static_cast<typename DeviceView::value_type>(rows[i][c]);
-  });
-  Kokkos::deep_copy(view, host);
-  return view;
-}
-
 // Where piece (t, k) of an unpadded [num_tets][6] allocation lives.
 template <class TetLayout>
 std::vector<Index> piece_offsets(std::vector<std::uint32_t> const& entries, std::size_t num_tets)
@@ -168,31 +144,31 @@ upload(dga::HostOperators const& host, AmpereBlockPass block_pass = default_bloc
 {
   using Ops = DeviceOperators<ExecutionSpace, TetLayout, MatrixScalar>;
   Ops ops;
-  ops.tet_dofs = detail::upload_rows<decltype(ops.tet_dofs)>("dgatd::tet_dofs", host.tet_dofs);
-  ops.faraday = detail::upload_rows<decltype(ops.faraday)>("dgatd::faraday_matrices", host.faraday);
-  ops.mu = detail::upload_rows<decltype(ops.mu)>("dgatd::mu_matrices", host.mu);
-  ops.tet_edge_signs = detail::upload_flat<decltype(ops.tet_edge_signs)>("dgatd::tet_edge_signs", host.tet_edge_signs);
+  ops.tet_dofs = upload_rows<decltype(ops.tet_dofs)>("dgatd::tet_dofs", host.tet_dofs);
+  ops.faraday = upload_rows<decltype(ops.faraday)>("dgatd::faraday_matrices", host.faraday);
+  ops.mu = upload_rows<decltype(ops.mu)>("dgatd::mu_matrices", host.mu);
+  ops.tet_edge_signs = upload_flat<decltype(ops.tet_edge_signs)>("dgatd::tet_edge_signs", host.tet_edge_signs);
   ops.block_pass = block_pass;
   if (stores_packed_blocks(block_pass)) {
     InterleavedBlocks const interleaved = interleave_dual_blocks(host.layout, host.eps_inverse);
     ops.packed_inverse =
-        detail::upload_flat<decltype(ops.packed_inverse)>("dgatd::interleaved_block_inverses", interleaved.packed);
-    ops.slot_first = detail::upload_flat<decltype(ops.slot_first)>("dgatd::slot_first", interleaved.slot_first);
+        upload_flat<decltype(ops.packed_inverse)>("dgatd::interleaved_block_inverses", interleaved.packed);
+    ops.slot_first = upload_flat<decltype(ops.slot_first)>("dgatd::slot_first", interleaved.slot_first);
     ops.degree_groups = interleaved.groups;
     ops.degree_group_table =
-        detail::upload_flat<decltype(ops.degree_group_table)>("dgatd::degree_groups", interleaved.groups);
+        upload_flat<decltype(ops.degree_group_table)>("dgatd::degree_groups", interleaved.groups);
   } else {
-    ops.eps_inverse = detail::upload_flat<decltype(ops.eps_inverse)>("dgatd::dual_block_inverses", host.eps_inverse);
+    ops.eps_inverse = upload_flat<decltype(ops.eps_inverse)>("dgatd::dual_block_inverses", host.eps_inverse);
   }
-  ops.eps = detail::upload_flat<decltype(ops.eps)>("dgatd::dual_blocks", host.eps);
-  ops.block_offset = detail::upload_flat<decltype(ops.block_offset)>("dgatd::block_offset", host.layout.block_offset);
-  ops.block_matrix_offset = detail::upload_flat<decltype(ops.block_matrix_offset)>("dgatd::block_matrix_offset",
+  ops.eps = upload_flat<decltype(ops.eps)>("dgatd::dual_blocks", host.eps);
+  ops.block_offset = upload_flat<decltype(ops.block_offset)>("dgatd::block_offset", host.layout.block_offset);
+  ops.block_matrix_offset = upload_flat<decltype(ops.block_matrix_offset)>("dgatd::block_matrix_offset",
                                                                                    host.layout.block_matrix_offset);
   ops.edge_curl_offsets =
-      detail::upload_flat<decltype(ops.edge_curl_offsets)>("dgatd::edge_curl_offsets", host.edge_curl_offsets);
-  ops.edge_curl_pieces = detail::upload_flat<decltype(ops.edge_curl_pieces)>(
+      upload_flat<decltype(ops.edge_curl_offsets)>("dgatd::edge_curl_offsets", host.edge_curl_offsets);
+  ops.edge_curl_pieces = upload_flat<decltype(ops.edge_curl_pieces)>(
       "dgatd::edge_curl_pieces", detail::piece_offsets<TetLayout>(host.edge_curl_entries, host.tet_dofs.size()));
-  ops.row_curl = detail::upload_flat<decltype(ops.row_curl)>("dgatd::row_curl", host.row_curl);
+  ops.row_curl = upload_flat<decltype(ops.row_curl)>("dgatd::row_curl", host.row_curl);
   ops.num_tets = static_cast<Index>(host.tet_dofs.size());
   ops.num_blocks = host.layout.num_blocks();
   ops.num_free = host.layout.num_free;

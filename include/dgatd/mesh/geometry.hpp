@@ -1,8 +1,10 @@
 #pragma once
 // Geometric factors of the primal mesh and its barycentric dual, computed once (MFEM's geometric
-// factors habit): tet volumes and barycentres, and on demand the subregion frames of METHOD.md.
+// factors habit): tet volumes and barycentres, the tets' spatial index, and on demand the subregion
+// frames of METHOD.md.
 
 #include "dgatd/mesh/mesh.hpp"
+#include "dgatd/mesh/tet_bins.hpp"
 #include "dgatd/mesh/topology.hpp"
 
 #include <array>
@@ -24,6 +26,7 @@ struct Geometry {
   std::vector<Vec3> tet_barycentre;
   std::vector<Vec3> face_barycentre;
   std::vector<Vec3> edge_midpoint;
+  TetBins tet_bins; // where points are (mesh/point_location.hpp)
 };
 
 Geometry build_geometry(Mesh const& mesh, Topology const& topology);

@@ -10,11 +10,13 @@
 // Kokkos must be initialised for the lifetime of the object.
 
 #include "dgatd/io/input/config.hpp"
+#include "dgatd/io/output/writer.hpp"
 #include "dgatd/simulation/problem.hpp"
 #include "dgatd/solver/formulation.hpp"
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -47,6 +49,12 @@ struct SimulationOptions {
   // Checked between steps: when it becomes true the run writes a checkpoint, closes its output as
   // interrupted and returns (what a signal handler sets on Ctrl-C or SIGTERM).
   std::atomic<bool> const* stop_requested = nullptr;
+  // Opens what the run records through: a new output at path with the run's attributes (resume is
+  // nullptr), or on a restart the interrupted output, to be continued after resume. Empty: HDF5 +
+  // XDMF (io::Hdf5Writer).
+  std::function<std::unique_ptr<io::RunWriter>(std::string const& path, io::RunAttributes const& attributes,
+                                               io::ResumePoint const* resume)>
+      writer;
 };
 
 struct RunResult {

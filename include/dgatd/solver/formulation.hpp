@@ -8,20 +8,27 @@
 // This header is the interface alone (no Kokkos); solver/formulations.hpp has the two
 // implementations on an execution space.
 
+#include "dgatd/solver/formulation_kind.hpp"
 #include "dgatd/solver/stencils.hpp"
 #include "dgatd/solver/waveform.hpp"
+#include "dgatd/vec3.hpp"
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace dgatd::solver {
 
-enum class FormulationKind { fractioned, assembled };
-
-inline char const* to_string(FormulationKind kind)
-{
-  return kind == FormulationKind::assembled ? "assembled" : "fractioned";
-}
+// The stability bound dt < dt_max = 2 / sqrt(rho), rho the spectral radius of
+// K = (Meps)^-1 C~ (Mmu)^-1 C, estimated by power iteration (solver/stability.hpp).
+struct PowerIterationResult {
+  double rho = 0;
+  double dt_max = 0;
+  int iterations = 0;
+  bool converged = false;
+};
 
 // A formulation's unknowns between two steps, enough for a later run to continue bit for bit.
 //   fractioned: e_unknowns = u^ (free, prescribed, zero slot), h_unknowns = f^ (4 per tet, row-major)
@@ -31,7 +38,7 @@ struct FormulationState {
   std::int64_t step = 0;
   std::vector<double> e_unknowns;
   std::vector<double> h_unknowns;
-  std::vector<double> auxiliary; // the matched layers' auxiliary unknowns (fractioned), empty without layers
+  std::vector<double> auxiliary; // the terms' state (fractioned: layers' auxiliaries, ports' histories)
 };
 
 // The fields both formulations share, on the host.
@@ -43,8 +50,31 @@ struct SharedFields {
 // A matched port's modal voltages after each step (index 0: the initial field): what it launches and
 // the total; their difference is the wave leaving through it.
 struct PortSeries {
+  std::string name; // the port's surface
   std::vector<double> incident;
   std::vector<double> voltage;
+};
+
+// Probe records as a formulation took them: one row per recorded step, and in a row one e and one
+// h per probe, in the order of set_probes.
+class ProbeSamples {
+public:
+  ProbeSamples() = default;
+  // values: [row][probe][Ex Ey Ez Hx Hy Hz]
+  ProbeSamples(std::size_t probes, std::vector<double> values) : probes_(probes), values_(std::move(values)) {}
+  std::size_t probes() const { return probes_; }
+  std::size_t rows() const { return probes_ == 0 ? 0 : values_.size() / (6 * probes_); }
+  Vec3 e(std::size_t row, std::size_t probe) const { return at(row, probe, 0); }
+  Vec3 h(std::size_t row, std::size_t probe) const { return at(row, probe, 3); }
+
+private:
+  Vec3 at(std::size_t row, std::size_t probe, std::size_t first) const
+  {
+    std::size_t const k = 6 * (row * probes_ + probe) + first;
+    return {values_[k], values_[k + 1], values_[k + 2]};
+  }
+  std::size_t probes_ = 0;
+  std::vector<double> values_;
 };
 
 class Formulation {
@@ -52,6 +82,8 @@ public:
   virtual ~Formulation() = default;
 
   virtual FormulationKind kind() const = 0;
+  // The stability bound of this problem's operator (the same for both formulations).
+  virtual PowerIterationResult estimate_stability() = 0;
   virtual void set_dt(double dt) = 0;
   virtual std::int64_t steps() const = 0;
 
@@ -59,8 +91,9 @@ public:
   virtual void add_current_source(CurrentStencil const& stencil, Signal waveform) = 0;
   // Prescribed tangential e on a port, set to waveform(t^(n+1)) after every step.
   virtual void add_prescribed(PrescribedStencil const& stencil, Signal waveform) = 0;
-  // A matched TE10 port (fractioned only: the simulation refuses it with the assembled formulation).
-  virtual void add_matched_port(MatchedPortStencil const& stencil, Signal waveform) = 0;
+  // A matched TE10 port called name (fractioned only: the simulation refuses it with the assembled
+  // formulation).
+  virtual void add_matched_port(std::string const& name, MatchedPortStencil const& stencil, Signal waveform) = 0;
   virtual std::vector<PortSeries> port_series() const = 0;
   // Replaces the probes; record_probes() then samples them all after a step.
   virtual void set_probes(std::vector<ProbeStencil> const& probes) = 0;
@@ -72,12 +105,15 @@ public:
   virtual double step_with_energy() = 0;
 
   virtual void record_probes() = 0;
-  // Rows recorded since the last call: [step][probe][Ex Ey Ez Hx Hy Hz].
-  virtual std::vector<double> take_probe_samples() = 0;
+  // The rows recorded since the last call.
+  virtual ProbeSamples take_probe_samples() = 0;
 
   virtual SharedFields shared_fields() const = 0;
   virtual FormulationState state() const = 0;
-  // The state must come from the same formulation on the same problem.
+  // Whether state is one of this formulation on this problem, with these sources, at a step it
+  // can continue from.
+  virtual bool accepts(FormulationState const& state) const = 0;
+  // The state must be one this formulation accepts.
   virtual void restore(FormulationState const& state) = 0;
 };
 

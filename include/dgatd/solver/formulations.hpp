@@ -7,8 +7,12 @@
 #include "dgatd/kernels/assembled.hpp"
 #include "dgatd/mesh/topology.hpp"
 #include "dgatd/solver/formulation.hpp"
+#include "dgatd/solver/current_source.hpp"
 #include "dgatd/solver/leapfrog.hpp"
+#include "dgatd/solver/matched_port.hpp"
+#include "dgatd/solver/prescribed_field.hpp"
 #include "dgatd/solver/probes.hpp"
+#include "dgatd/solver/stability.hpp"
 #include "dgatd/solver/stencils.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -16,6 +20,7 @@
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -36,7 +41,7 @@ public:
     probes_ = ProbeRecorder<ExecutionSpace>(space_, probes, topology_, layout_);
   }
   void step() override { leapfrog_.step(); }
-  std::vector<double> take_probe_samples() override { return probes_.take_samples(); }
+  ProbeSamples take_probe_samples() override { return probes_.take_samples(); }
   FormulationState state() const override
   {
     FormulationState s;
@@ -75,24 +80,39 @@ public:
   {
   }
 
+  PowerIterationResult estimate_stability() override { return this->leapfrog_.estimate_stability(); }
   void add_current_source(CurrentStencil const& stencil, Signal waveform) override
   {
-    this->leapfrog_.add_current_source(stencil, 1.0, std::move(waveform));
+    this->leapfrog_.add_term(std::make_unique<CurrentSource<ExecutionSpace>>(stencil, 1.0, std::move(waveform)));
   }
   void add_prescribed(PrescribedStencil const& stencil, Signal waveform) override
   {
-    this->leapfrog_.add_prescribed(stencil, 1.0, std::move(waveform));
+    this->leapfrog_.add_term(std::make_unique<PrescribedField<ExecutionSpace>>(stencil, 1.0, std::move(waveform)));
   }
-  void add_matched_port(MatchedPortStencil const& stencil, Signal waveform) override
+  void add_matched_port(std::string const& name, MatchedPortStencil const& stencil, Signal waveform) override
   {
-    this->leapfrog_.add_matched_port(stencil, 1.0, std::move(waveform));
+    ports_.push_back(&this->leapfrog_.add_term(
+        std::make_unique<MatchedPort<ExecutionSpace>>(name, stencil, 1.0, std::move(waveform))));
   }
-  std::vector<PortSeries> port_series() const override { return this->leapfrog_.port_series(); }
+  std::vector<PortSeries> port_series() const override
+  {
+    std::vector<PortSeries> series;
+    for (auto const* port : ports_) series.push_back(port->series());
+    return series;
+  }
   FormulationState state() const override
   {
     FormulationState s = Base::state();
     s.auxiliary = this->leapfrog_.auxiliary_state();
     return s;
+  }
+  bool accepts(FormulationState const& s) const override
+  {
+    auto const& ops = this->leapfrog_.operators();
+    return s.kind == FormulationKind::fractioned && s.step >= 0 &&
+           s.e_unknowns.size() == static_cast<std::size_t>(ops.num_unknowns) &&
+           s.h_unknowns.size() == 4 * static_cast<std::size_t>(ops.num_tets) &&
+           s.auxiliary.size() == this->leapfrog_.auxiliary_size(s.step);
   }
   void restore(FormulationState const& s) override
   {
@@ -108,6 +128,9 @@ public:
     this->leapfrog_.state(u, f);
     return {dga::sum_to_edges(this->topology_, this->layout_, u), dga::sum_to_faces(this->topology_, f)};
   }
+
+private:
+  std::vector<MatchedPort<ExecutionSpace> const*> ports_;
 };
 
 template <class ExecutionSpace>
@@ -119,8 +142,15 @@ class AssembledFormulation final
 
 public:
   AssembledFormulation(ExecutionSpace const& space, mesh::Topology const& topology, dga::HostOperators const& host)
-      : Base(space, topology, host.layout, dga::assemble_global(topology, host))
+      : Base(space, topology, host.layout, dga::assemble_global(topology, host)), host_(host)
   {
+  }
+
+  // The assembled unknowns lack the half-edge mass matrices of the Meps inner product, so the bound
+  // is the fractioned operator's (the same spectrum), uploaded for the estimate alone.
+  PowerIterationResult estimate_stability() override
+  {
+    return solver::estimate_stability(this->space_, kernels::upload<ExecutionSpace>(host_));
   }
 
   void add_current_source(CurrentStencil const& stencil, Signal waveform) override
@@ -142,11 +172,17 @@ public:
       }
     this->leapfrog_.add_prescribed(edges, weights, 1.0, std::move(waveform));
   }
-  void add_matched_port(MatchedPortStencil const&, Signal) override
+  void add_matched_port(std::string const&, MatchedPortStencil const&, Signal) override
   {
     throw std::logic_error("the assembled formulation has no matched ports");
   }
   std::vector<PortSeries> port_series() const override { return {}; }
+  bool accepts(FormulationState const& s) const override
+  {
+    return s.kind == FormulationKind::assembled && s.step >= 0 &&
+           s.e_unknowns.size() == static_cast<std::size_t>(this->topology_.num_edges()) &&
+           s.h_unknowns.size() == static_cast<std::size_t>(this->topology_.num_faces()) && s.auxiliary.empty();
+  }
   bool has_energy() const override { return false; }
   double step_with_energy() override { throw std::logic_error("the assembled formulation has no energy"); }
   void record_probes() override
@@ -159,6 +195,9 @@ public:
     this->leapfrog_.state(fields.edge_circulations, fields.face_circulations);
     return fields;
   }
+
+private:
+  dga::HostOperators const& host_;
 };
 
 template <class ExecutionSpace>

@@ -6,12 +6,15 @@
 #include "dgatd/dga/operators.hpp"
 #include "dgatd/kernels/device_operators.hpp"
 #include "dgatd/kernels/small_kernels.hpp"
+#include "dgatd/kernels/upload.hpp"
 #include "dgatd/mesh/topology.hpp"
+#include "dgatd/solver/formulation.hpp"
 #include "dgatd/solver/stencils.hpp"
 
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 namespace dgatd::solver {
@@ -76,9 +79,9 @@ public:
   {
     if (count_ == 0) return;
     make_room();
-    Kokkos::parallel_for("dgatd::probes", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, count_),
-                         kernels::FractionedProbeSampler<TetLayout, memory_space>{
-                             half_edge_dofs_, piece_tets_, piece_faces_, w_, fields.u, fields.f, buffer_, buffered_});
+    kernels::for_each("dgatd::probes", space_, count_,
+                      kernels::FractionedProbeSampler<TetLayout, memory_space>{
+                          half_edge_dofs_, piece_tets_, piece_faces_, w_, fields.u, fields.f, buffer_, buffered_});
     ++buffered_;
   }
 
@@ -88,19 +91,19 @@ public:
   {
     if (count_ == 0) return;
     make_room();
-    Kokkos::parallel_for("dgatd::probes", Kokkos::RangePolicy<ExecutionSpace>(space_, 0, count_),
-                         kernels::AssembledProbeSampler<memory_space>{edges_, faces_, w_, edge_circulations,
-                                                                      face_circulations, buffer_, buffered_});
+    kernels::for_each("dgatd::probes", space_, count_,
+                      kernels::AssembledProbeSampler<memory_space>{edges_, faces_, w_, edge_circulations,
+                                                                   face_circulations, buffer_, buffered_});
     ++buffered_;
   }
 
-  // All rows recorded since the last call: row-major [step][probe][Ex Ey Ez Hx Hy Hz].
-  std::vector<double> take_samples()
+  // All rows recorded since the last call.
+  ProbeSamples take_samples()
   {
     drain_into_host();
     std::vector<double> out;
     out.swap(samples_);
-    return out;
+    return {count_, std::move(out)};
   }
 
 private:
@@ -131,7 +134,7 @@ private:
   Kokkos::View<double* [72], memory_space> w_;
   Kokkos::View<double** [6], memory_space> buffer_;
   std::size_t buffered_ = 0;
-  std::vector<double> samples_;
+  std::vector<double> samples_; // the layout ProbeSamples reads: [row][probe][Ex Ey Ez Hx Hy Hz]
 };
 
 } // namespace dgatd::solver

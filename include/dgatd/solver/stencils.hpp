@@ -3,9 +3,7 @@
 // reads the fields, and which unknowns a source drives with which weights.
 
 #include "dgatd/dga/operators.hpp"
-#include "dgatd/mesh/geometry.hpp"
-#include "dgatd/mesh/mesh.hpp"
-#include "dgatd/mesh/topology.hpp"
+#include "dgatd/mesh/view.hpp"
 
 #include <array>
 #include <functional>
@@ -13,16 +11,6 @@
 #include <vector>
 
 namespace dgatd::solver {
-
-// Everything needed to mesh-locate points quickly and to build local frames.
-struct MeshView {
-  mesh::Mesh const& mesh;
-  mesh::Topology const& topology;
-  mesh::Geometry const& geometry;
-};
-
-// The tet containing x (largest minimum barycentric coordinate within a small tolerance), or -1.
-Index locate(MeshView const& m, Vec3 const& x);
 
 // The subregion Omega_(t,v) containing x, where the fields are uniform:
 // e = sum_i u^(dofs[i]) w^i and h = sum_j f^(tet, faces[j]) w~^j.
@@ -35,7 +23,7 @@ struct SubregionFrame {
   std::array<Vec3, 3> w_dual{};
 };
 // Throws dgatd::Error naming what is located (name) when x lies outside the mesh.
-SubregionFrame locate_subregion(MeshView const& m, dga::DofLayout const& layout, std::string const& name,
+SubregionFrame locate_subregion(mesh::MeshView const& m, dga::DofLayout const& layout, std::string const& name,
                                 Vec3 const& x);
 
 // How a point probe reads the piecewise-uniform fields: the uniform field of the subregion
@@ -57,8 +45,8 @@ struct ProbeStencil {
   std::array<Index, 12> faces{};
   std::array<Vec3, 12> w_dual{};
 };
-ProbeStencil probe_stencil(MeshView const& m, dga::DofLayout const& layout, std::string const& name, Vec3 const& x,
-                           ProbeReading reading = ProbeReading::barycentric);
+ProbeStencil probe_stencil(mesh::MeshView const& m, dga::DofLayout const& layout, std::string const& name,
+                           Vec3 const& x, ProbeReading reading = ProbeReading::barycentric);
 
 // A current source I(t) = g(t) * vector over the free unknowns; stored already multiplied by the
 // block inverses, weights = (Meps_v)^-1 I, so the Ampere update subtracts dt g(t) weights.
@@ -69,12 +57,12 @@ struct CurrentStencil {
 
 // Point dipole of moment direction d (unit amplitude, A m) at x, Galerkin-injected into the
 // three half-edge rows of the subregion containing x: I_i = d . w^i.
-CurrentStencil dipole_stencil(MeshView const& m, dga::HostOperators const& ops, std::string const& name, Vec3 const& x,
-                              Vec3 const& direction);
+CurrentStencil dipole_stencil(mesh::MeshView const& m, dga::HostOperators const& ops, std::string const& name,
+                              Vec3 const& x, Vec3 const& direction);
 
 // Unit current (A) through the dual face of the edge whose midpoint is nearest to x, with the sign
 // of direction . (edge vector), on both halves of the edge.
-CurrentStencil edge_current_stencil(MeshView const& m, dga::HostOperators const& ops, std::string const& name,
+CurrentStencil edge_current_stencil(mesh::MeshView const& m, dga::HostOperators const& ops, std::string const& name,
                                     Vec3 const& x, Vec3 const& direction);
 
 // Prescribed half-edge values u^ = g(t) * weight: a tangential field imposed on port edges, split
@@ -86,7 +74,7 @@ struct PrescribedStencil {
 
 // TE10 on a port: e_profile = y-hat sin(pi (x - x_min) / a) over the port's bounding box in x.
 // The port lies in a plane z = const; a is its x extent.
-PrescribedStencil te10_port_stencil(MeshView const& m, dga::DofLayout const& layout, int surface_tag,
+PrescribedStencil te10_port_stencil(mesh::MeshView const& m, dga::DofLayout const& layout, int surface_tag,
                                     std::string const& surface_name);
 
 // A matched TE10 port (docs/open_regions.md section 4) on a planar exterior surface: the port's
@@ -106,22 +94,21 @@ struct MatchedPortStencil {
   double admittance = 0;          // sqrt(eps / mu) of the medium behind the port
   double cutoff = 0;              // the TE10 cutoff, rad/s: pi c / a
 };
-// Throws dgatd::Error naming where (a config line) and the surface when it has no faces, lies inside the mesh, is not
-// planar, is square (TE10 and TE01 alike), has more than one material behind it or touches a lossy block.
-MatchedPortStencil matched_te10_port_stencil(MeshView const& m, dga::HostOperators const& ops,
+// Throws dgatd::ModelError (a matched port named surface_name) when the surface has no faces, lies
+// inside the mesh, is not planar, is square (TE10 and TE01 alike), has more than one material behind
+// it or touches a lossy block.
+MatchedPortStencil matched_te10_port_stencil(mesh::MeshView const& m, dga::HostOperators const& ops,
                                              std::vector<double> const& eps, std::vector<double> const& mu,
-                                             int surface_tag, std::string const& surface_name,
-                                             std::string const& where);
-
+                                             int surface_tag, std::string const& surface_name);
 // Initial half-edge values of a field given as a function: u^(v,e) = e(x_mid) . (half-edge vector
 // oriented like e), x_mid the middle of the half-edge; PEC and port unknowns stay zero.
-std::vector<double> project_field(MeshView const& m, dga::DofLayout const& layout,
+std::vector<double> project_field(mesh::MeshView const& m, dga::DofLayout const& layout,
                                   std::function<Vec3(Vec3 const&)> const& field);
 
 // Per-tet field vectors for snapshots: e and h averaged over the four subregions of each tet, read
 // like the probes from the edge circulations U (one per edge) and the dual-edge circulations F (one
 // per face).
-void tet_average_fields(MeshView const& m, std::vector<double> const& edge_circulations,
+void tet_average_fields(mesh::MeshView const& m, std::vector<double> const& edge_circulations,
                         std::vector<double> const& face_circulations, std::vector<Vec3>& e, std::vector<Vec3>& h);
 
 } // namespace dgatd::solver

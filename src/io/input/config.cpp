@@ -473,8 +473,9 @@ SolverConfig read_solver(TableReader const& t)
 {
   SolverConfig solver;
   if (t.has("formulation"))
-    solver.formulation = t.choice("formulation", {"fractioned", "assembled"}) == "assembled" ? Formulation::assembled
-                                                                                             : Formulation::fractioned;
+    solver.formulation = t.choice("formulation", {"fractioned", "assembled"}) == "assembled"
+                             ? dgatd::solver::FormulationKind::assembled
+                             : dgatd::solver::FormulationKind::fractioned;
   if (t.has("backend"))
     solver.backend = t.choice("backend", {"default", "serial"}) == "serial" ? Backend::serial : Backend::default_space;
   return solver;
@@ -621,11 +622,6 @@ char const* to_string(SourceKind kind)
     return "edge_current";
   }
   return "";
-}
-
-char const* to_string(Formulation formulation)
-{
-  return formulation == Formulation::assembled ? "assembled" : "fractioned";
 }
 
 char const* to_string(Backend backend) { return backend == Backend::serial ? "serial" : "default"; }

@@ -81,19 +81,22 @@ void write_checkpoint(std::string const& path, Checkpoint const& c)
     writer.attribute(root, "dgatd_version", std::string(version_string));
     writer.attribute(root, "kind", std::string(checkpoint_kind));
     writer.attribute(root, "config", c.config_text);
-    writer.attribute(root, "formulation", c.formulation);
+    writer.attribute(root, "formulation", std::string(solver::to_string(c.state.kind)));
     writer.attribute(root, "backend", c.backend);
     writer.attribute(root, "dt", c.dt);
     writer.attribute(root, "dt_max", c.dt_max);
     writer.attribute(root, "power_iterations", static_cast<std::int64_t>(c.power_iterations));
-    writer.attribute(root, "step", c.step);
+    writer.attribute(root, "step", c.state.step);
     writer.attribute(root, "mesh_fingerprint", hex(mesh_fingerprint(c.mesh)));
 
     Handle const state = writer.group(root, "state");
-    writer.dataset(state.get(), "e", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, c.e_unknowns.size(), 0, c.e_unknowns.data());
-    writer.dataset(state.get(), "h", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, c.h_unknowns.size(), 0, c.h_unknowns.data());
-    writer.dataset(state.get(), "auxiliary", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, c.auxiliary.size(), 0,
-                   c.auxiliary.data());
+    auto const& unknowns = c.state;
+    writer.dataset(state.get(), "e", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, unknowns.e_unknowns.size(), 0,
+                   unknowns.e_unknowns.data());
+    writer.dataset(state.get(), "h", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, unknowns.h_unknowns.size(), 0,
+                   unknowns.h_unknowns.data());
+    writer.dataset(state.get(), "auxiliary", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, unknowns.auxiliary.size(), 0,
+                   unknowns.auxiliary.data());
 
     auto const& m = c.mesh;
     Handle const mesh = writer.group(root, "mesh");
@@ -145,21 +148,27 @@ Checkpoint read_checkpoint(std::string const& path)
 
   Checkpoint c;
   std::int64_t iterations = 0;
-  std::string fingerprint;
+  std::string fingerprint, formulation;
   bool const complete =
-      hdf5::read_attribute(root, "config", c.config_text) && hdf5::read_attribute(root, "formulation", c.formulation) &&
+      hdf5::read_attribute(root, "config", c.config_text) && hdf5::read_attribute(root, "formulation", formulation) &&
       hdf5::read_attribute(root, "backend", c.backend) && hdf5::read_attribute(root, "dt", H5T_NATIVE_DOUBLE, &c.dt) &&
       hdf5::read_attribute(root, "dt_max", H5T_NATIVE_DOUBLE, &c.dt_max) &&
       hdf5::read_attribute(root, "power_iterations", H5T_NATIVE_INT64, &iterations) &&
-      hdf5::read_attribute(root, "step", H5T_NATIVE_INT64, &c.step) &&
+      hdf5::read_attribute(root, "step", H5T_NATIVE_INT64, &c.state.step) &&
       hdf5::read_attribute(root, "mesh_fingerprint", fingerprint);
   if (!complete) throw Error(path, "the checkpoint lacks some of its attributes", "it may be damaged");
   c.power_iterations = static_cast<int>(iterations);
+  if (formulation != solver::to_string(solver::FormulationKind::fractioned) &&
+      formulation != solver::to_string(solver::FormulationKind::assembled))
+    throw Error(path, "the checkpoint names an unknown formulation '" + formulation + "'", "it may be damaged");
+  c.state.kind = formulation == solver::to_string(solver::FormulationKind::assembled)
+                     ? solver::FormulationKind::assembled
+                     : solver::FormulationKind::fractioned;
 
   hsize_t rows = 0;
-  c.e_unknowns = hdf5::read_rows<double>(root, "state/e", 0, path, rows);
-  c.h_unknowns = hdf5::read_rows<double>(root, "state/h", 0, path, rows);
-  c.auxiliary = hdf5::read_rows<double>(root, "state/auxiliary", 0, path, rows);
+  c.state.e_unknowns = hdf5::read_rows<double>(root, "state/e", 0, path, rows);
+  c.state.h_unknowns = hdf5::read_rows<double>(root, "state/h", 0, path, rows);
+  c.state.auxiliary = hdf5::read_rows<double>(root, "state/auxiliary", 0, path, rows);
 
   Handle const mesh(H5Gopen2(root, "mesh", H5P_DEFAULT), H5Gclose);
   if (!mesh.valid()) throw Error(path, "the checkpoint has no /mesh", "it may be damaged");

@@ -4,11 +4,13 @@
 
 #include "dgatd/dga/assembled.hpp"
 #include "dgatd/kernels/assembled.hpp"
+#include "dgatd/solver/current_source.hpp"
 #include "dgatd/solver/leapfrog.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <vector>
 
 namespace {
@@ -30,7 +32,7 @@ TEST(AssembledEquivalence, DipoleInJitteredCavityAfterThousandSteps)
 
   auto const pulse = [](double t) { return std::exp(-0.5 * std::pow((t - 0.6) / 0.15, 2)) * std::sin(9.0 * t); };
   auto const dipole = dgatd::solver::dipole_stencil(cavity.view(), ops, "dipole", {0.41, 0.37, 0.29}, {0.3, 0.5, 0.81});
-  fractioned.add_current_source(dipole, 1.0, pulse);
+  fractioned.add_term(std::make_unique<dgatd::solver::CurrentSource<TestSpace>>(dipole, 1.0, pulse));
   assembled.add_current_source(
       dgatd::dga::half_edge_rows_to_edges(cavity.topology, ops.layout, dipole.rows, dipole.weights), 1.0, pulse);
 

@@ -1,5 +1,6 @@
 // Invariants of the fractioned leapfrog, run on every enabled execution space.
 #include "cavity_fixture.hpp"
+#include "reference_space.hpp"
 
 #include "dgatd/solver/leapfrog.hpp"
 
@@ -82,24 +83,26 @@ TEST(Leapfrog, StableJustBelowTheBoundUnstableJustAbove)
   EXPECT_GT(above, 1e6);
 }
 
-TEST(Leapfrog, BackendsAgreeWithSerial)
+TEST(Leapfrog, BackendsAgreeWithTheReferenceBackend)
 {
+  using dgatd::testing::ReferenceSpaceFor;
+  if constexpr (!dgatd::testing::has_reference_backend<TestSpace>) GTEST_SKIP() << "Kokkos has no second backend";
   auto const& ops = shared_cavity().operators;
   FractionedLeapfrog<TestSpace> tested(TestSpace(), ops);
-  FractionedLeapfrog<Kokkos::Serial> serial(Kokkos::Serial(), ops);
-  double const dt = 0.9 * serial.estimate_stability().dt_max;
+  FractionedLeapfrog<ReferenceSpaceFor<TestSpace>> reference(ReferenceSpaceFor<TestSpace>(), ops);
+  double const dt = 0.9 * reference.estimate_stability().dt_max;
   tested.set_dt(dt);
-  serial.set_dt(dt);
+  reference.set_dt(dt);
   tested.set_random_initial_field(5);
-  serial.set_random_initial_field(5);
+  reference.set_random_initial_field(5);
   for (int n = 0; n < 500; ++n) {
     tested.step();
-    serial.step();
+    reference.step();
   }
   auto const u = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), tested.fields().u);
-  auto const u_ref = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), serial.fields().u);
+  auto const u_ref = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), reference.fields().u);
   auto const f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), tested.fields().f);
-  auto const f_ref = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), serial.fields().f);
+  auto const f_ref = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), reference.fields().f);
   double u_scale = 0, f_scale = 0, u_diff = 0, f_diff = 0;
   for (std::size_t i = 0; i < u.extent(0); ++i) {
     u_scale = std::max(u_scale, std::abs(u_ref(i)));

@@ -2,9 +2,8 @@
 // conductor every mode decays as exp(-sigma t / (2 eps)), the leapfrog's energy never increases,
 // and the lossless time step stays stable for any sigma. Run on every enabled execution space.
 #include "cavity_fixture.hpp"
+#include "loss_fixtures.hpp"
 
-#include "dgatd/dga/pml.hpp"
-#include "dgatd/error.hpp"
 #include "dgatd/simulation/problem.hpp"
 #include "dgatd/solver/leapfrog.hpp"
 
@@ -21,26 +20,11 @@ namespace {
 using TestSpace = DGATD_TEST_EXEC_SPACE;
 using dgatd::Vec3;
 using dgatd::solver::FractionedLeapfrog;
-
-constexpr double a = 1.0, b = 0.75, d = 0.5;
-
-// The box in c = 1 units (eps = mu = 1) with a uniform conductivity.
-dgatd::simulation::Problem lossy_box(double sigma)
-{
-  dgatd::mesh::StructuredBox box;
-  box.size[0] = a;
-  box.size[1] = b;
-  box.size[2] = d;
-  box.cells[0] = 10;
-  box.cells[1] = 8;
-  box.cells[2] = 6;
-  box.jitter = 0.2;
-  auto mesh = dgatd::mesh::structured_box(box);
-  std::size_t const n = mesh.tets.size();
-  dgatd::dga::Materials materials{std::vector<double>(n, 1.0), std::vector<double>(n, 1.0),
-                                  std::vector<double>(n, sigma)};
-  return dgatd::simulation::make_problem(std::move(mesh), std::move(materials), {});
-}
+using dgatd::testing::a;
+using dgatd::testing::b;
+using dgatd::testing::d;
+using dgatd::testing::layered_guide;
+using dgatd::testing::lossy_box;
 
 // E of the TE_mnp-like field with E only along one axis: E_z = sin(m pi x / a) sin(n pi y / b).
 Vec3 mode_110(Vec3 const& p) { return {0, 0, std::sin(M_PI * p[0] / a) * std::sin(M_PI * p[1] / b)}; }
@@ -119,48 +103,6 @@ TEST(Losses, AnySigmaIsStableAtTheLosslessTimeStep)
 
 namespace {
 
-// The absorbing term is the power Y |e_t|^2 the surface radiates, integrated over the kites, where
-// e_t comes from the half-edges at each vertex; for a uniform field that reconstruction is exact, so
-// sum_v u_v . S_v u_v must equal Y |E_t|^2 times the area, face by face, whatever the mesh and the
-// edges' orientations (a sign lost for half-edges pointing into v made it 8 % off on WR-90).
-TEST(AbsorbingSurfaces, UniformFieldRadiatesYTimesTangentialFieldSquaredTimesArea)
-{
-  // The jittered box of the loss tests, for its mesh only.
-  auto const box = lossy_box(0.0);
-  auto const& mesh = box.mesh;
-  auto const& topology = box.topology;
-  auto const& geometry = box.geometry;
-  // Absorbing on the whole boundary: a PEC face would force the uniform field's tangential part to zero.
-  std::vector<dgatd::dga::FaceKind> kinds(topology.num_faces(), dgatd::dga::FaceKind::interior_or_pmc);
-  double expected = 0;
-  double const eps = 2.0, mu = 0.5, admittance = std::sqrt(eps / mu);
-  Vec3 const field{0.3, -1.2, 0.7};
-  for (auto f : topology.boundary_faces) {
-    kinds[f] = dgatd::dga::FaceKind::absorbing;
-    auto const& fv = topology.face_vertices[f];
-    Vec3 const normal = dgatd::cross(dgatd::sub(mesh.points[fv[1]], mesh.points[fv[0]]),
-                                     dgatd::sub(mesh.points[fv[2]], mesh.points[fv[0]]));
-    double const area = 0.5 * dgatd::norm(normal);
-    double const normal_part = dgatd::dot(field, normal) / (2 * area);
-    expected += admittance * area * (dgatd::dot(field, field) - normal_part * normal_part);
-  }
-  std::size_t const n = mesh.tets.size();
-  dgatd::dga::Materials const medium{std::vector<double>(n, eps), std::vector<double>(n, mu), {}};
-  auto const operators = dgatd::dga::assemble(mesh, topology, geometry, medium, kinds);
-  dgatd::solver::MeshView const view{mesh, topology, geometry};
-  auto const u = dgatd::solver::project_field(view, operators.layout, [&](Vec3 const&) { return field; });
-  double power = 0;
-  for (std::size_t k = 0; k < operators.lossy_blocks.size(); ++k) {
-    auto const b = operators.lossy_blocks[k];
-    auto const first = operators.layout.block_offset[b];
-    auto const size = operators.layout.block_offset[b + 1] - first;
-    double const* s = operators.conductance.data() + operators.lossy_matrix_offset[k];
-    for (int i = 0; i < size; ++i)
-      for (int j = 0; j < size; ++j) power += u[first + i] * s[i * size + j] * u[first + j];
-  }
-  EXPECT_NEAR(power, expected, 1e-12 * expected);
-}
-
 // A TEM pulse between PEC plates (y = 0, b) and PMC sides (x = 0, a), in a guide ended at both
 // z = 0 and z = L by absorbing surfaces: at normal incidence the first-order condition is exact, so
 // after the two halves of the pulse have met the ends only the discretisation's reflection is left.
@@ -194,7 +136,7 @@ TEST(AbsorbingSurfaces, NormallyIncidentPlaneWaveLeavesTheGuide)
   auto const operators = dgatd::dga::assemble(mesh, topology, geometry, vacuum, kinds);
   FractionedLeapfrog<TestSpace> solver(TestSpace(), operators);
   solver.set_dt(0.95 * solver.estimate_stability().dt_max);
-  dgatd::solver::MeshView const view{mesh, topology, geometry};
+  dgatd::mesh::MeshView const view{mesh, topology, geometry};
   solver.set_initial_field(dgatd::solver::project_field(view, operators.layout, [&](Vec3 const& p) {
     double const x = (p[2] - 0.5 * length) / 0.2;
     return Vec3{0, std::exp(-0.5 * x * x), 0};
@@ -221,53 +163,6 @@ TEST(AbsorbingSurfaces, NormallyIncidentPlaneWaveLeavesTheGuide)
 
 namespace {
 
-// The TEM guide of the absorbing test (PEC plates, PMC sides), with matched layers of thickness
-// `layer` at both ends (region 2) backed by PEC.
-struct LayeredGuide {
-  dgatd::mesh::Mesh mesh;
-  dgatd::mesh::Topology topology;
-  dgatd::mesh::Geometry geometry;
-  dgatd::dga::HostOperators operators;
-};
-
-LayeredGuide layered_guide(double length, int cells, double layer, dgatd::dga::PmlProfile const& profile, double jitter)
-{
-  dgatd::mesh::StructuredBox box;
-  box.size[0] = 0.1;
-  box.size[1] = 0.1;
-  box.size[2] = length;
-  box.cells[0] = 4;
-  box.cells[1] = 4;
-  box.cells[2] = cells;
-  box.jitter = jitter;
-  LayeredGuide g;
-  g.mesh = dgatd::mesh::structured_box(box);
-  for (std::size_t t = 0; t < g.mesh.tets.size(); ++t) {
-    double z = 0;
-    for (auto v : g.mesh.tets[t]) z += g.mesh.points[v][2] / 4;
-    if (z < layer || z > length - layer) g.mesh.tet_region[t] = 2;
-  }
-  g.topology = dgatd::mesh::build_topology(g.mesh);
-  g.geometry = dgatd::mesh::build_geometry(g.mesh, g.topology);
-  std::vector<dgatd::dga::FaceKind> kinds(g.topology.num_faces(), dgatd::dga::FaceKind::interior_or_pmc);
-  for (auto f : g.topology.boundary_faces) {
-    double x = 0;
-    for (auto v : g.topology.face_vertices[f]) x += g.mesh.points[v][0] / 3;
-    bool const on_side = std::abs(x) < 1e-9 || std::abs(x - 0.1) < 1e-9;
-    if (!on_side) kinds[f] = dgatd::dga::FaceKind::pec;
-  }
-  std::size_t const n = g.mesh.tets.size();
-  dgatd::dga::Materials materials{std::vector<double>(n, 1.0), std::vector<double>(n, 1.0), {}};
-  std::vector<char> in_layer(n);
-  for (std::size_t t = 0; t < n; ++t) in_layer[t] = g.mesh.tet_region[t] == 2;
-  auto const found = dgatd::dga::add_pml_layer(materials.stretching, g.mesh, g.topology, g.geometry, materials,
-                                               in_layer, profile, "ends", "test");
-  std::printf("layer: %d tets, %.4f thick, alpha_max %.3f\n", static_cast<int>(found.num_tets), found.thickness,
-              found.alpha_max);
-  g.operators = dgatd::dga::assemble(g.mesh, g.topology, g.geometry, materials, kinds);
-  return g;
-}
-
 // A TEM pulse (a derivative of a Gaussian: no static part) starts in the middle of the guide; its
 // halves enter the layers at normal incidence, decay there and come back only as the layers'
 // reflection. The electric energy of the guide away from the layers, once the reflections are
@@ -279,7 +174,7 @@ TEST(MatchedLayers, PlaneWaveEntersAndDoesNotComeBack)
   auto const g = layered_guide(length, 160, layer, {}, 0.2);
   FractionedLeapfrog<TestSpace> solver(TestSpace(), g.operators);
   solver.set_dt(0.95 * solver.estimate_stability().dt_max);
-  dgatd::solver::MeshView const view{g.mesh, g.topology, g.geometry};
+  dgatd::mesh::MeshView const view{g.mesh, g.topology, g.geometry};
   solver.set_initial_field(dgatd::solver::project_field(view, g.operators.layout, [&](Vec3 const& p) {
     double const x = (p[2] - 0.5 * length) / 0.2;
     return Vec3{0, x * std::exp(-0.5 * x * x), 0};
@@ -332,17 +227,4 @@ namespace {
 
 // A layer one cell deep (the guide's cells are 0.025 long, their mean edge about 0.035) is thinner
 // than two element layers: refused in one line that names the layer, its thickness and the fix.
-TEST(MatchedLayers, ThinnerThanTwoElementLayersIsRefused)
-{
-  try {
-    layered_guide(4.0, 160, 0.025, {}, 0.0);
-    FAIL() << "a layer one cell deep was accepted";
-  } catch (dgatd::Error const& e) {
-    std::string const message = e.what();
-    EXPECT_NE(message.find("[[pml]] region 'ends' is"), std::string::npos) << message;
-    EXPECT_NE(message.find("less than two element layers"), std::string::npos) << message;
-    EXPECT_NE(message.find("(fix: make the layer at least"), std::string::npos) << message;
-  }
-}
-
 } // namespace

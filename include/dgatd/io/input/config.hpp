@@ -9,6 +9,7 @@
 // [mesh] scale on load; only the coordinates read from [mesh] file still need MeshConfig::scale.
 
 #include "dgatd/mesh/generators.hpp"
+#include "dgatd/solver/formulation_kind.hpp"
 #include "dgatd/solver/waveform.hpp"
 #include "dgatd/vec3.hpp"
 
@@ -99,11 +100,10 @@ struct OutputConfig {
   bool progress = true;
 };
 
-enum class Formulation { fractioned, assembled };
 enum class Backend { default_space, serial };
 
 struct SolverConfig {
-  Formulation formulation = Formulation::fractioned;
+  solver::FormulationKind formulation = solver::FormulationKind::fractioned;
   Backend backend = Backend::default_space;
 };
 
@@ -131,7 +131,6 @@ Config load_config(std::string const& path);
 Config parse_config(std::string const& text, std::string const& name, std::string const& base_dir);
 
 char const* to_string(SourceKind kind);
-char const* to_string(Formulation formulation);
 char const* to_string(Backend backend); // "default" or "serial", as written in the file
 
 } // namespace dgatd::io

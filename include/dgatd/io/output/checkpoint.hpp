@@ -13,6 +13,7 @@
 // checkpoint intact.
 
 #include "dgatd/mesh/mesh.hpp"
+#include "dgatd/solver/formulation.hpp"
 
 #include <cstdint>
 #include <string>
@@ -22,16 +23,12 @@ namespace dgatd::io {
 
 struct Checkpoint {
   std::string config_text;
-  std::string formulation; // "fractioned" or "assembled"
-  std::string backend;     // the execution space that ran, for messages
+  std::string backend; // the execution space that ran, for messages
   double dt = 0;
   double dt_max = 0;
   int power_iterations = 0;
-  std::int64_t step = 0; // steps taken
   mesh::Mesh mesh;
-  std::vector<double> e_unknowns;
-  std::vector<double> h_unknowns;
-  std::vector<double> auxiliary; // the matched layers' auxiliary unknowns
+  solver::FormulationState state; // its kind, step and unknowns
 };
 
 // out.h5 -> out.checkpoint.h5

@@ -28,15 +28,6 @@
 
 namespace dgatd::io {
 
-// How much of an interrupted run's output a resumed run keeps: the rows and snapshots up to its
-// checkpoint.
-struct ResumePoint {
-  std::vector<std::string> probe_names; // in the order of the run's add_probe calls
-  std::int64_t steps = 0;
-  std::int64_t energy_samples = 0;
-  std::int64_t snapshots = 0;
-};
-
 class Hdf5Writer final : public RunWriter {
 public:
   // Creates path + ".partial" (replacing a leftover one) and writes the run attributes; throws

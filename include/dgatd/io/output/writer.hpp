@@ -24,6 +24,15 @@ struct RunAttributes {
   std::string backend;     // the Kokkos execution space that ran
 };
 
+// How much of an interrupted run's output a resumed run keeps: its probes (in add_probe order) and
+// the rows and snapshots up to its checkpoint; what lies beyond is written again.
+struct ResumePoint {
+  std::vector<std::string> probe_names; // in the order of the run's add_probe calls
+  std::int64_t steps = 0;
+  std::int64_t energy_samples = 0;
+  std::int64_t snapshots = 0;
+};
+
 // The fields at one probe after one step.
 struct ProbeSample {
   Vec3 e{};

@@ -1,0 +1,58 @@
+#pragma once
+// An impressed current as a term of the leapfrog: I(t) = amplitude g(t) times its stencil, entering
+// Ampere (eq. 6) at t^(n+1/2) as u~ -= dt g(t^(n+1/2)) (Meps^-1 I) (the stencil's weights already
+// hold the block inverses, solver/stencils.hpp).
+
+#include "dgatd/kernels/small_kernels.hpp"
+#include "dgatd/kernels/upload.hpp"
+#include "dgatd/solver/stencils.hpp"
+#include "dgatd/solver/term.hpp"
+#include "dgatd/solver/waveform.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <utility>
+#include <vector>
+
+namespace dgatd::solver {
+
+// The stencil's rows and its weights times amplitude on the device.
+template <class MemorySpace>
+struct ScaledStencil {
+  Kokkos::View<Index*, MemorySpace> rows;
+  Kokkos::View<Real*, MemorySpace> weights;
+
+  ScaledStencil(char const* label, std::vector<Index> const& host_rows, std::vector<double> weights_host,
+                double amplitude)
+  {
+    for (auto& w : weights_host) w *= amplitude;
+    rows = kernels::upload_flat<Kokkos::View<Index*, MemorySpace>>(label, host_rows);
+    weights = kernels::upload_flat<Kokkos::View<Real*, MemorySpace>>(label, weights_host);
+  }
+};
+
+template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>>
+class CurrentSource final : public Term<ExecutionSpace, TetLayout> {
+public:
+  using memory_space = typename ExecutionSpace::memory_space;
+  using Context = typename Term<ExecutionSpace, TetLayout>::Context;
+
+  CurrentSource(CurrentStencil const& stencil, double amplitude, Signal waveform)
+      : stencil_("dgatd::source", stencil.rows, stencil.weights, amplitude), waveform_(std::move(waveform))
+  {
+  }
+
+  void after_ampere(Context const& c) override
+  {
+    double const t_half = (c.step + 0.5) * c.dt;
+    kernels::for_each("dgatd::current_source", c.space, stencil_.rows.extent(0),
+                      kernels::ScatterAdd<memory_space>{stencil_.rows, stencil_.weights, c.fields.u,
+                                                        -c.dt * waveform_(t_half)});
+  }
+
+private:
+  ScaledStencil<memory_space> stencil_;
+  Signal waveform_;
+};
+
+} // namespace dgatd::solver

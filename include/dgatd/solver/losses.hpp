@@ -1,0 +1,128 @@
+#pragma once
+// Losses in Ampere's law as a term of the leapfrog: conductivity, absorbing surfaces and the
+// electric side of the matched layers, time-averaged (semi-implicit):
+//   Meps (u^(n+1) - u^n) / dt + S (u^(n+1) + u^n) / 2 + sum_r B_r (psi_r^(n+1) + psi_r^n) / 2 = C~ f^(n+1/2) - I,
+// B_r the coupling of stretched subregion r to its auxiliary unknowns psi_r = [z; z'], which follow
+// psi' = M psi + [0; W u^_r] (z'' + S z' + P z = e) by the same trapezoidal rule,
+// psi^(n+1) = A psi^n + D (u^n + u^(n+1)) / 2, A = (I - dt M / 2)^-1 (I + dt M / 2),
+// D = dt (I - dt M / 2)^-1 [0; W] (explicit psi^n in the force made fast layers unstable).
+// Eliminating psi^(n+1) leaves S' = S + sum_r B_r D_r / 2 and the force g = sum_r B_r (I + A_r) / 2 psi_r^n;
+// with u~ = u^n + dt Meps^-1 (C~ f - I), the lossless update the core and the explicit terms make,
+//   u^(n+1) = u~ - L (u~ + u^n) - K g,   K = (Meps / dt + S' / 2)^-1,   L = K S' / 2,
+// per lossy dual block (S' is block-diagonal like Meps), so lossless blocks cost nothing. For any
+// S >= 0 (no layers) the energy cannot grow at the lossless time step (docs/open_regions.md).
+// The matrices are built on the host (solver/loss_steps.hpp) whenever dt changes.
+
+#include "dgatd/kernels/small_kernels.hpp"
+#include "dgatd/kernels/upload.hpp"
+#include "dgatd/solver/loss_steps.hpp"
+#include "dgatd/solver/term.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace dgatd::solver {
+
+template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>>
+class Losses final : public Term<ExecutionSpace, TetLayout> {
+public:
+  using memory_space = typename ExecutionSpace::memory_space;
+  using Context = typename Term<ExecutionSpace, TetLayout>::Context;
+
+  explicit Losses(dga::HostOperators const& host) : lossy_(lossy_rows(host))
+  {
+    using IndexView = Kokkos::View<Index*, memory_space>;
+    rows_ = kernels::upload_flat<IndexView>("dgatd::loss_rows", lossy_.rows);
+    block_first_ = kernels::upload_flat<IndexView>("dgatd::loss_block_first", lossy_.block_first);
+    block_size_ = kernels::upload_flat<IndexView>("dgatd::loss_block_size", lossy_.block_size);
+    matrix_row_ = kernels::upload_flat<Kokkos::View<std::int64_t*, memory_space>>("dgatd::loss_matrix_row",
+                                                                                  lossy_.matrix_row);
+    sum_ = Kokkos::View<Real*, memory_space>("dgatd::loss_sum", lossy_.rows.size());
+    std::size_t const n = lossy_.subregions.size();
+    if (n == 0) return;
+    force_ = Kokkos::View<Real*, memory_space>("dgatd::stretch_force", lossy_.rows.size());
+    psi_ = Kokkos::View<Real* [6], memory_space>("dgatd::psi", n);
+    psi_previous_ = Kokkos::View<Real* [3], memory_space>("dgatd::psi_u_previous", n);
+    subregion_unknowns_ = Kokkos::View<Index* [3], memory_space>("dgatd::stretched_unknowns", n);
+    subregion_rows_ = Kokkos::View<Index* [3], memory_space>("dgatd::stretched_rows", n);
+    auto unknowns = Kokkos::create_mirror_view(subregion_unknowns_);
+    auto rows = Kokkos::create_mirror_view(subregion_rows_);
+    for (std::size_t s = 0; s < n; ++s)
+      for (int k = 0; k < 3; ++k) {
+        unknowns(s, k) = lossy_.subregions[s].unknowns[k];
+        rows(s, k) = lossy_.subregions[s].lossy_rows[k];
+      }
+    Kokkos::deep_copy(subregion_unknowns_, unknowns);
+    Kokkos::deep_copy(subregion_rows_, rows);
+  }
+
+  void set_dt(Context const& c) override
+  {
+    auto const m = loss_step_matrices(lossy_, c.dt);
+    using Flat = Kokkos::View<Real*, memory_space>;
+    matrices_ = kernels::upload_flat<Flat>("dgatd::loss_matrices", m.loss);
+    if (!with_layers()) return;
+    step_inverse_ = kernels::upload_flat<Flat>("dgatd::loss_step_inverse", m.step_inverse);
+    subregion_advance_ = kernels::upload_table<36, memory_space>("dgatd::stretched_advance", m.advance);
+    subregion_drive_ = kernels::upload_table<18, memory_space>("dgatd::stretched_drive", m.drive);
+    subregion_coupling_ = kernels::upload_table<18, memory_space>("dgatd::stretched_coupling", m.coupling);
+  }
+
+  void reset(Context const&) override { Kokkos::deep_copy(psi_, 0.0); }
+
+  // u^n of the lossy rows and, in the layers, each subregion's u^n and its force g from psi^n.
+  void before_faraday(Context const& c) override
+  {
+    gather_rows(c, false);
+    if (!with_layers()) return;
+    Kokkos::deep_copy(c.space, force_, 0.0);
+    kernels::for_each("dgatd::psi_force", c.space, lossy_.subregions.size(),
+                      kernels::SubregionForce<memory_space>{subregion_unknowns_, subregion_rows_, subregion_coupling_,
+                                                            c.fields.u, psi_, psi_previous_, force_});
+  }
+
+  void correct(Context const& c) override
+  {
+    gather_rows(c, true);
+    kernels::for_each("dgatd::losses", c.space, lossy_.rows.size(),
+                      kernels::LossCorrection<memory_space>{rows_, block_first_, block_size_, matrix_row_, matrices_,
+                                                            sum_, step_inverse_, force_, c.fields.u});
+    if (!with_layers()) return;
+    kernels::for_each("dgatd::psi", c.space, lossy_.subregions.size(),
+                      kernels::SubregionAuxiliary<memory_space>{subregion_unknowns_, subregion_advance_,
+                                                                subregion_drive_, c.fields.u, psi_previous_, psi_});
+  }
+
+  // psi, six per stretched subregion.
+  std::size_t state_size(std::int64_t) const override { return psi_.size(); }
+  void save(std::vector<double>& state) const override { kernels::append_rows(psi_, state); }
+  void restore(Context const&, double const* state) override { kernels::fill_rows(psi_, state); }
+
+private:
+  bool with_layers() const { return !lossy_.subregions.empty(); }
+
+  void gather_rows(Context const& c, bool accumulate) const
+  {
+    kernels::for_each("dgatd::loss_rows", c.space, lossy_.rows.size(),
+                      kernels::GatherRows<memory_space>{rows_, c.fields.u, sum_, accumulate});
+  }
+
+  LossyRows lossy_;
+  Kokkos::View<Index*, memory_space> rows_, block_first_, block_size_;
+  Kokkos::View<std::int64_t*, memory_space> matrix_row_;
+  Kokkos::View<Real*, memory_space> matrices_;     // L_v, packed like the conductance
+  Kokkos::View<Real*, memory_space> sum_;          // u^n, then u^n + u~, of the lossy rows
+  Kokkos::View<Real*, memory_space> step_inverse_; // K_v, with layers only
+  Kokkos::View<Real*, memory_space> force_;        // g, per lossy row
+  // The stretched subregions: their unknowns and lossy rows, psi, u^n of their half-edges, the rule.
+  Kokkos::View<Index* [3], memory_space> subregion_unknowns_, subregion_rows_;
+  Kokkos::View<Real* [6], memory_space> psi_;
+  Kokkos::View<Real* [3], memory_space> psi_previous_;
+  Kokkos::View<Real* [36], memory_space> subregion_advance_; // A
+  Kokkos::View<Real* [18], memory_space> subregion_drive_;   // D
+  Kokkos::View<Real* [18], memory_space> subregion_coupling_; // B (I + A) / 2
+};
+
+} // namespace dgatd::solver

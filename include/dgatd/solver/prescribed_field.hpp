@@ -1,0 +1,38 @@
+#pragma once
+// A prescribed tangential field (a hard port) as a term of the leapfrog: at the end of every step
+// its half-edge unknowns are set to amplitude g(t^(n+1)) times their weights (solver/stencils.hpp).
+
+#include "dgatd/kernels/small_kernels.hpp"
+#include "dgatd/solver/current_source.hpp"
+#include "dgatd/solver/stencils.hpp"
+#include "dgatd/solver/term.hpp"
+#include "dgatd/solver/waveform.hpp"
+
+#include <utility>
+
+namespace dgatd::solver {
+
+template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>>
+class PrescribedField final : public Term<ExecutionSpace, TetLayout> {
+public:
+  using memory_space = typename ExecutionSpace::memory_space;
+  using Context = typename Term<ExecutionSpace, TetLayout>::Context;
+
+  PrescribedField(PrescribedStencil const& stencil, double amplitude, Signal waveform)
+      : stencil_("dgatd::port", stencil.dofs, stencil.weights, amplitude), waveform_(std::move(waveform))
+  {
+  }
+
+  void end_step(Context const& c) override
+  {
+    kernels::for_each("dgatd::prescribed_port", c.space, stencil_.rows.extent(0),
+                      kernels::ScatterSet<memory_space>{stencil_.rows, stencil_.weights, c.fields.u,
+                                                        waveform_(static_cast<double>(c.step + 1) * c.dt)});
+  }
+
+private:
+  ScaledStencil<memory_space> stencil_;
+  Signal waveform_;
+};
+
+} // namespace dgatd::solver

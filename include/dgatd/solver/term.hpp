@@ -1,0 +1,64 @@
+#pragma once
+// A term of the fractioned leapfrog (solver/leapfrog.hpp): anything a run adds to the lossless
+// step, called by the core at the named points of every step, with its own state for checkpoints.
+// Sources, prescribed port values, losses, the matched layers' two sides and matched ports are
+// terms; so is whatever comes next (a plane wave, a halo exchange, a far-field accumulator): it
+// derives from Term and is registered with FractionedLeapfrog::add_term, without editing the core.
+//
+// One step from (u^n, f^(n-1/2)) to (u^(n+1), f^(n+1/2)) calls, in this order, each point on every
+// term in the order they were added:
+//   before_faraday   u^n, f^(n-1/2): keep what the step's averages need
+//   (Faraday: f^(n+1/2) = f^(n-1/2) - dt K U^n; the kernel also leaves the tets' edge pieces)
+//   after_faraday    f^(n+1/2) and the edge pieces: corrections to them, and the point where a
+//                    domain-decomposed run exchanges edge pieces before Ampere sums them per edge
+//   (Ampere: u~ = u^n + dt Meps^-1 C~ f^(n+1/2))
+//   after_ampere     explicit right-hand sides at t^(n+1/2): u~ -= dt Meps^-1 I(t^(n+1/2))
+//   correct          implicit (time-averaged) corrections that need the whole explicit u~
+//   end_step         values prescribed at t^(n+1)
+
+#include "dgatd/kernels/device_operators.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace dgatd::solver {
+
+// What a term sees of the core at a point of a step. step is n, the step running from t^n to
+// t^(n+1); Views are handles, so a term writes the fields through them.
+template <class ExecutionSpace, class TetLayout>
+struct StepContext {
+  ExecutionSpace const& space;
+  kernels::DeviceOperators<ExecutionSpace, TetLayout, Real> const& operators;
+  kernels::Fields<ExecutionSpace, TetLayout, Real> const& fields;
+  double dt;
+  std::int64_t step;
+};
+
+template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>>
+class Term {
+public:
+  using Context = StepContext<ExecutionSpace, TetLayout>;
+
+  virtual ~Term() = default;
+
+  // dt is set or changed (context.dt): rebuild whatever depends on it.
+  virtual void set_dt(Context const&) {}
+  // The field was set anew (a term being added starts from the current field too): own state to
+  // its start.
+  virtual void reset(Context const&) {}
+
+  virtual void before_faraday(Context const&) {}
+  virtual void after_faraday(Context const&) {}
+  virtual void after_ampere(Context const&) {}
+  virtual void correct(Context const&) {}
+  virtual void end_step(Context const&) {}
+
+  // The term's state between two steps, for checkpoints: state_size(steps) numbers after `steps`
+  // steps, appended by save and read back by restore (context.step = steps) in the same order.
+  virtual std::size_t state_size(std::int64_t /*steps*/) const { return 0; }
+  virtual void save(std::vector<double>& /*state*/) const {}
+  virtual void restore(Context const&, double const* /*state*/) {}
+};
+
+} // namespace dgatd::solver

@@ -1,0 +1,48 @@
+#include "dgatd/simulation/config_errors.hpp"
+
+namespace dgatd::simulation {
+namespace {
+
+// The line of the table that asked for the item the error is about, or the file when none did.
+std::string where_asked(io::Config const& config, ModelError const& error)
+{
+  if (error.subject() == ModelSubject::matched_layer)
+    for (auto const& pml : config.pml)
+      if (layer_name(pml) == error.name()) return config.where(pml.line);
+  if (error.subject() == ModelSubject::matched_port)
+    for (auto const& source : config.sources)
+      if (source.kind == io::SourceKind::port_te10 && source.matched && source.surface == error.name())
+        return config.where(source.line);
+  return config.name;
+}
+
+} // namespace
+
+std::string layer_name(io::Pml const& pml)
+{
+  return pml.region_name.empty() ? std::to_string(pml.region_tag) : pml.region_name;
+}
+
+Error config_error(io::Config const& config, ModelError const& error)
+{
+  std::string const where = where_asked(config, error);
+  switch (error.subject()) {
+  case ModelSubject::matched_layer: {
+    auto const stable_order = error.fact("stable order");
+    return Error(where, "[[pml]] region '" + error.name() + "' " + error.problem(),
+                 stable_order
+                     ? "use order = " + format_number(*stable_order) + " (the default for a shell), or flat layers"
+                     : error.remedy());
+  }
+  case ModelSubject::matched_port:
+    return Error(where, "matched port '" + error.name() + "' " + error.problem(), error.remedy());
+  case ModelSubject::time_step: {
+    auto const dt = error.fact("dt");
+    return Error(where, (dt ? "dt = " + format_number(*dt) : std::string("the time step")) + " " + error.problem(),
+                 "use a smaller dt or a gentler [[pml]] profile (larger reflection)");
+  }
+  }
+  return Error(where, error.what(), "");
+}
+
+} // namespace dgatd::simulation

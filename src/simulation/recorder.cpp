@@ -1,0 +1,141 @@
+#include "recorder.hpp"
+
+#include "dgatd/solver/stencils.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <unistd.h>
+#include <utility>
+#include <vector>
+
+namespace dgatd::simulation {
+namespace {
+
+// Probe rows stay on the device until this many steps, a checkpoint or the end.
+constexpr std::int64_t probe_flush_every = 2048;
+
+bool finite(Vec3 const& v) { return std::isfinite(v[0]) && std::isfinite(v[1]) && std::isfinite(v[2]); }
+
+} // namespace
+
+double Stopwatch::lap()
+{
+  auto const now = std::chrono::steady_clock::now();
+  double const seconds = std::chrono::duration<double>(now - last_).count();
+  last_ = now;
+  return seconds;
+}
+
+Progress::Progress(bool enabled, std::int64_t first, std::int64_t total)
+    : enabled_(enabled && isatty(fileno(stderr))), first_(first), total_(total)
+{
+}
+
+void Progress::update(std::int64_t step, double time)
+{
+  if (!enabled_) return;
+  auto const now = std::chrono::steady_clock::now();
+  if (now - last_ < std::chrono::milliseconds(500) && step != total_) return;
+  last_ = now;
+  double const elapsed = std::chrono::duration<double>(now - start_).count();
+  double const rate = (step - first_) / std::max(elapsed, 1e-9);
+  std::fprintf(stderr, "\rstep %lld/%lld  t = %.4e s  %.0f steps/s  ETA %.0f s   ", static_cast<long long>(step),
+               static_cast<long long>(total_), time, rate, (total_ - step) / std::max(rate, 1e-9));
+  if (step == total_) std::fputc('\n', stderr);
+}
+
+void Progress::finish()
+{
+  if (enabled_) std::fputc('\n', stderr);
+}
+
+Recorder::Recorder(RecordingPlan const& plan, std::unique_ptr<io::RunWriter> writer, solver::Formulation& formulation,
+                   mesh::MeshView const& mesh, std::string checkpoint_file,
+                   std::function<void(std::string const&)> write_checkpoint)
+    : plan_(plan), writer_(std::move(writer)), formulation_(formulation), mesh_(mesh),
+      checkpoint_file_(std::move(checkpoint_file)), write_checkpoint_(std::move(write_checkpoint)),
+      progress_(plan.progress, plan.first_step, plan.last_step), unflushed_from_(plan.first_step)
+{
+}
+
+template <class Write>
+void Recorder::timed(Write const& write)
+{
+  Stopwatch watch;
+  write();
+  output_seconds_ += watch.lap();
+}
+
+bool Recorder::wants_energy(std::int64_t step) const
+{
+  return formulation_.has_energy() && step % plan_.energy_every == 0;
+}
+
+void Recorder::record_energy(std::int64_t step, double energy)
+{
+  timed([&] { writer_->append_energy(step * plan_.dt, energy); });
+  if (!std::isfinite(energy)) blown_up_at_ = step;
+}
+
+void Recorder::after_step(std::int64_t step)
+{
+  formulation_.record_probes();
+  bool const checkpoint_now =
+      plan_.checkpoint_every > 0 && step % plan_.checkpoint_every == 0 && step < plan_.last_step;
+  if (step - unflushed_from_ == probe_flush_every || step == plan_.last_step || checkpoint_now) flush_probes(step);
+  if (plan_.snapshot_every > 0 && step % plan_.snapshot_every == 0) write_snapshot(step);
+  if (checkpoint_now && blown_up_at_ < 0) timed([&] { save_checkpoint(); });
+  progress_.update(step, step * plan_.dt);
+}
+
+// The rows of the steps after unflushed_from_ up to step.
+void Recorder::flush_probes(std::int64_t step)
+{
+  auto const samples = formulation_.take_probe_samples();
+  timed([&] {
+    std::vector<io::ProbeSample> row(samples.probes());
+    for (std::size_t r = 0; r < samples.rows(); ++r) {
+      std::int64_t const after = unflushed_from_ + static_cast<std::int64_t>(r) + 1;
+      for (std::size_t q = 0; q < row.size(); ++q) {
+        row[q] = {samples.e(r, q), samples.h(r, q)};
+        if (blown_up_at_ < 0 && !(finite(row[q].e) && finite(row[q].h))) blown_up_at_ = after;
+      }
+      writer_->append_step(after * plan_.dt, row);
+    }
+  });
+  unflushed_from_ = step;
+}
+
+void Recorder::write_snapshot(std::int64_t step)
+{
+  auto const fields = formulation_.shared_fields();
+  std::vector<Vec3> e, h;
+  solver::tet_average_fields(mesh_, fields.edge_circulations, fields.face_circulations, e, h);
+  timed([&] { writer_->write_snapshot(step * plan_.dt, e, h); });
+}
+
+void Recorder::save_checkpoint()
+{
+  writer_->flush();
+  write_checkpoint_(checkpoint_file_);
+}
+
+std::string Recorder::finish(std::int64_t step, bool complete)
+{
+  if (step > unflushed_from_) flush_probes(step);
+  std::string checkpoint;
+  if (!complete) progress_.finish();
+  if (!complete && blown_up_at_ < 0) {
+    save_checkpoint();
+    checkpoint = checkpoint_file_;
+  }
+  for (auto const& port : formulation_.port_series())
+    writer_->write_port(port.name, plan_.dt, port.incident, port.voltage);
+  writer_->close(complete);
+  return checkpoint;
+}
+
+} // namespace dgatd::simulation

@@ -1,0 +1,87 @@
+#pragma once
+// The problems the loss, absorbing-surface and matched-layer tests share: a jittered box filled with
+// a uniform conductor, and a TEM guide between PEC plates with matched layers at both ends.
+
+#include "dgatd/dga/operators.hpp"
+#include "dgatd/dga/pml.hpp"
+#include "dgatd/mesh/geometry.hpp"
+#include "dgatd/mesh/structured.hpp"
+#include "dgatd/mesh/topology.hpp"
+#include "dgatd/simulation/problem.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <utility>
+#include <vector>
+
+namespace dgatd::testing {
+
+// The loss tests' box: a x b x d in c = 1 units.
+inline constexpr double a = 1.0, b = 0.75, d = 0.5;
+
+// The box in c = 1 units (eps = mu = 1) with a uniform conductivity.
+inline dgatd::simulation::Problem lossy_box(double sigma)
+{
+  dgatd::mesh::StructuredBox box;
+  box.size[0] = a;
+  box.size[1] = b;
+  box.size[2] = d;
+  box.cells[0] = 10;
+  box.cells[1] = 8;
+  box.cells[2] = 6;
+  box.jitter = 0.2;
+  auto mesh = dgatd::mesh::structured_box(box);
+  std::size_t const n = mesh.tets.size();
+  dgatd::dga::Materials materials{std::vector<double>(n, 1.0), std::vector<double>(n, 1.0),
+                                  std::vector<double>(n, sigma)};
+  return dgatd::simulation::make_problem(std::move(mesh), std::move(materials), {});
+}
+
+// The TEM guide of the absorbing test (PEC plates, PMC sides), with matched layers of thickness
+// `layer` at both ends (region 2) backed by PEC.
+struct LayeredGuide {
+  dgatd::mesh::Mesh mesh;
+  dgatd::mesh::Topology topology;
+  dgatd::mesh::Geometry geometry;
+  dgatd::dga::HostOperators operators;
+};
+
+inline LayeredGuide layered_guide(double length, int cells, double layer, dgatd::dga::PmlProfile const& profile, double jitter)
+{
+  dgatd::mesh::StructuredBox box;
+  box.size[0] = 0.1;
+  box.size[1] = 0.1;
+  box.size[2] = length;
+  box.cells[0] = 4;
+  box.cells[1] = 4;
+  box.cells[2] = cells;
+  box.jitter = jitter;
+  LayeredGuide g;
+  g.mesh = dgatd::mesh::structured_box(box);
+  for (std::size_t t = 0; t < g.mesh.tets.size(); ++t) {
+    double z = 0;
+    for (auto v : g.mesh.tets[t]) z += g.mesh.points[v][2] / 4;
+    if (z < layer || z > length - layer) g.mesh.tet_region[t] = 2;
+  }
+  g.topology = dgatd::mesh::build_topology(g.mesh);
+  g.geometry = dgatd::mesh::build_geometry(g.mesh, g.topology);
+  std::vector<dgatd::dga::FaceKind> kinds(g.topology.num_faces(), dgatd::dga::FaceKind::interior_or_pmc);
+  for (auto f : g.topology.boundary_faces) {
+    double x = 0;
+    for (auto v : g.topology.face_vertices[f]) x += g.mesh.points[v][0] / 3;
+    bool const on_side = std::abs(x) < 1e-9 || std::abs(x - 0.1) < 1e-9;
+    if (!on_side) kinds[f] = dgatd::dga::FaceKind::pec;
+  }
+  std::size_t const n = g.mesh.tets.size();
+  dgatd::dga::Materials materials{std::vector<double>(n, 1.0), std::vector<double>(n, 1.0), {}};
+  std::vector<char> in_layer(n);
+  for (std::size_t t = 0; t < n; ++t) in_layer[t] = g.mesh.tet_region[t] == 2;
+  auto const found = dgatd::dga::add_pml_layer(materials.stretching, g.mesh, g.topology, g.geometry, materials,
+                                               in_layer, profile, "ends");
+  std::printf("layer: %d tets, %.4f thick, alpha_max %.3f\n", static_cast<int>(found.num_tets), found.thickness,
+              found.alpha_max);
+  g.operators = dgatd::dga::assemble(g.mesh, g.topology, g.geometry, materials, kinds);
+  return g;
+}
+
+} // namespace dgatd::testing
