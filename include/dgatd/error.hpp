@@ -2,6 +2,7 @@
 // Errors at the boundary (input files, meshes, configuration): what, where and how to fix it.
 // They are caught once in main and printed as one line.
 
+#include <cstdio>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -15,8 +16,33 @@ class Error : public std::runtime_error {
 public:
   // where: the file (and line or item) at fault; what: the problem; fix: what the user should do.
   Error(std::string const& where, std::string const& what, std::string const& fix)
-      : std::runtime_error(where + ": " + what + (fix.empty() ? "" : " (fix: " + fix + ")"))
+      : std::runtime_error(printable(where + ": " + what + (fix.empty() ? "" : " (fix: " + fix + ")")))
   {
+  }
+
+private:
+  // Messages quote what the user wrote (keys, names, values, the offending source line), and a file
+  // may hold any byte there: control characters other than a tab are written as escapes (\n, \r,
+  // \x1b), so the message stays one line and cannot move the terminal's cursor.
+  static std::string printable(std::string const& text)
+  {
+    std::string result;
+    result.reserve(text.size());
+    for (char const c : text) {
+      auto const byte = static_cast<unsigned char>(c);
+      if ((byte >= 0x20 && byte != 0x7f) || c == '\t') {
+        result += c;
+      } else if (c == '\n') {
+        result += "\\n";
+      } else if (c == '\r') {
+        result += "\\r";
+      } else {
+        char escape[5];
+        std::snprintf(escape, sizeof escape, "\\x%02x", static_cast<unsigned>(byte));
+        result += escape;
+      }
+    }
+    return result;
   }
 };
 

@@ -3,6 +3,7 @@
 #include "dgatd/error.hpp"
 #include "dgatd/host_parallel.hpp"
 #include "gmsh_session.hpp"
+#include "msh_check.hpp"
 
 #include <gmsh.h>
 
@@ -11,8 +12,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <numeric>
 #include <string>
 #include <tuple>
@@ -36,6 +37,37 @@ int model_counter = 0;
 // regular tet has 1/(6 sqrt 2) ~ 0.118, and its reciprocal bases would be meaningless.
 constexpr double kDegenerateVolumeRatio = 1e-12;
 constexpr std::size_t kListedElements = 5;
+
+// Gmsh 4.8's initialize appends the running executable's directory to PATH and PYTHONPATH, every
+// time: each session would lengthen them (and glibc keeps every value a variable has had, so
+// memory grows with every mesh read), and child processes would see them changed. Its "-noenv"
+// option, meant to stop this, makes initialize exit the process as an unknown option, so the
+// sessions put the two back as they were.
+struct SavedVariable {
+  char const* name;
+  bool set;
+  std::string value;
+};
+
+std::vector<SavedVariable> variables_gmsh_changes()
+{
+  std::vector<SavedVariable> saved;
+  for (char const* name : {"PATH", "PYTHONPATH"}) {
+    char const* value = std::getenv(name);
+    saved.push_back({name, value != nullptr, value ? value : ""});
+  }
+  return saved;
+}
+
+void restore(std::vector<SavedVariable> const& saved)
+{
+  for (auto const& variable : saved) {
+    if (variable.set)
+      setenv(variable.name, variable.value.c_str(), 1);
+    else
+      unsetenv(variable.name);
+  }
+}
 
 std::string one_line(std::string text)
 {
@@ -124,7 +156,9 @@ GmshSession::GmshSession()
 {
   if (session_depth++ > 0) return;
   try {
+    auto const saved = variables_gmsh_changes();
     gmsh::initialize(0, nullptr, false);
+    restore(saved);
     gmsh::option::setNumber("General.Terminal", 0);
     // Errors and warnings only: info lines would pile up in the logger on large meshes.
     gmsh::option::setNumber("General.Verbosity", 2);
@@ -308,19 +342,7 @@ Mesh read_mesh(std::string const& path, double scale)
   std::error_code ec;
   if (!fs::exists(path, ec)) throw Error(path, "no such file", "check the path, or generate a mesh with 'dgatd mesh'");
   if (!fs::is_regular_file(path, ec)) throw Error(path, "not a regular file", "give the path of a .msh file");
-  std::ifstream in(path, std::ios::binary);
-  std::string header, version;
-  if (!in) throw Error(path, "the file cannot be opened", "check that it is readable");
-  std::getline(in, header);
-  if (!header.empty() && header.back() == '\r') header.pop_back();
-  if (header != "$MeshFormat")
-    throw Error(path, "not a Gmsh .msh file (it does not start with $MeshFormat)",
-                "export the mesh from Gmsh as .msh 2.2 or 4.1, e.g. gmsh -3 -order 1 -format msh41 model.geo");
-  in >> version;
-  if (version.rfind("2.", 0) != 0 && version.rfind("4.", 0) != 0)
-    throw Error(path, "unsupported .msh version '" + version + "'",
-                "convert it with gmsh " + path + " -save -format msh41");
-  in.close();
+  detail::check_msh_file(path);
 
   detail::GmshSession session;
   detail::GmshModel model("read");

@@ -96,7 +96,7 @@ std::string error_of(std::string const& text)
     parse_config(text, "cavity.toml", "/runs");
   } catch (dgatd::Error const& e) {
     std::string const message = e.what();
-    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    EXPECT_EQ(message.find_first_of("\n\r"), std::string::npos) << message;
     return message;
   }
   ADD_FAILURE() << "no error for:\n" << text;
@@ -306,6 +306,64 @@ TEST(Config, SyntaxErrorIsOneLine)
 {
   expect_mentions(error_of("[mesh]\nfile = 'cavity.msh\n[time]\nsteps = 10\n"),
                   {"cavity.toml:2:", "TOML syntax error"});
+}
+
+// A file may hold any byte, and messages quote keys and source lines: control characters come out
+// escaped, so the message stays one line (found by fuzzing, tests/fuzz/fuzz_config.cpp).
+TEST(Config, ControlCharactersInMessagesAreEscaped)
+{
+  EXPECT_EQ(error_of(minimal + "\"safety\\nx\" = 1\n"),
+            "cavity.toml:5: unknown key 'safety\\nx' in [time] (known keys: t_end, steps, dt, safety, allow_unstable)");
+  expect_mentions(error_of("[mesh]\nfile = \"\x01\rcavity.msh\"\n[time]\nsteps = 10\n"),
+                  {"cavity.toml:2:", "TOML syntax error", "\\x01\\rcavity.msh"});
+}
+
+// toml11 read outside the text on an invalid UTF-8 sequence in a string (found by fuzzing).
+TEST(Config, InvalidUtf8IsRefused)
+{
+  EXPECT_EQ(error_of("[mesh]\nfile = 'cavity\xbd.msh'\n[time]\nsteps = 10\n"),
+            "cavity.toml:2: byte 0xbd is not valid UTF-8, which TOML requires (fix: save the file as UTF-8)");
+  // An overlong encoding and a surrogate are not UTF-8 either.
+  expect_mentions(error_of("[mesh]\nfile = \"\xc0\xae.msh\"\n[time]\nsteps = 10\n"), {"cavity.toml:2:", "byte 0xc0"});
+  expect_mentions(error_of("# \xed\xa0\x80\n" + minimal), {"cavity.toml:1:", "byte 0xed"});
+  EXPECT_EQ(parse_config("[mesh]\nfile = \"r\xc3\xa9sonateur_\xe2\x82\xac_\xf0\x9d\x84\x9e.msh\"\n[time]\nsteps = 10\n",
+                         "cavity.toml", "/runs")
+                .mesh.file,
+            "/runs/r\xc3\xa9sonateur_\xe2\x82\xac_\xf0\x9d\x84\x9e.msh");
+}
+
+// toml11 recursed once per level (1000 nested inline tables overflowed the fuzzer's stack) and took
+// time quadratic in the depth and in the parts of a dotted key (found by fuzzing).
+TEST(Config, DeepNestingAndLongDottedKeysAreRefused)
+{
+  std::string deep = "[mesh]\nfile = ";
+  for (int i = 0; i < 1000; ++i) deep += "{a=";
+  deep += "1" + std::string(1000, '}') + "\n[time]\nsteps = 10\n";
+  expect_mentions(error_of(deep), {"cavity.toml:2:", "nested more than 32 deep"});
+  std::string dotted = minimal + "a";
+  for (int i = 0; i < 1000; ++i) dotted += ".a";
+  expect_mentions(error_of(dotted + " = 1\n"), {"cavity.toml:5:", "more than 64 dots on one line"});
+  // Brackets and dots in strings and comments are text.
+  std::string const text = std::string(40, '[') + std::string(70, '.');
+  Config const c =
+      parse_config("[mesh] # " + text + "\nfile = \"" + text + "\"\n[time]\nsteps = 10\n", "cavity.toml", "");
+  EXPECT_EQ(c.mesh.file, text);
+}
+
+// toml11's time also grows quadratically with the length of a line and the number of tables: a
+// 200 KB line took a minute. A configuration is a few kilobytes; an endless file is not read to its end.
+TEST(Config, OversizedFilesAndLinesAreRefused)
+{
+  expect_mentions(error_of(minimal + "# " + std::string(70 * 1024, 'x') + "\n"),
+                  {"cavity.toml: is larger than 64 KiB", "(fix: check that this is the configuration file"});
+  expect_mentions(error_of(minimal + "# " + std::string(5000, 'x') + "\n"),
+                  {"cavity.toml:5:", "longer than 4096 bytes", "(fix: break long arrays over several lines)"});
+  try {
+    dgatd::io::load_config("/dev/zero");
+    ADD_FAILURE() << "/dev/zero accepted";
+  } catch (dgatd::Error const& e) {
+    expect_mentions(e.what(), {"/dev/zero: is larger than 64 KiB"});
+  }
 }
 
 } // namespace

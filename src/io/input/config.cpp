@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -480,6 +481,119 @@ SolverConfig read_solver(TableReader const& t)
   return solver;
 }
 
+// toml11 3.7 (Debian 12) trusts its input further than a loader of user files can: an invalid
+// UTF-8 sequence inside a string sends its error path outside the text (a heap overflow), its
+// recursive descent overflows the stack on 2000 nested arrays, and its time grows quadratically
+// with nesting, dotted keys, the length of a line and the number of tables (a 200 KB line takes a
+// minute, 1000 nested arrays seconds). A dgatd configuration is a few kilobytes of short lines and
+// tables at most three levels deep, so input far beyond that is refused before toml11 sees it;
+// within these limits parsing takes well under a second.
+constexpr std::size_t kMaxConfigBytes = 64 * 1024;
+constexpr std::size_t kMaxLineBytes = 4096;
+constexpr int kMaxNesting = 32;     // arrays and inline tables inside each other
+constexpr int kMaxDotsPerLine = 64; // dotted keys and numbers on one line
+
+// The length of the UTF-8 sequence at text[i] (RFC 3629, as TOML requires), 0 when it is invalid.
+std::size_t utf8_length(std::string const& text, std::size_t i)
+{
+  auto byte = [&](std::size_t k) { return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0u; };
+  auto continuation = [&](std::size_t k, unsigned low = 0x80, unsigned high = 0xbf) {
+    return byte(k) >= low && byte(k) <= high;
+  };
+  unsigned const lead = byte(0);
+  if (lead < 0x80) return 1;
+  if (lead >= 0xc2 && lead <= 0xdf) return continuation(1) ? 2 : 0;
+  if (lead >= 0xe0 && lead <= 0xef) {
+    unsigned const low = lead == 0xe0 ? 0xa0 : 0x80, high = lead == 0xed ? 0x9f : 0xbf;
+    return continuation(1, low, high) && continuation(2) ? 3 : 0;
+  }
+  if (lead >= 0xf0 && lead <= 0xf4) {
+    unsigned const low = lead == 0xf0 ? 0x90 : 0x80, high = lead == 0xf4 ? 0x8f : 0xbf;
+    return continuation(1, low, high) && continuation(2) && continuation(3) ? 4 : 0;
+  }
+  return 0;
+}
+
+// Size, encoding, line length, nesting depth and dots per line. Strings and comments are skipped as
+// TOML delimits them: a bracket or a dot inside a string is text.
+void check_before_parsing(std::string const& text, std::string const& name)
+{
+  if (text.size() > kMaxConfigBytes)
+    throw Error(name,
+                "is larger than " + std::to_string(kMaxConfigBytes / 1024) + " KiB, far more than a configuration",
+                "check that this is the configuration file (see inputs/*.toml)");
+  int line = 1;
+  auto where = [&] { return name + ":" + std::to_string(line); };
+  for (std::size_t i = 0, line_start = 0; i < text.size();) {
+    std::size_t const length = utf8_length(text, i);
+    if (length == 0) {
+      char byte[8];
+      std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(text[i])));
+      throw Error(where(), std::string("byte ") + byte + " is not valid UTF-8, which TOML requires",
+                  "save the file as UTF-8");
+    }
+    if (i - line_start >= kMaxLineBytes)
+      throw Error(where(), "the line is longer than " + std::to_string(kMaxLineBytes) + " bytes",
+                  "break long arrays over several lines");
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+    i += length;
+  }
+
+  // Valid UTF-8 has no byte below 0x80 inside a multi-byte character, so the scan goes by bytes.
+  line = 1;
+  int depth = 0, dots = 0;
+  std::size_t i = 0;
+  auto at = [&](std::string const& token) { return text.compare(i, token.size(), token) == 0; };
+  auto next_line = [&] {
+    ++line;
+    dots = 0;
+  };
+  while (i < text.size()) {
+    char const c = text[i];
+    if (c == '"' || c == '\'') {
+      std::string const triple(3, c);
+      bool const multi_line = at(triple);
+      i += multi_line ? 3 : 1;
+      while (i < text.size()) {
+        if (text[i] == '\\' && c == '"') { // an escape: the next character cannot close the string
+          ++i;
+          if (i < text.size() && text[i] == '\n') next_line();
+          ++i;
+        } else if (text[i] == '\n') {
+          if (!multi_line) break; // unterminated: toml11 reports it
+          next_line();
+          ++i;
+        } else if (multi_line ? at(triple) : text[i] == c) {
+          i += multi_line ? 3 : 1;
+          // Up to two quotes right before the closing three belong to the string.
+          for (int extra = 0; multi_line && extra < 2 && i < text.size() && text[i] == c; ++extra) ++i;
+          break;
+        } else {
+          ++i;
+        }
+      }
+      continue;
+    }
+    if (c == '#') {
+      while (i < text.size() && text[i] != '\n') ++i;
+      continue;
+    }
+    if (c == '\n') next_line();
+    if ((c == '[' || c == '{') && ++depth > kMaxNesting)
+      throw Error(where(), "arrays and tables nested more than " + std::to_string(kMaxNesting) + " deep",
+                  "a dgatd configuration nests at most three levels; check the brackets");
+    if (c == ']' || c == '}') depth = std::max(depth - 1, 0);
+    if (c == '.' && ++dots > kMaxDotsPerLine)
+      throw Error(where(),
+                  "more than " + std::to_string(kMaxDotsPerLine) + " dots on one line (dotted keys or numbers)",
+                  "a dgatd key has at most three parts, e.g. mesh.inner.shape; split the line");
+    ++i;
+  }
+}
+
 // The first line of toml11's multi-line report, without its "[error] toml::function:" prefix.
 std::string syntax_message(toml::exception const& e)
 {
@@ -514,6 +628,7 @@ char const* to_string(Backend backend) { return backend == Backend::serial ? "se
 
 Config parse_config(std::string const& text, std::string const& name, std::string const& base_dir)
 {
+  check_before_parsing(text, name);
   toml::value root;
   try {
     std::istringstream stream(text);
@@ -625,9 +740,12 @@ Config load_config(std::string const& path)
     throw Error(path, "is a directory, not a configuration file", "give the path of a .toml file, e.g. inputs/*.toml");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path, "cannot read the configuration file", "check the path and its permissions");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_config(text.str(), path, std::filesystem::path(path).parent_path().string());
+  // One byte past the limit is enough for parse_config to refuse a file too large (or endless,
+  // like /dev/zero) without reading all of it.
+  std::string text(kMaxConfigBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return parse_config(text, path, std::filesystem::path(path).parent_path().string());
 }
 
 } // namespace dgatd::io
