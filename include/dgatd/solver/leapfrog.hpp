@@ -144,7 +144,7 @@ private:
 };
 
 // The members that launch kernels, defined outside the class so that the library's instances
-// (solver/instances.hpp) are the only ones compiled for the spaces it instantiates for.
+// (dgatd/instances.hpp) are the only ones compiled for the spaces it instantiates for.
 
 template <class ExecutionSpace, class TetLayout>
 FractionedLeapfrog<ExecutionSpace, TetLayout>::FractionedLeapfrog(ExecutionSpace const& space,

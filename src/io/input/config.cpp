@@ -484,11 +484,14 @@ SolverConfig read_solver(TableReader const& t)
 // toml11 3.7 (Debian 12) trusts its input further than a loader of user files can: an invalid
 // UTF-8 sequence inside a string sends its error path outside the text (a heap overflow), its
 // recursive descent overflows the stack on 2000 nested arrays, and its time grows quadratically
-// with nesting, dotted keys, the length of a line and the number of tables (a 200 KB line takes a
-// minute, 1000 nested arrays seconds). A dgatd configuration is a few kilobytes of short lines and
-// tables at most three levels deep, so input far beyond that is refused before toml11 sees it;
-// within these limits parsing takes well under a second.
-constexpr std::size_t kMaxConfigBytes = 64 * 1024;
+// with nesting, dotted keys and the length of a line (a 200 KB line takes a minute, 1000 nested
+// arrays seconds). A dgatd configuration has short lines and tables at most three levels deep, so
+// input far beyond that is refused before toml11 sees it. Its size may be large: a configuration
+// with probes over closed surfaces lists thousands of them (tests/regression/test_radiating_dipole:
+// 1923 probes, 157 KB, parsed in 0.3 s); toml11's time grows about linearly with the number of
+// tables (20 000 tables or 1.3 MB of probes: 1.3 and 2.5 s), so 4 MiB bounds the parse to seconds
+// and still stops an endless file.
+constexpr std::size_t kMaxConfigBytes = 4 * 1024 * 1024;
 constexpr std::size_t kMaxLineBytes = 4096;
 constexpr int kMaxNesting = 32;     // arrays and inline tables inside each other
 constexpr int kMaxDotsPerLine = 64; // dotted keys and numbers on one line
@@ -533,7 +536,7 @@ void check_before_parsing(std::string const& text, std::string const& name)
 {
   if (text.size() > kMaxConfigBytes)
     throw Error(name,
-                "is larger than " + std::to_string(kMaxConfigBytes / 1024) + " KiB, far more than a configuration",
+                "is larger than " + std::to_string(kMaxConfigBytes / (1024 * 1024)) + " MiB, far more than a configuration",
                 "check that this is the configuration file (see inputs/*.toml)");
   int line = 1;
   for (std::size_t i = 0, line_start = 0; i < text.size();) {
