@@ -46,7 +46,8 @@ struct LayeredGuide {
   dgatd::dga::HostOperators operators;
 };
 
-inline LayeredGuide layered_guide(double length, int cells, double layer, dgatd::dga::PmlProfile const& profile, double jitter)
+inline LayeredGuide layered_guide(double length, int cells, double layer, dgatd::dga::PmlProfile const& profile,
+                                  double jitter)
 {
   dgatd::mesh::StructuredBox box;
   box.size[0] = 0.1;

@@ -1,12 +1,12 @@
 #pragma once
 // Explicit template instantiation (Kokkos Kernels' ETI): the solver's device templates are compiled
-// once, in the library (src/solver/instances_*.cpp), for Serial and for the build's default device
-// space among Cuda and OpenMP, the spaces dgatd runs and tests on. Each header declares those
-// instances extern, so the simulation, the tests and the benchmarks link them instead of compiling
-// their own kernels. A member defined in its class body is inline and gets compiled wherever it is
-// called despite the extern declaration, so the members that launch kernels are defined below their
-// class. Any other space (OpenMP in a CUDA build, HIP, Threads) instantiates where it is used, as
-// any template does.
+// once, in the library (src/solver/instances_*.cpp, from the list in src/solver/solver_instances.hpp),
+// for Serial and for the build's default device space among Cuda and OpenMP, the spaces dgatd runs
+// and tests on. Each header declares those instances extern, so the simulation, the tests and the
+// benchmarks link them instead of compiling their own kernels. A member defined in its class body is
+// inline and gets compiled wherever it is called despite the extern declaration, so the members that
+// launch kernels are defined below their class. Any other space (OpenMP in a CUDA build, HIP,
+// Threads) instantiates where it is used, as any template does.
 
 #include <Kokkos_Core.hpp>
 

@@ -30,7 +30,9 @@ public:
   MatchedPort(std::string name, MatchedPortStencil const& stencil, double amplitude, Signal waveform)
       : name_(std::move(name)), self_coupling_(stencil.self_coupling),
         admittance_(stencil.admittance, stencil.cutoff,
-                    [scale = amplitude * stencil.peak_voltage, g = std::move(waveform)](double t) { return scale * g(t); })
+                    [scale = amplitude * stencil.peak_voltage, g = std::move(waveform)](double t) {
+                      return scale * g(t);
+                    })
   {
     using IndexView = Kokkos::View<Index*, memory_space>;
     using Flat = Kokkos::View<Real*, memory_space>;

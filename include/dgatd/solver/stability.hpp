@@ -22,13 +22,15 @@ namespace dgatd::solver {
 
 // x.Meps y over the free unknowns.
 template <class ExecutionSpace, class TetLayout>
-double electric_product(ExecutionSpace const& space, kernels::DeviceOperators<ExecutionSpace, TetLayout, Real> const& ops,
+double electric_product(ExecutionSpace const& space,
+                        kernels::DeviceOperators<ExecutionSpace, TetLayout, Real> const& ops,
                         Kokkos::View<Real*, typename ExecutionSpace::memory_space> const& x,
                         Kokkos::View<Real*, typename ExecutionSpace::memory_space> const& y)
 {
   double sum = 0;
   Kokkos::parallel_reduce(
-      "dgatd::electric_product", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Index>>(space, 0, ops.num_blocks),
+      "dgatd::electric_product",
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Index>>(space, 0, ops.num_blocks),
       kernels::BlockQuadraticForm<typename ExecutionSpace::memory_space>{ops.eps, ops.block_offset,
                                                                          ops.block_matrix_offset, x, y},
       sum);

@@ -536,7 +536,8 @@ void check_before_parsing(std::string const& text, std::string const& name)
 {
   if (text.size() > kMaxConfigBytes)
     throw Error(name,
-                "is larger than " + std::to_string(kMaxConfigBytes / (1024 * 1024)) + " MiB, far more than a configuration",
+                "is larger than " + std::to_string(kMaxConfigBytes / (1024 * 1024)) +
+                    " MiB, far more than a configuration",
                 "check that this is the configuration file (see inputs/*.toml)");
   int line = 1;
   for (std::size_t i = 0, line_start = 0; i < text.size();) {
@@ -558,8 +559,9 @@ void check_before_parsing(std::string const& text, std::string const& name)
   }
 
   // Valid UTF-8 has no byte below 0x80 inside a multi-byte character, so the scan goes by bytes.
+  // The dots are counted per line: dots_line is the line they were counted on.
   line = 1;
-  int depth = 0, dots = 0;
+  int depth = 0, dots = 0, dots_line = 1;
   std::size_t i = 0;
   while (i < text.size()) {
     char const c = text[i];
@@ -570,15 +572,11 @@ void check_before_parsing(std::string const& text, std::string const& name)
       while (i < text.size()) {
         if (text[i] == '\\' && c == '"') { // an escape: the next character cannot close the string
           ++i;
-          if (i < text.size() && text[i] == '\n') {
-            ++line;
-            dots = 0;
-          }
+          if (i < text.size() && text[i] == '\n') ++line;
           ++i;
         } else if (text[i] == '\n') {
           if (!multi_line) break; // unterminated: toml11 reports it
           ++line;
-          dots = 0;
           ++i;
         } else if (multi_line ? text.compare(i, 3, triple) == 0 : text[i] == c) {
           i += multi_line ? 3 : 1;
@@ -595,18 +593,21 @@ void check_before_parsing(std::string const& text, std::string const& name)
       while (i < text.size() && text[i] != '\n') ++i;
       continue;
     }
-    if (c == '\n') {
-      ++line;
-      dots = 0;
-    }
+    if (c == '\n') ++line;
     if ((c == '[' || c == '{') && ++depth > kMaxNesting)
       throw Error(at_line(name, line), "arrays and tables nested more than " + std::to_string(kMaxNesting) + " deep",
                   "a dgatd configuration nests at most three levels; check the brackets");
     if (c == ']' || c == '}') depth = std::max(depth - 1, 0);
-    if (c == '.' && ++dots > kMaxDotsPerLine)
-      throw Error(at_line(name, line),
-                  "more than " + std::to_string(kMaxDotsPerLine) + " dots on one line (dotted keys or numbers)",
-                  "a dgatd key has at most three parts, e.g. mesh.inner.shape; split the line");
+    if (c == '.') {
+      if (dots_line != line) {
+        dots_line = line;
+        dots = 0;
+      }
+      if (++dots > kMaxDotsPerLine)
+        throw Error(at_line(name, line),
+                    "more than " + std::to_string(kMaxDotsPerLine) + " dots on one line (dotted keys or numbers)",
+                    "a dgatd key has at most three parts, e.g. mesh.inner.shape; split the line");
+    }
     ++i;
   }
 }

@@ -1,8 +1,8 @@
 // Every Ampere block pass and per-tet layout, run on this execution space, against the host path
 // (LayoutRight, the columns block pass) on the reference backend (reference_space.hpp: Serial, or
 // OpenMP for the Serial executables): after one update from random fields and after hundreds of
-// leapfrog steps; and float matrices with double fields against double. CI has no GPU, so this is where the GPU forms (one thread per
-// block, team rows) are checked.
+// leapfrog steps; and float matrices with double fields against double. CI has no GPU, so this is
+// where the GPU forms (one thread per block, team rows) are checked.
 #include "cavity_fixture.hpp"
 #include "reference_space.hpp"
 

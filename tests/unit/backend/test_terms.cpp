@@ -43,7 +43,8 @@ class ConstantCurrent final : public Term {
 public:
   ConstantCurrent(dgatd::solver::CurrentStencil const& stencil, double current)
       : rows_(dgatd::kernels::upload_flat<Kokkos::View<dgatd::Index*, memory_space>>("test::rows", stencil.rows)),
-        weights_(dgatd::kernels::upload_flat<Kokkos::View<dgatd::Real*, memory_space>>("test::weights", stencil.weights)),
+        weights_(
+            dgatd::kernels::upload_flat<Kokkos::View<dgatd::Real*, memory_space>>("test::weights", stencil.weights)),
         current_(current)
   {
   }
