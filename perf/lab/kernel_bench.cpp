@@ -6,9 +6,12 @@
 
 #include "dgatd/dga/assembled.hpp"
 #include "dgatd/dga/operators.hpp"
+#include "dgatd/error.hpp"
 #include "dgatd/kernels/ampere.hpp"
 #include "dgatd/kernels/assembled.hpp"
 #include "dgatd/kernels/faraday.hpp"
+#include "dgatd/mesh/gmsh_io.hpp"
+#include "dgatd/mesh/ordering.hpp"
 #include "dgatd/mesh/structured.hpp"
 #include "dgatd/simulation/problem.hpp"
 #include "dgatd/solver/leapfrog.hpp"
@@ -17,7 +20,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
+#include <iomanip>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -59,6 +64,29 @@ Problem make_problem(int cells, bool by_degree)
   dga::AssemblyOptions options;
   options.group_blocks_by_degree = by_degree;
   return simulation::pec_box(box, 1.0, 1.0, options);
+}
+
+// The closed PEC cavity of a mesh file in c = 1 units (lengths as the file gives them), renumbered
+// in the given ordering.
+Problem make_problem(std::string const& file, mesh::Ordering ordering)
+{
+  mesh::Mesh m = mesh::read_mesh(file);
+  mesh::order_for_locality(m, ordering);
+  std::size_t const num_tets = m.tets.size();
+  return simulation::make_problem(
+      std::move(m), dga::Materials{std::vector<double>(num_tets, 1.0), std::vector<double>(num_tets, 1.0), {}},
+      simulation::BoundaryKinds{});
+}
+
+// A twentieth of the shortest edge: far below the stability bound of any mesh a solver would run,
+// whose estimate would cost more than the benchmark, and the bytes and flops of a step do not
+// depend on dt.
+double mesh_dt(Problem const& p)
+{
+  double shortest = HUGE_VAL;
+  for (auto const& e : p.topology.edge_vertices)
+    shortest = std::min(shortest, norm(sub(p.mesh.points[e[1]], p.mesh.points[e[0]])));
+  return 0.05 * shortest;
 }
 
 // The same problem's operators with the dual blocks in another order.
@@ -131,12 +159,12 @@ double spmv_flops(Matrix const& a)
 }
 
 template <class Space>
-Timed assembled_step(dga::AssembledOperators const& global, std::vector<double> const& edge_values, int cells)
+Timed assembled_step(dga::AssembledOperators const& global, std::vector<double> const& edge_values, double dt)
 {
   Space const space;
   using Leapfrog = kernels::AssembledLeapfrog<Space>;
   auto const leapfrog = std::make_shared<Leapfrog>(space, global);
-  leapfrog->set_dt(bench_dt(cells));
+  leapfrog->set_dt(dt);
   leapfrog->set_initial_field(edge_values);
   Timed t = base_member(space, "step_assembled", "csr");
   t.launch = [leapfrog] { leapfrog->step(); };
@@ -153,16 +181,16 @@ struct FractionedMembers {
 };
 
 template <class Space, class Layout>
-FractionedMembers fractioned_members(dga::HostOperators const& host, std::vector<double> const& unknowns, int cells,
-                                     bool by_degree, kernels::AmpereBlockPass pass)
+FractionedMembers fractioned_members(dga::HostOperators const& host, std::vector<double> const& unknowns, double dt,
+                                     bool by_degree, kernels::AmpereBlockPass pass, std::string const& prefix = "")
 {
   Space const space;
   using Leapfrog = solver::FractionedLeapfrog<Space, Layout>;
   using Faraday = kernels::FaradayKernel<Space, Layout, Real, Real>;
-  std::string const layout = layout_label<Layout>(by_degree);
+  std::string const layout = prefix + layout_label<Layout>(by_degree);
   std::string const with_pass = layout + "/" + kernels::block_pass_name(pass);
   auto const leapfrog = std::make_shared<Leapfrog>(space, host, pass);
-  leapfrog->set_dt(bench_dt(cells));
+  leapfrog->set_dt(dt);
   leapfrog->set_initial_field(unknowns);
   auto const& ops = leapfrog->operators();
   auto const curl_entries = static_cast<double>(ops.edge_curl_pieces.extent(0));
@@ -202,13 +230,14 @@ public:
 
   void run()
   {
-    int const largest = *std::max_element(options_.sizes.begin(), options_.sizes.end());
+    int const largest = options_.sizes.empty() ? 0 : *std::max_element(options_.sizes.begin(), options_.sizes.end());
     default_stream_ = stream_members<Default>(options_.stream_array_bytes);
     if constexpr (separate_host_parallel) host_stream_ = stream_members<HostParallel>(options_.stream_array_bytes);
     if constexpr (!std::is_same_v<Default, Kokkos::Serial>)
       serial_stream_ = stream_members<Kokkos::Serial>(options_.stream_array_bytes);
     print_table_header(out_);
     for (int cells : options_.sizes) run_size(cells, options_.serial_everywhere || cells == largest);
+    for (auto const& file : options_.meshes) run_mesh(file);
   }
 
 private:
@@ -223,6 +252,8 @@ private:
     auto host = std::move(problem.operators);
     double const seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     cells_ = cells;
+    mesh_.clear();
+    ordering_ = "-";
     dofs_ = dofs(problem);
     out_ << "# " << cells << "^3 cells x 6: " << problem.topology.num_tets() << " tets, " << dofs_
          << " DoFs, mesh and operators built in " << seconds << " s\n";
@@ -232,28 +263,29 @@ private:
     {
       auto const global = dga::assemble_global(problem.topology, host);
       auto const edge_values = dga::sum_to_edges(problem.topology, host.layout, unknowns);
-      assembled = assembled_step<Default>(global, edge_values, cells);
+      assembled = assembled_step<Default>(global, edge_values, bench_dt(cells));
 
       stream_round(*default_stream_);
-      auto const main = fractioned_members<Default, DefaultLayout>(host, unknowns, cells, false, default_pass);
-      std::size_t const step_record = fractioned_rounds(main, default_stream_->triad, assembled, true, true);
+      auto const main =
+          fractioned_members<Default, DefaultLayout>(host, unknowns, bench_dt(cells), false, default_pass);
+      std::size_t const step_record = fractioned_rounds(main, default_stream_->triad, &assembled, true, true);
 
       if (with_serial && serial_stream_) {
         auto const serial = fractioned_members<Kokkos::Serial, kernels::DefaultTetLayout<Kokkos::Serial>>(
-            host, unknowns, cells, false, kernels::default_block_pass<Kokkos::Serial>());
+            host, unknowns, bench_dt(cells), false, kernels::default_block_pass<Kokkos::Serial>());
         stream_round(*serial_stream_);
-        fractioned_rounds(serial, serial_stream_->triad, assembled_step<Kokkos::Serial>(global, edge_values, cells),
-                          true, true);
+        auto const serial_assembled = assembled_step<Kokkos::Serial>(global, edge_values, bench_dt(cells));
+        fractioned_rounds(serial, serial_stream_->triad, &serial_assembled, true, true);
         // Table I: the Serial fractioned step against the parallel steps, interleaved in one round.
         std::vector<Timed const*> members{&serial.step};
         std::vector<std::size_t> targets;
         std::optional<FractionedMembers> host_parallel;
         if constexpr (separate_host_parallel) {
           host_parallel = fractioned_members<HostParallel, kernels::DefaultTetLayout<HostParallel>>(
-              host, unknowns, cells, false, kernels::default_block_pass<HostParallel>());
+              host, unknowns, bench_dt(cells), false, kernels::default_block_pass<HostParallel>());
           stream_round(*host_stream_);
-          targets.push_back(fractioned_rounds(*host_parallel, host_stream_->triad,
-                                              assembled_step<HostParallel>(global, edge_values, cells), true, true));
+          auto const host_assembled = assembled_step<HostParallel>(global, edge_values, bench_dt(cells));
+          targets.push_back(fractioned_rounds(*host_parallel, host_stream_->triad, &host_assembled, true, true));
           members.push_back(&host_parallel->step);
         }
         members.push_back(&assembled);
@@ -266,25 +298,74 @@ private:
       }
     }
     // Faraday does not depend on the block pass: the others time Ampere and the whole step only.
-    other_block_passes(host, unknowns, cells, false, assembled);
+    double const dt = bench_dt(cells);
+    other_block_passes(host, unknowns, dt, false, &assembled);
     if (!options_.all_layouts) return;
-    fractioned_rounds(fractioned_members<Default, OtherLayout>(host, unknowns, cells, false, default_pass),
-                      default_stream_->triad, assembled, false, true);
+    fractioned_rounds(fractioned_members<Default, OtherLayout>(host, unknowns, dt, false, default_pass),
+                      default_stream_->triad, &assembled, false, true);
     host = assemble_operators(problem, true);
     unknowns = random_unknowns(host);
-    fractioned_rounds(fractioned_members<Default, DefaultLayout>(host, unknowns, cells, true, default_pass),
-                      default_stream_->triad, assembled, false, true);
-    other_block_passes(host, unknowns, cells, true, assembled);
-    fractioned_rounds(fractioned_members<Default, OtherLayout>(host, unknowns, cells, true, default_pass),
-                      default_stream_->triad, assembled, false, true);
+    fractioned_rounds(fractioned_members<Default, DefaultLayout>(host, unknowns, dt, true, default_pass),
+                      default_stream_->triad, &assembled, false, true);
+    other_block_passes(host, unknowns, dt, true, &assembled);
+    fractioned_rounds(fractioned_members<Default, OtherLayout>(host, unknowns, dt, true, default_pass),
+                      default_stream_->triad, &assembled, false, true);
   }
 
-  void other_block_passes(dga::HostOperators const& host, std::vector<double> const& unknowns, int cells,
-                          bool by_degree, Timed const& assembled)
+  // A mesh file in every ordering asked for: Faraday, Ampere and the step of each against the
+  // triad, then all the steps in one round with it, so each ordering's speed-up over the file's own
+  // numbering is a median of same-round ratios.
+  void run_mesh(std::string const& file)
+  {
+    struct Ordered {
+      std::string name;
+      FractionedMembers members;
+      std::size_t step_record;
+    };
+    std::vector<Ordered> runs;
+    mesh_ = file;
+    cells_ = 0;
+    for (auto const& name : options_.orderings) {
+      auto const start = std::chrono::steady_clock::now();
+      Problem problem = make_problem(file, ordering_of(name));
+      double const seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      dofs_ = dofs(problem);
+      ordering_ = name;
+      out_ << "# " << file << " ordered by " << name << ": " << problem.topology.num_tets() << " tets, " << dofs_
+           << " DoFs, read, ordered and assembled in " << seconds << " s\n";
+      auto const unknowns = random_unknowns(problem.operators);
+      auto members = fractioned_members<Default, DefaultLayout>(problem.operators, unknowns, mesh_dt(problem), false,
+                                                                default_pass, name + "/");
+      std::size_t const step = fractioned_rounds(members, default_stream_->triad, nullptr, false, true);
+      runs.push_back({name, std::move(members), step});
+    }
+    auto const unordered = std::find_if(runs.begin(), runs.end(), [](Ordered const& r) { return r.name == "none"; });
+    if (runs.size() < 2 || unordered == runs.end()) return;
+    std::vector<Timed const*> members{&unordered->members.step};
+    for (auto const& r : runs) members.push_back(&r.members.step);
+    auto const samples = measure(members);
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+      auto& record = records_[runs[k].step_record];
+      record.speedup_vs_unordered = median_ratio(samples[0].seconds, samples[k + 1].seconds);
+      out_ << "# " << file << ": the step ordered by " << runs[k].name << " runs " << std::fixed << std::setprecision(2)
+           << record.speedup_vs_unordered << "x as fast as in the file's order, at " << record.fraction_of_triad
+           << " of the same-run triad\n";
+    }
+  }
+
+  static mesh::Ordering ordering_of(std::string const& name)
+  {
+    for (auto const ordering : {mesh::Ordering::none, mesh::Ordering::hilbert, mesh::Ordering::rcm})
+      if (mesh::ordering_name(ordering) == name) return ordering;
+    throw Error("dgatd bench", "unknown ordering '" + name + "'", "use hilbert, rcm or none");
+  }
+
+  void other_block_passes(dga::HostOperators const& host, std::vector<double> const& unknowns, double dt,
+                          bool by_degree, Timed const* assembled)
   {
     for (auto const pass : kernels::all_block_passes)
       if (pass != default_pass)
-        fractioned_rounds(fractioned_members<Default, DefaultLayout>(host, unknowns, cells, by_degree, pass),
+        fractioned_rounds(fractioned_members<Default, DefaultLayout>(host, unknowns, dt, by_degree, pass),
                           default_stream_->triad, assembled, false, false);
   }
 
@@ -296,9 +377,10 @@ private:
     add_record(stream.copy, samples[1], stream.triad, samples[0]);
   }
 
-  // Faraday and Ampere each against the triad, then both whole steps in one round with it. Returns
-  // the index of the fractioned step's record; with record_assembled the assembled step's follows.
-  std::size_t fractioned_rounds(FractionedMembers const& m, Timed const& triad, Timed const& assembled,
+  // Faraday and Ampere each against the triad, then both whole steps (the assembled one where given)
+  // in one round with it. Returns the index of the fractioned step's record; with record_assembled
+  // the assembled step's follows.
+  std::size_t fractioned_rounds(FractionedMembers const& m, Timed const& triad, Timed const* assembled,
                                 bool record_assembled, bool with_faraday)
   {
     std::vector<Samples> samples;
@@ -308,11 +390,11 @@ private:
     }
     samples = measure({&triad, &m.ampere});
     add_record(m.ampere, samples[1], triad, samples[0]);
-    samples = measure({&triad, &m.step, &assembled});
+    samples = assembled ? measure({&triad, &m.step, assembled}) : measure({&triad, &m.step});
     std::size_t const step = add_record(m.step, samples[1], triad, samples[0]);
-    records_[step].speedup_vs_assembled = median_ratio(samples[2].seconds, samples[1].seconds);
+    if (assembled) records_[step].speedup_vs_assembled = median_ratio(samples[2].seconds, samples[1].seconds);
     print_row(out_, records_[step]);
-    if (record_assembled) print_row(out_, records_[add_record(assembled, samples[2], triad, samples[0])]);
+    if (assembled && record_assembled) print_row(out_, records_[add_record(*assembled, samples[2], triad, samples[0])]);
     return step;
   }
 
@@ -327,6 +409,8 @@ private:
     r.backend = t.backend;
     r.threads = t.threads;
     r.cells = cells_;
+    r.mesh = mesh_;
+    r.ordering = ordering_;
     r.dofs = dofs_;
     r.kernel = t.kernel;
     r.layout = t.layout;
@@ -356,6 +440,8 @@ private:
   std::optional<StreamMembers<HostParallel>> host_stream_;
   std::optional<StreamMembers<Kokkos::Serial>> serial_stream_;
   int cells_ = 0;
+  std::string mesh_;
+  std::string ordering_ = "-";
   std::int64_t dofs_ = 0;
 };
 
@@ -377,6 +463,14 @@ void add_options(CLI::App& app, LabOptions& options)
          "(1e4 to 3.2e6 DoFs)")
       ->delimiter(',')
       ->check(CLI::Range(1, 400));
+  app.add_option("--mesh", options.meshes,
+                 "A .msh file to time as a closed PEC cavity (c = 1), in every ordering of --ordering; repeatable")
+      ->check(CLI::ExistingFile);
+  app.add_option("--ordering", options.orderings,
+                 "Locality orderings of the --mesh files, comma separated; default hilbert,none (the step of each is "
+                 "also timed against none in one round)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"hilbert", "rcm", "none"}));
   app.add_option("--reps", options.repetitions, "Timed interleaved rounds per measurement (median reported)")
       ->check(CLI::Range(1, 100000));
   app.add_option("--warmup", options.warmup, "Untimed rounds first (the first one always runs: it sizes the batches)")
@@ -406,7 +500,7 @@ std::vector<Record> run_lab(LabOptions const& given, std::ostream& out)
   LabOptions options = given;
   Roof roof;
   roof.device = describe_default_device();
-  if (options.sizes.empty()) options.sizes = default_sizes(options.smoke);
+  if (options.sizes.empty() && options.meshes.empty()) options.sizes = default_sizes(options.smoke);
   if (options.stream_array_bytes == 0) options.stream_array_bytes = roof_array_bytes(roof.device);
   if (options.smoke) {
     options.repetitions = std::min(options.repetitions, 3);

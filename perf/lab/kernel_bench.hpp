@@ -1,9 +1,10 @@
 #pragma once
 // The performance lab behind `dgatd bench` and perf/bench_kernels: STREAM copy and triad, the
 // Faraday kernel, every Ampere block pass, a whole fractioned and a whole assembled leapfrog step,
-// on generated PEC boxes of growing size, on the default execution space (and Kokkos::Serial for
-// the paper's Table I). Every kernel is timed interleaved with a same-process triad, so its figure
-// of merit is the median of per-pair bandwidth ratios, robust to a shared, noisy machine.
+// on generated PEC boxes of growing size and on mesh files in each locality ordering, on the
+// default execution space (and Kokkos::Serial for the paper's Table I). Every kernel is timed
+// interleaved with a same-process triad, so its figure of merit is the median of per-pair bandwidth
+// ratios, robust to a shared, noisy machine.
 
 #include "dgatd/device_info.hpp"
 
@@ -17,7 +18,9 @@
 namespace dgatd::perf {
 
 struct LabOptions {
-  std::vector<int> sizes;         // cells per side of the unit box; DoFs ~ 38 n^3
+  std::vector<int> sizes;          // cells per side of the unit box; DoFs ~ 38 n^3
+  std::vector<std::string> meshes; // .msh files, each timed in every ordering of orderings
+  std::vector<std::string> orderings{"hilbert", "none"};
   int repetitions = 20;           // timed rounds, after warm-up
   int warmup = 3;                 // untimed rounds; the first also sizes the batches
   bool all_layouts = true;        // per-tet LayoutRight and LayoutLeft x dual blocks by degree or not
@@ -35,7 +38,9 @@ struct LabOptions {
 struct Record {
   std::string backend;
   int threads = 1;
-  int cells = 0;
+  int cells = 0;         // the generated box's cells per side; 0 for a mesh file
+  std::string mesh;      // the mesh file; empty for a generated box
+  std::string ordering;  // the mesh's locality ordering (mesh/ordering.hpp)
   std::int64_t dofs = 0; // fractioned unknowns of the mesh, 2E + 4T
   std::string kernel;    // stream_copy, stream_triad, faraday, ampere, step_fractioned, step_assembled
   std::string layout;
@@ -52,6 +57,7 @@ struct Record {
   // Medians of per-round time ratios from the same interleaved rounds, 0 where not measured.
   double speedup_vs_assembled = 0; // step_fractioned: t(assembled step) / t(this step)
   double speedup_vs_serial = 0;    // steps in the Table I round: t(Serial fractioned step) / t(this)
+  double speedup_vs_unordered = 0; // mesh steps: t(step with ordering none) / t(this), in one round
   double arithmetic_intensity() const { return bytes > 0 ? flops / static_cast<double>(bytes) : 0; }
   // Modelled bytes per fractioned unknown of the mesh; 0 for STREAM, whose arrays are not the mesh's.
   double bytes_per_dof() const

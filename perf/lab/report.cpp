@@ -76,7 +76,8 @@ Record const* find(std::vector<Record> const& records, std::int64_t dofs, std::s
                    std::string const& kernel, bool in_table_one)
 {
   for (auto const& r : records)
-    if (r.dofs == dofs && r.backend == backend && r.kernel == kernel && (!in_table_one || r.speedup_vs_serial > 0))
+    if (r.dofs == dofs && r.backend == backend && r.kernel == kernel && r.mesh.empty() &&
+        (!in_table_one || r.speedup_vs_serial > 0))
       return &r;
   return nullptr;
 }
@@ -162,7 +163,8 @@ void print_summary(std::ostream& out, std::vector<Record> const& records, Roof c
   std::string const device = Kokkos::DefaultExecutionSpace::name();
   std::int64_t largest = 0;
   for (auto const& r : records)
-    if (r.backend == device) largest = std::max(largest, r.dofs);
+    if (r.backend == device && r.mesh.empty()) largest = std::max(largest, r.dofs);
+  if (largest == 0) return; // mesh files only: their lines came with their rounds
   out << "\nAt the largest size (" << largest << " DoFs) on " << device << ", " << roof.device.name << ":\n";
   if (Record const* triad = find(records, largest, device, "stream_triad", false))
     out << "  roof            STREAM triad " << std::fixed << std::setprecision(1) << triad->gbps
@@ -171,7 +173,7 @@ void print_summary(std::ostream& out, std::vector<Record> const& records, Roof c
     Record const* first = nullptr;
     Record const* best = nullptr;
     for (auto const& r : records) {
-      if (r.dofs != largest || r.backend != device || r.kernel != kernel) continue;
+      if (r.dofs != largest || r.backend != device || r.kernel != kernel || !r.mesh.empty()) continue;
       if (!first) first = &r;
       double const score = kernel == "step_fractioned" ? r.speedup_vs_assembled : r.fraction_of_triad;
       double const best_score = !best                         ? 0
@@ -195,7 +197,7 @@ void print_summary(std::ostream& out, std::vector<Record> const& records, Roof c
   }
   // Every block pass: the first one measured is the backend's default.
   for (auto const& r : records) {
-    if (r.dofs != largest || r.backend != device || r.kernel != "ampere") continue;
+    if (r.dofs != largest || r.backend != device || r.kernel != "ampere" || !r.mesh.empty()) continue;
     out << "  " << std::left << std::setw(16) << "ampere" << std::setw(36) << r.layout << std::right << std::fixed
         << std::setprecision(2) << std::setw(8) << r.seconds_median * 1e3 << " ms " << std::setprecision(1)
         << std::setw(7) << static_cast<double>(r.bytes) * 1e-6 << " MB " << std::setw(5) << r.bytes_per_dof()
@@ -216,15 +218,17 @@ void write_json(std::string const& path, std::vector<Record> const& records, Roo
   for (std::size_t i = 0; i < records.size(); ++i) {
     Record const& r = records[i];
     file << "  {\"backend\": " << json_string(r.backend) << ", \"threads\": " << r.threads << ", \"cells\": " << r.cells
-         << ", \"dofs\": " << r.dofs << ", \"kernel\": " << json_string(r.kernel)
-         << ", \"layout\": " << json_string(r.layout) << ", \"repetitions\": " << r.repetitions
-         << ", \"batch\": " << r.batch << ", \"seconds_median\": " << r.seconds_median << ", \"bytes\": " << r.bytes
-         << ", \"flops\": " << r.flops << ", \"arithmetic_intensity\": " << r.arithmetic_intensity()
-         << ", \"gbps\": " << r.gbps << ", \"triad_gbps\": " << r.triad_gbps
-         << ", \"fraction_of_triad\": " << r.fraction_of_triad << ", \"updates\": " << r.updates
-         << ", \"dof_updates_per_second\": " << r.dof_updates_per_second
+         << ", \"mesh\": " << json_string(r.mesh.empty() ? "box" : r.mesh)
+         << ", \"ordering\": " << json_string(r.ordering) << ", \"dofs\": " << r.dofs
+         << ", \"kernel\": " << json_string(r.kernel) << ", \"layout\": " << json_string(r.layout)
+         << ", \"repetitions\": " << r.repetitions << ", \"batch\": " << r.batch
+         << ", \"seconds_median\": " << r.seconds_median << ", \"bytes\": " << r.bytes << ", \"flops\": " << r.flops
+         << ", \"arithmetic_intensity\": " << r.arithmetic_intensity() << ", \"gbps\": " << r.gbps
+         << ", \"triad_gbps\": " << r.triad_gbps << ", \"fraction_of_triad\": " << r.fraction_of_triad
+         << ", \"updates\": " << r.updates << ", \"dof_updates_per_second\": " << r.dof_updates_per_second
          << ", \"speedup_vs_assembled\": " << r.speedup_vs_assembled
-         << ", \"speedup_vs_serial\": " << r.speedup_vs_serial << ", \"bytes_per_dof\": " << r.bytes_per_dof()
+         << ", \"speedup_vs_serial\": " << r.speedup_vs_serial
+         << ", \"speedup_vs_unordered\": " << r.speedup_vs_unordered << ", \"bytes_per_dof\": " << r.bytes_per_dof()
          << ", \"device\": " << device << ", \"stream_array_bytes\": " << roof.array_bytes << ", \"cpu\": " << cpu
          << ", \"host\": " << host << ", \"date\": " << date << "}" << (i + 1 < records.size() ? "," : "") << '\n';
   }

@@ -4,6 +4,7 @@
 #include "dgatd/io/output/checkpoint.hpp"
 #include "dgatd/io/output/hdf5_writer.hpp"
 #include "dgatd/mesh/gmsh_io.hpp"
+#include "dgatd/mesh/ordering.hpp"
 #include "dgatd/simulation/config_errors.hpp"
 #include "dgatd/solver/formulations.hpp"
 #include "dgatd/solver/stencils.hpp"
@@ -22,20 +23,20 @@ namespace dgatd::simulation {
 namespace {
 
 // dt from the stability bound and the [time] table.
-TimePlan plan_time_steps(io::Config const& config, solver::PowerIterationResult const& bound)
+TimePlan plan_time_steps(io::Config const& config, solver::StabilityBound const& bound)
 {
   TimePlan plan;
   plan.dt_max = bound.dt_max;
-  plan.power_iterations = bound.iterations;
+  plan.bound_iterations = bound.iterations;
   if (!std::isfinite(bound.dt_max) || !(bound.dt_max > 0))
     throw Error(config.name,
                 "the stability bound is not a positive number (dt_max = " + format_number(bound.dt_max) + ")",
                 "check the materials and the mesh quality (dgatd info)");
-  // Unconverged, the Rayleigh quotient is still below the spectral radius, so dt_max would be too large.
+  // Unconverged, the Ritz value is still below the spectral radius, so dt_max would be too large.
   if (!bound.converged && !(config.time.dt && config.time.allow_unstable))
     throw Error(config.name,
                 "the stability bound did not converge in " + std::to_string(bound.iterations) +
-                    " power iterations (last estimate dt_max = " + format_number(bound.dt_max) + " s)",
+                    " Lanczos iterations (last estimate dt_max = " + format_number(bound.dt_max) + " s)",
                 "check the mesh quality (dgatd info), or set [time] dt with allow_unstable = true");
   if (config.time.dt) {
     plan.dt = *config.time.dt;
@@ -163,11 +164,11 @@ void Simulation::Impl::set_up_on(io::Checkpoint const* checkpoint, Stopwatch& cl
   times.setup += clock.lap();
 
   if (checkpoint) {
-    // The checkpoint's dt, not a new estimate: power iteration's reductions may round differently
+    // The checkpoint's dt, not a new estimate: the Lanczos iteration's reductions may round differently
     // on another thread count, and the continuation must be the same run.
     plan.dt = checkpoint->dt;
     plan.dt_max = checkpoint->dt_max;
-    plan.power_iterations = checkpoint->power_iterations;
+    plan.bound_iterations = checkpoint->bound_iterations;
   } else {
     plan = plan_time_steps(config, formulation->estimate_stability());
   }
@@ -219,7 +220,7 @@ io::Checkpoint Simulation::Impl::checkpoint() const
   c.backend = backend;
   c.dt = plan.dt;
   c.dt_max = plan.dt_max;
-  c.power_iterations = plan.power_iterations;
+  c.bound_iterations = plan.bound_iterations;
   c.state = formulation->state();
   c.mesh = problem.mesh;
   return c;
@@ -231,10 +232,11 @@ void Simulation::Impl::report_start(std::int64_t first_step) const
   auto& out = *options.report;
   auto const& p = problem;
   out << "dgatd run: " << p.mesh.source << "\n  " << p.mesh.num_vertices() << " vertices, " << p.topology.num_edges()
-      << " edges, " << p.topology.num_faces() << " faces, " << p.mesh.num_tets() << " tets; "
-      << p.operators.layout.num_free << " free half-edge and " << 4 * p.mesh.num_tets() << " dual half-edge unknowns\n"
-      << "  dt_max = " << plan.dt_max << " s (power iteration, " << plan.power_iterations
-      << " iterations), dt = " << plan.dt << " s, " << plan.steps << " steps to t = " << plan.steps * plan.dt << " s\n"
+      << " edges, " << p.topology.num_faces() << " faces, " << p.mesh.num_tets() << " tets ("
+      << mesh::ordering_name(config.mesh.ordering) << " ordering); " << p.operators.layout.num_free
+      << " free half-edge and " << 4 * p.mesh.num_tets() << " dual half-edge unknowns\n"
+      << "  dt_max = " << plan.dt_max << " s (Lanczos, " << plan.bound_iterations << " iterations), dt = " << plan.dt
+      << " s, " << plan.steps << " steps to t = " << plan.steps * plan.dt << " s\n"
       << "  " << solver::to_string(formulation->kind()) << " formulation on " << backend << " (concurrency "
       << concurrency << ")\n";
   for (auto const& layer : p.layers)
@@ -289,6 +291,8 @@ try {
                   "text), or start the run afresh");
     if (given_mesh || !s.config.mesh.file.empty()) {
       mesh = given_mesh ? std::move(*given_mesh) : mesh::read_mesh(s.config.mesh.file, s.config.mesh.scale);
+      // The checkpoint holds the mesh as the run stepped it: ordered.
+      mesh::order_for_locality(mesh, s.config.mesh.ordering);
       if (io::mesh_fingerprint(mesh) != io::mesh_fingerprint(checkpoint->mesh))
         throw Error(path, "was written on another mesh than " + mesh.source + " is now",
                     "restart with the mesh the checkpoint was written on, or start the run afresh");
@@ -299,6 +303,7 @@ try {
     s.times.reading += clock.lap();
   } else if (given_mesh) {
     mesh = std::move(*given_mesh);
+    mesh::order_for_locality(mesh, s.config.mesh.ordering);
   } else {
     mesh = load_mesh(s.config);
     (s.config.mesh.file.empty() ? s.times.meshing : s.times.reading) += clock.lap();

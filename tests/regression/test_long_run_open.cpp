@@ -78,7 +78,7 @@ progress = false
   auto const run = run_dgatd("run " + config + " -o " + scratch.file("open.h5"), scratch.path());
   ASSERT_EQ(run.exit_code, 0) << run.err;
 
-  // The run's report: "dt_max = <bound> s (power iteration, ...), dt = <dt> s, ..."
+  // The run's report: "dt_max = <bound> s (Lanczos, ...), dt = <dt> s, ..."
   auto number_after = [&](std::string const& key) {
     auto const at = run.out.find(key);
     EXPECT_NE(at, std::string::npos) << run.out;

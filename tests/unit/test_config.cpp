@@ -200,6 +200,19 @@ TEST(Config, MinimalFileGetsDefaults)
   EXPECT_TRUE(c.output.progress);
   EXPECT_EQ(c.solver.formulation, dgatd::solver::FormulationKind::fractioned);
   EXPECT_EQ(c.solver.backend, dgatd::io::Backend::default_space);
+  EXPECT_EQ(c.mesh.ordering, dgatd::mesh::Ordering::hilbert);
+}
+
+TEST(Config, MeshOrdering)
+{
+  std::string const with_ordering = "[mesh]\nfile = \"cavity.msh\"\nordering = ";
+  std::string const rest = "[time]\nsteps = 10\ndt = 1e-12\n";
+  EXPECT_EQ(parse_config(with_ordering + "\"rcm\"\n" + rest, "cavity.toml", "/runs").mesh.ordering,
+            dgatd::mesh::Ordering::rcm);
+  EXPECT_EQ(parse_config(with_ordering + "\"none\"\n" + rest, "cavity.toml", "/runs").mesh.ordering,
+            dgatd::mesh::Ordering::none);
+  expect_mentions(error_of(with_ordering + "\"morton\"\n" + rest),
+                  {"cavity.toml:3:", "[mesh] ordering", "morton", "hilbert"});
 }
 
 TEST(Config, LoadResolvesPathsFromTheFilesDirectory)

@@ -132,6 +132,53 @@ struct Scale {
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const { out(i) = factor * in(i); }
 };
 
+// The Lanczos iteration of the stability bound (solver/stability.hpp) in the Meps inner product.
+// After the two kernels from zero fields with dt = 1, u = -K q and, at free row r,
+// -curl(row_curl(r)) = (Meps K q)_r: the dual curl gives the mass matrix's product for free.
+// LanczosAlpha sums alpha = q . Meps K q.
+template <class MemorySpace>
+struct LanczosAlpha {
+  Kokkos::View<Real*, MemorySpace> q;
+  Kokkos::View<Index*, MemorySpace> row_curl;
+  Kokkos::View<Real*, MemorySpace> curl;
+  KOKKOS_INLINE_FUNCTION void operator()(Index r, double& sum) const { sum -= q(r) * curl(row_curl(r)); }
+};
+
+// The three-term recurrence w = K q - alpha q - beta q_previous, and the same on the products with
+// Meps (p = Meps q), written over q_previous and p_previous; sums w . Meps w.
+template <class MemorySpace>
+struct LanczosRecurrence {
+  Kokkos::View<Real*, MemorySpace> minus_k_q;
+  Kokkos::View<Index*, MemorySpace> row_curl;
+  Kokkos::View<Real*, MemorySpace> curl;
+  Kokkos::View<Real*, MemorySpace> q;
+  Kokkos::View<Real*, MemorySpace> q_previous;
+  Kokkos::View<Real*, MemorySpace> p;
+  Kokkos::View<Real*, MemorySpace> p_previous;
+  Real alpha;
+  Real beta;
+  KOKKOS_INLINE_FUNCTION void operator()(Index r, double& sum) const
+  {
+    Real const w = -minus_k_q(r) - alpha * q(r) - beta * q_previous(r);
+    Real const meps_w = -curl(row_curl(r)) - alpha * p(r) - beta * p_previous(r);
+    q_previous(r) = w;
+    p_previous(r) = meps_w;
+    sum += w * meps_w;
+  }
+};
+
+template <class MemorySpace>
+struct ScalePair {
+  Kokkos::View<Real*, MemorySpace> first;
+  Kokkos::View<Real*, MemorySpace> second;
+  Real factor;
+  KOKKOS_INLINE_FUNCTION void operator()(Index r) const
+  {
+    first(r) *= factor;
+    second(r) *= factor;
+  }
+};
+
 // sum over dual blocks of x_b . Meps_b y_b.
 template <class MemorySpace>
 struct BlockQuadraticForm {

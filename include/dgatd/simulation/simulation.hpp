@@ -29,7 +29,7 @@ struct StageTimes {
   double meshing = 0;  // Gmsh generating the mesh ([mesh] generate)
   double reading = 0;  // reading and validating a mesh file ([mesh] file) or a checkpoint
   double setup = 0;    // materials, topology, geometry, operators, upload, sources, probes
-  double dt_bound = 0; // power iteration
+  double dt_bound = 0; // the Lanczos estimate of the stability bound
   double stepping = 0; // the time loop, less the output inside it
   double output = 0;   // results and checkpoints written
 };
@@ -38,7 +38,7 @@ struct TimePlan {
   double dt = 0;
   double dt_max = 0;
   std::int64_t steps = 0; // to the configured end
-  int power_iterations = 0;
+  int bound_iterations = 0;
 };
 
 struct SimulationOptions {
@@ -68,7 +68,7 @@ struct RunResult {
 class Simulation {
 public:
   // Builds everything up to the first step: the mesh (or the checkpoint's), the problem, the
-  // formulation on the configured backend, dt (power iteration, or the checkpoint's), sources and
+  // formulation on the configured backend, dt (Lanczos estimate, or the checkpoint's), sources and
   // probes. Throws dgatd::Error, naming the file and the fix, on anything it cannot do, and before
   // any output is created.
   explicit Simulation(io::Config config, SimulationOptions options = {});

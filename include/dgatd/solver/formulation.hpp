@@ -22,8 +22,8 @@
 namespace dgatd::solver {
 
 // The stability bound dt < dt_max = 2 / sqrt(rho), rho the spectral radius of
-// K = (Meps)^-1 C~ (Mmu)^-1 C, estimated by power iteration (solver/stability.hpp).
-struct PowerIterationResult {
+// K = (Meps)^-1 C~ (Mmu)^-1 C, estimated by a Lanczos iteration (solver/stability.hpp).
+struct StabilityBound {
   double rho = 0;
   double dt_max = 0;
   int iterations = 0;
@@ -83,7 +83,7 @@ public:
 
   virtual FormulationKind kind() const = 0;
   // The stability bound of this problem's operator (the same for both formulations).
-  virtual PowerIterationResult estimate_stability() = 0;
+  virtual StabilityBound estimate_stability() = 0;
   virtual void set_dt(double dt) = 0;
   virtual std::int64_t steps() const = 0;
 

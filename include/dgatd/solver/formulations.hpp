@@ -7,8 +7,8 @@
 #include "dgatd/instances.hpp"
 #include "dgatd/kernels/assembled.hpp"
 #include "dgatd/mesh/topology.hpp"
-#include "dgatd/solver/formulation.hpp"
 #include "dgatd/solver/current_source.hpp"
+#include "dgatd/solver/formulation.hpp"
 #include "dgatd/solver/leapfrog.hpp"
 #include "dgatd/solver/matched_port.hpp"
 #include "dgatd/solver/prescribed_field.hpp"
@@ -81,7 +81,7 @@ public:
   {
   }
 
-  PowerIterationResult estimate_stability() override { return this->leapfrog_.estimate_stability(); }
+  StabilityBound estimate_stability() override { return this->leapfrog_.estimate_stability(); }
   void add_current_source(CurrentStencil const& stencil, Signal waveform) override
   {
     this->leapfrog_.add_term(std::make_unique<CurrentSource<ExecutionSpace>>(stencil, 1.0, std::move(waveform)));
@@ -149,7 +149,7 @@ public:
 
   // The assembled unknowns lack the half-edge mass matrices of the Meps inner product, so the bound
   // is the fractioned operator's (the same spectrum), uploaded for the estimate alone.
-  PowerIterationResult estimate_stability() override
+  StabilityBound estimate_stability() override
   {
     return solver::estimate_stability(this->space_, kernels::upload<ExecutionSpace>(host_));
   }
@@ -210,13 +210,13 @@ std::unique_ptr<Formulation> make_formulation(FormulationKind kind, ExecutionSpa
   return std::make_unique<FractionedFormulation<ExecutionSpace>>(space, topology, host);
 }
 
-#define DGATD_FORMULATION_INSTANCES(PREFIX, SPACE)                                                             \
-  PREFIX template class LeapfrogFormulation<SPACE, FractionedLeapfrog<SPACE>, FormulationKind::fractioned>;    \
-  PREFIX template class LeapfrogFormulation<SPACE, kernels::AssembledLeapfrog<SPACE>, FormulationKind::assembled>; \
-  PREFIX template class FractionedFormulation<SPACE>;                                                          \
-  PREFIX template class AssembledFormulation<SPACE>;                                                           \
-  PREFIX template std::unique_ptr<Formulation> make_formulation(FormulationKind, SPACE const&,                  \
-                                                                mesh::Topology const&, dga::HostOperators const&);
+#define DGATD_FORMULATION_INSTANCES(PREFIX, SPACE)                                                                     \
+  PREFIX template class LeapfrogFormulation<SPACE, FractionedLeapfrog<SPACE>, FormulationKind::fractioned>;            \
+  PREFIX template class LeapfrogFormulation<SPACE, kernels::AssembledLeapfrog<SPACE>, FormulationKind::assembled>;     \
+  PREFIX template class FractionedFormulation<SPACE>;                                                                  \
+  PREFIX template class AssembledFormulation<SPACE>;                                                                   \
+  PREFIX template std::unique_ptr<Formulation> make_formulation(FormulationKind, SPACE const&, mesh::Topology const&,  \
+                                                                dga::HostOperators const&);
 DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_FORMULATION_INSTANCES, extern)
 
 } // namespace dgatd::solver

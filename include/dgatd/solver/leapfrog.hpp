@@ -117,8 +117,7 @@ public:
   // u.Meps u over the free unknowns.
   double electric_energy(Kokkos::View<Real*, memory_space> const& u) const;
 
-  PowerIterationResult estimate_stability(double tolerance = 1e-6, int max_iterations = 20000,
-                                          std::uint64_t seed = 7);
+  StabilityBound estimate_stability(double tolerance = 1e-6, int max_iterations = 20000, std::uint64_t seed = 7);
 
 private:
   Context context() const { return {space_, ops_, fields_, dt_, steps_}; }
@@ -197,9 +196,8 @@ double FractionedLeapfrog<ExecutionSpace, TetLayout>::electric_energy(Kokkos::Vi
 }
 
 template <class ExecutionSpace, class TetLayout>
-PowerIterationResult FractionedLeapfrog<ExecutionSpace, TetLayout>::estimate_stability(double tolerance,
-                                                                                       int max_iterations,
-                                                                                       std::uint64_t seed)
+StabilityBound FractionedLeapfrog<ExecutionSpace, TetLayout>::estimate_stability(double tolerance, int max_iterations,
+                                                                                 std::uint64_t seed)
 {
   return solver::estimate_stability(space_, ops_, tolerance, max_iterations, seed);
 }
@@ -238,8 +236,8 @@ double FractionedLeapfrog<ExecutionSpace, TetLayout>::advance(bool with_energy)
   return energy;
 }
 
-#define DGATD_LEAPFROG_INSTANCES(PREFIX, SPACE)                                                                 \
-  PREFIX template class FractionedLeapfrog<SPACE, Kokkos::LayoutLeft>;                                         \
+#define DGATD_LEAPFROG_INSTANCES(PREFIX, SPACE)                                                                        \
+  PREFIX template class FractionedLeapfrog<SPACE, Kokkos::LayoutLeft>;                                                 \
   PREFIX template class FractionedLeapfrog<SPACE, Kokkos::LayoutRight>;
 DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_LEAPFROG_INSTANCES, extern)
 

@@ -230,6 +230,12 @@ MeshConfig read_mesh(TableReader const& t, std::string const& base_dir)
 {
   MeshConfig mesh;
   mesh.scale = t.positive("scale", 1.0);
+  if (t.has("ordering")) {
+    std::string const ordering = t.choice("ordering", {"hilbert", "rcm", "none"});
+    mesh.ordering = ordering == "none"  ? mesh::Ordering::none
+                    : ordering == "rcm" ? mesh::Ordering::rcm
+                                        : mesh::Ordering::hilbert;
+  }
   if (t.has("file") && t.has("generate"))
     throw Error(t.where(std::max(t.line("file"), t.line("generate"))),
                 "[mesh] has both 'file' and 'generate'; keep one", "");
@@ -520,9 +526,8 @@ std::size_t utf8_length(std::string const& text, std::size_t i)
   }
   if (lead >= 0xf0 && lead <= 0xf4) {
     unsigned const low = lead == 0xf0 ? 0x90 : 0x80, high = lead == 0xf4 ? 0x8f : 0xbf;
-    return continuation_at(text, i + 1, low, high) && continuation_at(text, i + 2) && continuation_at(text, i + 3)
-               ? 4
-               : 0;
+    return continuation_at(text, i + 1, low, high) && continuation_at(text, i + 2) && continuation_at(text, i + 3) ? 4
+                                                                                                                   : 0;
   }
   return 0;
 }
@@ -683,7 +688,7 @@ Config parse_config(std::string const& text, std::string const& name, std::strin
   if (!tables.count("mesh")) throw Error(name, "missing table [mesh] (give file = \"...\" or generate = \"box\")", "");
   config.mesh = read_mesh(TableReader(name, *tables["mesh"], "[mesh]",
                                       {"file", "generate", "size", "radius", "height", "h", "inner", "scale", "output",
-                                       "reproducible", "pml"}),
+                                       "reproducible", "pml", "ordering"}),
                           base_dir);
   double const scale = config.mesh.scale;
 

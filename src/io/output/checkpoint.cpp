@@ -85,7 +85,7 @@ void write_checkpoint(std::string const& path, Checkpoint const& c)
     writer.attribute(root, "backend", c.backend);
     writer.attribute(root, "dt", c.dt);
     writer.attribute(root, "dt_max", c.dt_max);
-    writer.attribute(root, "power_iterations", static_cast<std::int64_t>(c.power_iterations));
+    writer.attribute(root, "power_iterations", static_cast<std::int64_t>(c.bound_iterations));
     writer.attribute(root, "step", c.state.step);
     writer.attribute(root, "mesh_fingerprint", hex(mesh_fingerprint(c.mesh)));
 
@@ -157,7 +157,7 @@ Checkpoint read_checkpoint(std::string const& path)
       hdf5::read_attribute(root, "step", H5T_NATIVE_INT64, &c.state.step) &&
       hdf5::read_attribute(root, "mesh_fingerprint", fingerprint);
   if (!complete) throw Error(path, "the checkpoint lacks some of its attributes", "it may be damaged");
-  c.power_iterations = static_cast<int>(iterations);
+  c.bound_iterations = static_cast<int>(iterations);
   if (formulation != solver::to_string(solver::FormulationKind::fractioned) &&
       formulation != solver::to_string(solver::FormulationKind::assembled))
     throw Error(path, "the checkpoint names an unknown formulation '" + formulation + "'", "it may be damaged");

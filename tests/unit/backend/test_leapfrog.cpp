@@ -26,17 +26,19 @@ dgatd::testing::Cavity const& shared_cavity()
   return cavity;
 }
 
-TEST(Leapfrog, PowerIterationMatchesLongReference)
+TEST(Leapfrog, StabilityBoundMatchesLongReference)
 {
   FractionedLeapfrog<TestSpace> solver(TestSpace(), shared_cavity().operators);
   auto const estimate = solver.estimate_stability(1e-6);
   ASSERT_TRUE(estimate.converged);
   auto const reference = solver.estimate_stability(1e-13, 200000, 12345);
-  // The Rayleigh quotient approaches rho from below; the 1e-6 stopping rule must already be within 0.1 %.
+  // The Ritz value approaches rho from below; the 1e-6 stopping rule must already be within 0.1 %.
   std::printf("rho %.10e after %d iterations, reference %.10e after %d\n", estimate.rho, estimate.iterations,
               reference.rho, reference.iterations);
   EXPECT_LE(estimate.rho, reference.rho * (1 + 1e-9));
-  EXPECT_NEAR(estimate.rho / reference.rho, 1.0, 1e-3) << estimate.iterations << " vs " << reference.iterations;
+  EXPECT_NEAR(estimate.rho / reference.rho, 1.0, 1e-4) << estimate.iterations << " vs " << reference.iterations;
+  // Lanczos takes 36 iterations here (the power iteration it replaced: 967, and 1.3e-4 low).
+  EXPECT_LT(estimate.iterations, 100);
 }
 
 TEST(Leapfrog, EnergyIsConservedWithoutSources)

@@ -9,6 +9,7 @@
 // [mesh] scale on load; only the coordinates read from [mesh] file still need MeshConfig::scale.
 
 #include "dgatd/mesh/generators.hpp"
+#include "dgatd/mesh/ordering.hpp"
 #include "dgatd/solver/formulation_kind.hpp"
 #include "dgatd/solver/waveform.hpp"
 #include "dgatd/vec3.hpp"
@@ -28,6 +29,8 @@ struct MeshConfig {
   mesh::GeneratorSpec generate; // in metres; shape empty when the mesh comes from a file
   double scale = 1.0;           // mesh units to metres
   std::string output;           // where to write the generated mesh (resolved), empty for none
+  // How the mesh is renumbered for locality when it is loaded (mesh/ordering.hpp).
+  mesh::Ordering ordering = mesh::Ordering::hilbert;
 };
 
 struct Material {

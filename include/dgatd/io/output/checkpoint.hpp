@@ -5,7 +5,8 @@
 // meshes), the time step, the formulation's unknowns and the step they belong to.
 //
 // Layout: attributes of /  dgatd_version, kind = "dgatd checkpoint", config, formulation, backend,
-//                          dt, dt_max, power_iterations, step, mesh_fingerprint (hex)
+//                          dt, dt_max, power_iterations (the bound's iterations, whatever the
+//                          method), step, mesh_fingerprint (hex)
 //         /state/e, /state/h, /state/auxiliary       the formulation's unknowns (FormulationState)
 //         /mesh/points, tets, tet_region, boundary_triangles, boundary_triangle_tag, group_dims,
 //         group_tags; attributes source, group_names (one per line)
@@ -26,7 +27,7 @@ struct Checkpoint {
   std::string backend; // the execution space that ran, for messages
   double dt = 0;
   double dt_max = 0;
-  int power_iterations = 0;
+  int bound_iterations = 0;
   mesh::Mesh mesh;
   solver::FormulationState state; // its kind, step and unknowns
 };
