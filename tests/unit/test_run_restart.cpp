@@ -85,10 +85,21 @@ void expect_same_results(std::string const& a, std::string const& b)
   EXPECT_EQ(x.energy, y.energy);
 }
 
-void stop_and_restart(int signal, int expected_status)
+// The configuration's generated box as a mesh file: a restart reads it again, renumbers it
+// ([mesh] ordering) and must find the mesh the checkpoint holds.
+std::string with_mesh_file(ScratchDirectory const& scratch)
+{
+  auto const meshed =
+      run_dgatd("mesh box --size 1.0 0.8 0.6 --h 0.15 --reproducible -o " + scratch.file("box.msh"), scratch.path());
+  EXPECT_EQ(meshed.exit_code, 0) << meshed.err;
+  std::string const generated = "generate = \"box\"\nsize = [1.0, 0.8, 0.6]\nh = 0.15\nreproducible = true\n";
+  return std::string(config).replace(config.find(generated), generated.size(), "file = \"box.msh\"\n");
+}
+
+void stop_and_restart(int signal, int expected_status, bool mesh_file = false)
 {
   ScratchDirectory scratch("restart_signal_" + std::to_string(signal));
-  auto const path = scratch.write("run.toml", config);
+  auto const path = scratch.write("run.toml", mesh_file ? with_mesh_file(scratch) : config);
   auto const whole = run_dgatd("run " + path + " -o " + scratch.file("whole.h5"), scratch.path());
   ASSERT_EQ(whole.exit_code, 0) << whole.err;
 
@@ -110,6 +121,8 @@ void stop_and_restart(int signal, int expected_status)
 TEST(RunRestart, StoppedBySigtermContinuesBitForBit) { stop_and_restart(SIGTERM, 128 + SIGTERM); }
 
 TEST(RunRestart, StoppedByCtrlCContinuesBitForBit) { stop_and_restart(SIGINT, 128 + SIGINT); }
+
+TEST(RunRestart, OnAMeshFileContinuesBitForBit) { stop_and_restart(SIGTERM, 128 + SIGTERM, true); }
 
 TEST(RunRestart, RefusesACheckpointOfAnotherRunInOneLine)
 {

@@ -72,8 +72,9 @@ public:
   // probes. Throws dgatd::Error, naming the file and the fix, on anything it cannot do, and before
   // any output is created.
   explicit Simulation(io::Config config, SimulationOptions options = {});
-  // The same on a mesh built in code: the configuration's [mesh] is not used (a Config built in code
-  // may leave it empty). Its physical groups name the regions and surfaces the configuration uses.
+  // The same on a mesh built in code: of the configuration's [mesh] only ordering is used, to
+  // renumber it (a Config built in code may leave the rest empty). Its physical groups name the
+  // regions and surfaces the configuration uses.
   Simulation(io::Config config, mesh::Mesh mesh, SimulationOptions options = {});
   ~Simulation();
   Simulation(Simulation const&) = delete;
