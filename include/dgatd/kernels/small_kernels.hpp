@@ -124,14 +124,6 @@ struct LossCorrection {
   }
 };
 
-template <class MemorySpace>
-struct Scale {
-  Kokkos::View<Real*, MemorySpace> out;
-  Kokkos::View<Real*, MemorySpace> in;
-  Real factor;
-  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const { out(i) = factor * in(i); }
-};
-
 // The Lanczos iteration of the stability bound (solver/stability.hpp) in the Meps inner product.
 // After the two kernels from zero fields with dt = 1, u = -K q and, at free row r,
 // -curl(row_curl(r)) = (Meps K q)_r: the dual curl gives the mass matrix's product for free.

@@ -1,8 +1,9 @@
 #pragma once
 // The stability bound of the leapfrog, dt < 2 / sqrt(rho(K)), K = Meps^-1 C~ Mmu^-1 C, by a
-// Lanczos iteration on the fractioned operators of an execution space (METHOD.md), and the electric energy
-// product it needs. Both formulations call it: the assembled operator has the same spectrum, and
-// only the fractioned one carries the half-edge mass matrices of the Meps inner product.
+// Lanczos iteration on the fractioned operators of an execution space (METHOD.md), and the
+// electric energy product. Both formulations call it: the assembled operator has the same
+// spectrum, and only the fractioned one carries the half-edge mass matrices of the Meps inner
+// product.
 
 #include "dgatd/kernels/ampere.hpp"
 #include "dgatd/kernels/device_operators.hpp"
