@@ -6,7 +6,6 @@
 
 #include "dgatd/dga/assembled.hpp"
 #include "dgatd/dga/operators.hpp"
-#include "dgatd/error.hpp"
 #include "dgatd/kernels/ampere.hpp"
 #include "dgatd/kernels/assembled.hpp"
 #include "dgatd/kernels/faraday.hpp"
@@ -327,19 +326,20 @@ private:
     cells_ = 0;
     for (auto const& name : options_.orderings) {
       auto const start = std::chrono::steady_clock::now();
-      Problem problem = make_problem(file, ordering_of(name));
+      Problem problem = make_problem(file, *mesh::ordering_named(name)); // --ordering checked the names
       double const seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       dofs_ = dofs(problem);
       ordering_ = name;
       out_ << "# " << file << " ordered by " << name << ": " << problem.topology.num_tets() << " tets, " << dofs_
            << " DoFs, read, ordered and assembled in " << seconds << " s\n";
       auto const unknowns = random_unknowns(problem.operators);
-      auto members = fractioned_members<Default, DefaultLayout>(problem.operators, unknowns, mesh_dt(problem), false,
-                                                                default_pass, name + "/");
+      double const dt = mesh_dt(problem);
+      auto members =
+          fractioned_members<Default, DefaultLayout>(problem.operators, unknowns, dt, false, default_pass, name + "/");
       std::size_t const step = fractioned_rounds(members, default_stream_->triad, nullptr, false, true);
       // Every other block pass, as on the boxes, on the same numbering (blocks by degree would undo
       // the ordering).
-      other_block_passes(problem.operators, unknowns, mesh_dt(problem), false, nullptr, name + "/");
+      other_block_passes(problem.operators, unknowns, dt, false, nullptr, name + "/");
       runs.push_back({name, std::move(members), step});
     }
     auto const unordered = std::find_if(runs.begin(), runs.end(), [](Ordered const& r) { return r.name == "none"; });
@@ -358,13 +358,6 @@ private:
            << median(samples[k + 1].seconds) * 1e3 << " against " << median(none.seconds) * 1e3
            << " ms in that round), at " << record.fraction_of_triad << " of the same-run triad\n";
     }
-  }
-
-  static mesh::Ordering ordering_of(std::string const& name)
-  {
-    for (auto const ordering : {mesh::Ordering::none, mesh::Ordering::hilbert, mesh::Ordering::rcm})
-      if (mesh::ordering_name(ordering) == name) return ordering;
-    throw Error("dgatd bench", "unknown ordering '" + name + "'", "use hilbert, rcm or none");
   }
 
   void other_block_passes(dga::HostOperators const& host, std::vector<double> const& unknowns, double dt,
@@ -477,7 +470,7 @@ void add_options(CLI::App& app, LabOptions& options)
                  "Locality orderings of the --mesh files, comma separated; default hilbert,none (the step of each is "
                  "also timed against none in one round)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"hilbert", "rcm", "none"}));
+      ->check(CLI::IsMember(mesh::ordering_names()));
   app.add_option("--reps", options.repetitions, "Timed interleaved rounds per measurement (median reported)")
       ->check(CLI::Range(1, 100000));
   app.add_option("--warmup", options.warmup, "Untimed rounds first (the first one always runs: it sizes the batches)")

@@ -14,6 +14,7 @@ namespace dgatd::mesh {
 namespace {
 
 constexpr int hilbert_bits = 21; // per axis: three axes fill a 63-bit key
+constexpr std::array<Ordering, 3> all_orderings{Ordering::hilbert, Ordering::rcm, Ordering::none};
 
 // Index along the Hilbert curve of a point of the 2^21-cube, after J. Skilling, "Programming the
 // Hilbert curve", AIP Conf. Proc. 707 (2004): the axes are turned into the curve's transposed form
@@ -193,6 +194,20 @@ std::string ordering_name(Ordering ordering)
     return "rcm";
   }
   return "unknown";
+}
+
+std::vector<std::string> ordering_names()
+{
+  std::vector<std::string> names;
+  for (auto const ordering : all_orderings) names.push_back(ordering_name(ordering));
+  return names;
+}
+
+std::optional<Ordering> ordering_named(std::string const& name)
+{
+  for (auto const ordering : all_orderings)
+    if (ordering_name(ordering) == name) return ordering;
+  return std::nullopt;
 }
 
 Renumbering locality_renumbering(Mesh const& mesh, Ordering ordering)

@@ -4,7 +4,6 @@
 #include "dgatd/io/input/config.hpp"
 #include "dgatd/mesh/generators.hpp"
 #include "dgatd/mesh/gmsh_io.hpp"
-#include "dgatd/mesh/ordering.hpp"
 #include "dgatd/mesh/surfaces.hpp"
 #include "dgatd/simulation/config_errors.hpp"
 
@@ -141,10 +140,8 @@ Problem make_problem(io::Config const& config, mesh::Mesh mesh)
 
 mesh::Mesh load_mesh(io::Config const& config)
 {
-  mesh::Mesh mesh = config.mesh.file.empty() ? mesh::generate_mesh(config.mesh.generate, config.mesh.output)
-                                             : mesh::read_mesh(config.mesh.file, config.mesh.scale);
-  mesh::order_for_locality(mesh, config.mesh.ordering);
-  return mesh;
+  return config.mesh.file.empty() ? mesh::generate_mesh(config.mesh.generate, config.mesh.output)
+                                  : mesh::read_mesh(config.mesh.file, config.mesh.scale);
 }
 
 Problem pec_box(mesh::StructuredBox const& box, double eps, double mu, dga::AssemblyOptions const& options)

@@ -281,7 +281,6 @@ try {
 
   Stopwatch clock;
   std::unique_ptr<io::Checkpoint> checkpoint;
-  mesh::Mesh mesh;
   if (!s.options.restart_from.empty()) {
     auto const& path = s.options.restart_from;
     checkpoint = std::make_unique<io::Checkpoint>(io::read_checkpoint(path));
@@ -289,25 +288,22 @@ try {
       throw Error(path, "was written by a run of another configuration than " + s.config.name,
                   "restart with the configuration it was written with (the checkpoint's config attribute holds its "
                   "text), or start the run afresh");
-    if (given_mesh || !s.config.mesh.file.empty()) {
-      mesh = given_mesh ? std::move(*given_mesh) : mesh::read_mesh(s.config.mesh.file, s.config.mesh.scale);
-      // The checkpoint holds the mesh as the run stepped it: ordered.
-      mesh::order_for_locality(mesh, s.config.mesh.ordering);
-      if (io::mesh_fingerprint(mesh) != io::mesh_fingerprint(checkpoint->mesh))
-        throw Error(path, "was written on another mesh than " + mesh.source + " is now",
-                    "restart with the mesh the checkpoint was written on, or start the run afresh");
-    } else {
-      // A generated mesh is not generated again: the checkpoint holds the one the run stepped.
-      mesh = std::move(checkpoint->mesh);
-    }
-    s.times.reading += clock.lap();
-  } else if (given_mesh) {
-    mesh = std::move(*given_mesh);
-    mesh::order_for_locality(mesh, s.config.mesh.ordering);
-  } else {
-    mesh = load_mesh(s.config);
-    (s.config.mesh.file.empty() ? s.times.meshing : s.times.reading) += clock.lap();
   }
+  mesh::Mesh mesh;
+  if (checkpoint && !given_mesh && s.config.mesh.file.empty()) {
+    // A generated mesh is not generated again: the checkpoint holds the one the run stepped.
+    mesh = std::move(checkpoint->mesh);
+  } else {
+    mesh = given_mesh ? std::move(*given_mesh) : load_mesh(s.config);
+    mesh::order_for_locality(mesh, s.config.mesh.ordering);
+    // The checkpoint holds the mesh as the run stepped it: ordered.
+    if (checkpoint && io::mesh_fingerprint(mesh) != io::mesh_fingerprint(checkpoint->mesh))
+      throw Error(s.options.restart_from, "was written on another mesh than " + mesh.source + " is now",
+                  "restart with the mesh the checkpoint was written on, or start the run afresh");
+  }
+  // A mesh given in code is ordered as part of the set-up.
+  if (checkpoint || !given_mesh)
+    (checkpoint || !s.config.mesh.file.empty() ? s.times.reading : s.times.meshing) += clock.lap();
   s.problem = make_problem(s.config, std::move(mesh));
   s.times.setup += clock.lap();
 

@@ -11,6 +11,7 @@
 
 #include "dgatd/mesh/mesh.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,10 @@ enum class Ordering {
 };
 
 std::string ordering_name(Ordering ordering);
+// Every ordering's name: hilbert, rcm, none.
+std::vector<std::string> ordering_names();
+// The ordering of that name; none when no ordering has it.
+std::optional<Ordering> ordering_named(std::string const& name);
 
 // new_vertex[v]: the new id of vertex v; new_tet[t]: the new position of tet t.
 struct Renumbering {

@@ -65,8 +65,8 @@ Problem make_problem(mesh::Mesh mesh, dga::Materials materials, BoundaryKinds co
 // unusable (config_error).
 Problem make_problem(io::Config const& config, mesh::Mesh mesh);
 
-// The mesh a configuration names: read from [mesh] file or generated from [mesh] generate, then
-// renumbered for locality by [mesh] ordering.
+// The mesh a configuration names: read from [mesh] file or generated from [mesh] generate, in the
+// file's or generator's numbering ([mesh] ordering is for the caller: mesh::order_for_locality).
 mesh::Mesh load_mesh(io::Config const& config);
 
 // A closed box with PEC walls on a jittered structured (Kuhn) mesh with uniform eps and mu: the

@@ -230,12 +230,7 @@ MeshConfig read_mesh(TableReader const& t, std::string const& base_dir)
 {
   MeshConfig mesh;
   mesh.scale = t.positive("scale", 1.0);
-  if (t.has("ordering")) {
-    std::string const ordering = t.choice("ordering", {"hilbert", "rcm", "none"});
-    mesh.ordering = ordering == "none"  ? mesh::Ordering::none
-                    : ordering == "rcm" ? mesh::Ordering::rcm
-                                        : mesh::Ordering::hilbert;
-  }
+  if (t.has("ordering")) mesh.ordering = *mesh::ordering_named(t.choice("ordering", mesh::ordering_names()));
   if (t.has("file") && t.has("generate"))
     throw Error(t.where(std::max(t.line("file"), t.line("generate"))),
                 "[mesh] has both 'file' and 'generate'; keep one", "");
