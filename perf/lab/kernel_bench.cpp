@@ -337,9 +337,17 @@ private:
       auto members =
           fractioned_members<Default, DefaultLayout>(problem.operators, unknowns, dt, false, default_pass, name + "/");
       std::size_t const step = fractioned_rounds(members, default_stream_->triad, nullptr, false, true);
-      // Every other block pass, as on the boxes, on the same numbering (blocks by degree would undo
-      // the ordering).
+      // Every other block pass, as on the boxes; with --layouts all the dual blocks by degree too,
+      // each degree's blocks still in the ordering's sequence.
       other_block_passes(problem.operators, unknowns, dt, false, nullptr, name + "/");
+      if (options_.all_layouts) {
+        auto const by_degree = assemble_operators(problem, true);
+        auto const by_degree_unknowns = random_unknowns(by_degree);
+        fractioned_rounds(fractioned_members<Default, DefaultLayout>(by_degree, by_degree_unknowns, dt, true,
+                                                                     default_pass, name + "/"),
+                          default_stream_->triad, nullptr, false, true);
+        other_block_passes(by_degree, by_degree_unknowns, dt, true, nullptr, name + "/");
+      }
       runs.push_back({name, std::move(members), step});
     }
     auto const unordered = std::find_if(runs.begin(), runs.end(), [](Ordered const& r) { return r.name == "none"; });

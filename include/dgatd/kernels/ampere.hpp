@@ -20,10 +20,12 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace dgatd::kernels {
 
@@ -212,23 +214,34 @@ KOKKOS_FORCEINLINE_FUNCTION void static_for(Body const& body)
 // 14 is typical) run the generic one.
 inline constexpr int max_unrolled_degree = 24;
 
+// The one-thread-per-block pass launches the degrees 1-8, 9-16 and 17-24 together: a launch per
+// degree cost a Gmsh cylinder (degrees 4 to 30 or more) about 25 launches of a few microseconds
+// each, most of its Ampere time on an H200, while a band's kernel takes the registers of its
+// largest degree only (sm_90: 48 for d = 8, 80 for 16, 128 for 24; the 9-16 band is the one the
+// typical degree, 14, falls in).
+inline constexpr int degree_band_width = 8;
+static_assert(max_unrolled_degree % degree_band_width == 0, "bands tile the compiled degrees");
+
 // The interleaved block passes (kernels/interleaved_blocks.hpp). Both do, per block, the same
 // arithmetic: dt x and u^ (as y) in local arrays, every packed entry (i, c) read once and applied
 // twice, y_i += a x_c and y_c += a x_i, the rows in order so that each y_i receives its products
 // in column order. They differ in how blocks map to work items:
-//  - BlockTag<Degree>: one thread per block, one launch per degree group with the kernel compiled
-//    for that degree, x and y indexed by compile-time constants so they stay in registers: the GPU
-//    form, where a warp reads one 256-byte run per entry and each size gets the registers it needs.
+//  - BandTag<LowestDegree>: one thread per block, one launch per band of degree_band_width degrees,
+//    each block with the kernel compiled for its degree, x and y indexed by compile-time constants
+//    so they stay in registers: the GPU form, where a warp (one slice, so one degree) reads one
+//    256-byte run per entry.
 //  - SliceTag: one whole slice per work item, every operation over its slice_width blocks in SIMD
 //    lanes, all groups in one launch that picks the degree per slice: the CPU form, streaming each
 //    slice front to back; one launch, because every launch costs a fork and join of the threads.
-// Degree 0 (and groups above unrolled_degree_limit) is the generic kernel, the size read at run time.
+// GenericTag, for groups above max_unrolled_degree or unrolled_degree_limit, reads the size at run
+// time, one row per work item.
 template <class ExecutionSpace, class MatrixScalar, class FieldScalar>
 struct InterleavedBlockKernel {
   using memory_space = typename ExecutionSpace::memory_space;
-  template <int Degree>
-  struct BlockTag {
+  template <int LowestDegree>
+  struct BandTag {
   };
+  struct GenericTag {};
   struct SliceTag {};
   // Dynamic: see DualCurlKernel.
   template <class Tag>
@@ -243,7 +256,8 @@ struct InterleavedBlockKernel {
   Kokkos::View<FieldScalar*, memory_space> u;
   FieldScalar dt;
   int unrolled_degree_limit;
-  DegreeGroup launch_group; // BlockTag launches: the group they cover
+  Index launch_first_group = 0; // BandTag launches: the first group they cover
+  DegreeGroup launch_group;     // GenericTag launches: the group they cover
 
   template <class TetLayout>
   InterleavedBlockKernel(DeviceOperators<ExecutionSpace, TetLayout, MatrixScalar> const& ops,
@@ -257,10 +271,15 @@ struct InterleavedBlockKernel {
                   "upload the operators for an interleaved block pass");
   }
 
-  template <int Degree>
-  policy_type<BlockTag<Degree>> block_policy(ExecutionSpace const& space) const
+  template <int LowestDegree>
+  policy_type<BandTag<LowestDegree>> band_policy(ExecutionSpace const& space, Index first_slot, Index end_slot) const
   {
-    return policy_type<BlockTag<Degree>>(space, 0, launch_group.num_blocks);
+    return policy_type<BandTag<LowestDegree>>(space, first_slot, end_slot);
+  }
+
+  policy_type<GenericTag> generic_policy(ExecutionSpace const& space) const
+  {
+    return policy_type<GenericTag>(space, 0, launch_group.num_blocks * launch_group.degree);
   }
 
   policy_type<SliceTag> slice_policy(ExecutionSpace const& space) const
@@ -268,13 +287,33 @@ struct InterleavedBlockKernel {
     return policy_type<SliceTag>(space, 0, static_cast<Index>(slot_first.extent(0)) / slice_width);
   }
 
-  template <int Degree>
-  KOKKOS_INLINE_FUNCTION void operator()(BlockTag<Degree>, Index j) const
+  // A band's groups are consecutive and whole slices, so a warp (one slice) is of one degree and
+  // takes one branch of band_block.
+  template <int LowestDegree>
+  KOKKOS_INLINE_FUNCTION void operator()(BandTag<LowestDegree>, Index slot) const
   {
-    if constexpr (Degree == 0)
-      generic_block(launch_group, j);
-    else
-      one_block<Degree>(launch_group, j);
+    Index g = launch_first_group;
+    while (slot >= groups(g).first_slot + groups(g).num_slices * slice_width) ++g;
+    DegreeGroup const group = groups(g);
+    Index const j = slot - group.first_slot;
+    if (j < group.num_blocks) band_block<LowestDegree, LowestDegree + degree_band_width - 1>(group, j);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(GenericTag, Index row) const
+  {
+    generic_row(launch_group, row / launch_group.degree, row % launch_group.degree);
+  }
+
+  template <int Degree, int HighestDegree>
+  KOKKOS_INLINE_FUNCTION void band_block(DegreeGroup const& group, Index j) const
+  {
+    if constexpr (Degree < HighestDegree) {
+      if (group.degree != Degree) {
+        band_block<Degree + 1, HighestDegree>(group, j);
+        return;
+      }
+    }
+    one_block<Degree>(group, j);
   }
 
   // Groups are few (one per degree) and whole slices each, so a scan finds a slice's group.
@@ -365,25 +404,31 @@ struct InterleavedBlockKernel {
         for (int i = 0; i < Degree; ++i) u(first[w] + i) = y[i][w];
   }
 
-  // Blocks of no compiled degree: row by row, each entry read from its packed place (twice, the
+  // Blocks of no compiled degree, row by row: each entry read from its packed place (twice, the
   // second time from cache) and the curls gathered again per row, which such rare blocks afford.
-  KOKKOS_INLINE_FUNCTION void generic_block(DegreeGroup const& group, Index j) const
+  // The rows are independent (x comes from the curls, not from u), so a GPU takes one per thread:
+  // a thread per block left a Gmsh cylinder's few dozen blocks above degree 24 in one thread block,
+  // d^2 dependent steps each, the longest kernel of its Ampere pass.
+  KOKKOS_INLINE_FUNCTION void generic_row(DegreeGroup const& group, Index j, Index i) const
   {
     Index const d = group.degree;
     Index const first = slot_first(group.first_slot + j);
     MatrixScalar const* a = packed.data() + group.matrix_offset +
                             static_cast<std::int64_t>(j / slice_width) * group.entries_per_block() * slice_width +
                             j % slice_width;
-    for (Index i = 0; i < d; ++i) {
-      FieldScalar sum = u(first + i);
-      for (Index c = 0; c < d; ++c) {
-        std::int64_t const low = c < i ? c : i;
-        std::int64_t const high = c < i ? i : c;
-        std::int64_t const k = low * d - low * (low - 1) / 2 + (high - low);
-        sum += static_cast<FieldScalar>(a[k * slice_width]) * (dt * curl(row_curl(first + c)));
-      }
-      u(first + i) = sum;
+    FieldScalar sum = u(first + i);
+    for (Index c = 0; c < d; ++c) {
+      std::int64_t const low = c < i ? c : i;
+      std::int64_t const high = c < i ? i : c;
+      std::int64_t const k = low * d - low * (low - 1) / 2 + (high - low);
+      sum += static_cast<FieldScalar>(a[k * slice_width]) * (dt * curl(row_curl(first + c)));
     }
+    u(first + i) = sum;
+  }
+
+  KOKKOS_INLINE_FUNCTION void generic_block(DegreeGroup const& group, Index j) const
+  {
+    for (Index i = 0; i < group.degree; ++i) generic_row(group, j, i);
   }
 
   // Compulsory traffic, each array element moved once: the packed entries (padding included), the
@@ -400,17 +445,41 @@ struct InterleavedBlockKernel {
 
 namespace detail {
 
-// The one-thread-per-block form: a launch per degree group, compiled for its degree.
-template <int Degree = 1, class Kernel, class ExecutionSpace>
-void launch_degree_group(ExecutionSpace const& space, Kernel const& kernel)
+// The one-thread-per-block form over the slots [first_slot, end_slot) of the groups of one band.
+template <int LowestDegree = 1, class Kernel, class ExecutionSpace>
+void launch_degree_band(ExecutionSpace const& space, Kernel const& kernel, int lowest_degree, Index first_slot,
+                        Index end_slot)
 {
-  if constexpr (Degree > max_unrolled_degree) {
-    Kokkos::parallel_for("dgatd::Ampere::blocks", kernel.template block_policy<0>(space), kernel);
-  } else {
-    if (kernel.launch_group.degree == Degree && Degree <= kernel.unrolled_degree_limit)
-      Kokkos::parallel_for("dgatd::Ampere::blocks", kernel.template block_policy<Degree>(space), kernel);
-    else
-      launch_degree_group<Degree + 1>(space, kernel);
+  static_assert(LowestDegree <= max_unrolled_degree, "a band starts at a compiled degree");
+  if constexpr (LowestDegree + degree_band_width <= max_unrolled_degree) {
+    if (lowest_degree != LowestDegree) {
+      launch_degree_band<LowestDegree + degree_band_width>(space, kernel, lowest_degree, first_slot, end_slot);
+      return;
+    }
+  }
+  Kokkos::parallel_for("dgatd::Ampere::blocks", kernel.template band_policy<LowestDegree>(space, first_slot, end_slot),
+                       kernel);
+}
+
+template <class Kernel, class ExecutionSpace>
+void launch_interleaved_blocks(ExecutionSpace const& space, Kernel& kernel, std::vector<DegreeGroup> const& groups)
+{
+  std::size_t g = 0;
+  while (g < groups.size()) {
+    Index const degree = groups[g].degree;
+    if (degree > kernel.unrolled_degree_limit || degree > max_unrolled_degree) {
+      kernel.launch_group = groups[g++];
+      Kokkos::parallel_for("dgatd::Ampere::blocks", kernel.generic_policy(space), kernel);
+      continue;
+    }
+    // Groups come largest degree first, so the band's groups follow this one.
+    int const lowest = (degree - 1) / degree_band_width * degree_band_width + 1;
+    std::size_t end = g;
+    while (end < groups.size() && groups[end].degree >= lowest) ++end;
+    kernel.launch_first_group = static_cast<Index>(g);
+    Index const end_slot = groups[end - 1].first_slot + groups[end - 1].num_slices * slice_width;
+    launch_degree_band(space, kernel, lowest, groups[g].first_slot, end_slot);
+    g = end;
   }
 }
 
@@ -455,10 +524,7 @@ void ampere_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace, 
   case AmpereBlockPass::interleaved: {
     InterleavedBlockKernel<ExecutionSpace, MatrixScalar, FieldScalar> block_pass(ops, fields, dt,
                                                                                  unrolled_degree_limit);
-    for (auto const& group : ops.degree_groups) {
-      block_pass.launch_group = group;
-      detail::launch_degree_group(space, block_pass);
-    }
+    detail::launch_interleaved_blocks(space, block_pass, ops.degree_groups);
     break;
   }
   case AmpereBlockPass::interleaved_simd: {
