@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# What a GPU machine is lent for, in one run (about 3 minutes on an H200): the Cuda test
+# executables, dgatd bench on Kuhn boxes and on Gmsh cylinders of 0.4 M and 3.1 M tets in the file's
+# order and the Hilbert ordering, and the cylinder resonator example with its peaks. Runs from the
+# bundle of scripts/pack_cuda_bundle.sh; writes the log and the bench JSON files to OUT_DIR.
+#
+#   scripts/gpu_checks.sh BUNDLE.tar.xz OUT_DIR
+set -u
+[ $# -eq 2 ] || { echo "usage: scripts/gpu_checks.sh BUNDLE.tar.xz OUT_DIR" >&2; exit 2; }
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+bundle="$(realpath "$1")"
+out="$(mkdir -p "$2" && realpath "$2")"
+exec > >(tee -a "$out/gpu_checks.log") 2>&1
+start=$SECONDS
+stamp() { echo "[gpu_checks] $* at $((SECONDS - start)) s"; }
+date -u
+nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem,driver_version --format=csv
+root="$(mktemp -d)"
+xz -dc "$bundle" | tar -C "$root" -xf -
+export LD_LIBRARY_PATH="$root/lib"
+DGATD_CUSPARSE12="$(find / -xdev \( -path /proc -o -path /sys \) -prune -o -name 'libcusparse.so.12*' -print 2>/dev/null | head -1)"
+export DGATD_CUSPARSE12
+[ -n "$DGATD_CUSPARSE12" ] && LD_LIBRARY_PATH+=":$(dirname "$DGATD_CUSPARSE12")"
+export OMP_PROC_BIND=false OMP_NUM_THREADS="$(nproc)"
+bin="$root/bin"
+"$bin/dgatd" --version
+for t in "$bin"/test_*_cuda; do
+  echo "== $(basename "$t")"
+  (cd "$repo" && timeout 120 "$t" --gtest_brief=1)
+  echo "exit status $?"
+done
+stamp tests
+work="$(mktemp -d)"
+cd "$work"
+mesh_and_bench() { # h, name
+  timeout 120 "$bin/dgatd" mesh cylinder --radius 1 --height 0.5 --h "$1" -o "$2.msh" | tail -1
+  timeout 200 "$bin/dgatd" bench --mesh "$2.msh" --ordering none,hilbert --layouts default --reps 9 \
+    --json "$out/bench_$2.json"
+  echo "bench $2 status $?"
+  stamp "bench $2"
+}
+mesh_and_bench 0.025 cylinder_400k
+timeout 200 "$bin/dgatd" bench --sizes 44,64 --layouts default --reps 9 --json "$out/bench_boxes.json"
+echo "bench boxes status $?"
+stamp "bench boxes"
+mesh_and_bench 0.0125 cylinder_3m
+cp "$repo/inputs/cylinder_resonator.toml" .
+timeout 120 "$bin/dgatd" run cylinder_resonator.toml
+timeout 60 "$bin/dgatd" spectrum cylinder_resonator.h5 --probe off_axis --component z --fmin 80e6 --fmax 330e6
+stamp done
