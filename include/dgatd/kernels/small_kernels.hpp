@@ -53,8 +53,8 @@ struct GatherRows {
 };
 
 // The stretched subregions s of a matched layer (FractionedLeapfrog's losses). Before Ampere: each
-// keeps its half-edges' u^n and adds coupling(s) psi_s^n to the force of its lossy rows (several
-// subregions share a row; coupling already holds the weight of psi^n in the step's average).
+// keeps its half-edges' u^n and computes coupling(s) psi_s^n, its piece of the force of each of its
+// lossy rows (coupling already holds the weight of psi^n in the step's average), at 3 s + r.
 template <class MemorySpace>
 struct SubregionForce {
   Kokkos::View<Index* [3], MemorySpace> unknowns;
@@ -63,7 +63,7 @@ struct SubregionForce {
   Kokkos::View<Real*, MemorySpace> u;
   Kokkos::View<Real* [6], MemorySpace> psi;
   Kokkos::View<Real* [3], MemorySpace> previous;
-  Kokkos::View<Real*, MemorySpace> force;
+  Kokkos::View<Real*, MemorySpace> pieces;
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t s) const
   {
     for (int k = 0; k < 3; ++k) previous(s, k) = u(unknowns(s, k));
@@ -71,8 +71,26 @@ struct SubregionForce {
       if (rows(s, r) < 0) continue;
       Real g = 0;
       for (int c = 0; c < 6; ++c) g += coupling(s, 6 * r + c) * psi(s, c);
-      Kokkos::atomic_add(&force(rows(s, r)), g);
+      pieces(3 * s + r) = g;
     }
+  }
+};
+
+// The force of each lossy row: the pieces of the subregions that share it, added in the order of
+// the subregions, so that a run gives the same bits on every thread count and every time (atomic
+// adds summed them in whichever order the threads came, and a checkpointed run then differed from
+// the whole run in the last bits).
+template <class MemorySpace>
+struct GatherForce {
+  Kokkos::View<Index*, MemorySpace> offsets;
+  Kokkos::View<Index*, MemorySpace> pieces_of_row;
+  Kokkos::View<Real*, MemorySpace> pieces;
+  Kokkos::View<Real*, MemorySpace> force;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t row) const
+  {
+    Real sum = 0;
+    for (Index k = offsets(row); k < offsets(row + 1); ++k) sum += pieces(pieces_of_row(k));
+    force(row) = sum;
   }
 };
 

@@ -38,8 +38,8 @@ public:
     rows_ = kernels::upload_flat<IndexView>("dgatd::loss_rows", lossy_.rows);
     block_first_ = kernels::upload_flat<IndexView>("dgatd::loss_block_first", lossy_.block_first);
     block_size_ = kernels::upload_flat<IndexView>("dgatd::loss_block_size", lossy_.block_size);
-    matrix_row_ = kernels::upload_flat<Kokkos::View<std::int64_t*, memory_space>>("dgatd::loss_matrix_row",
-                                                                                  lossy_.matrix_row);
+    matrix_row_ =
+        kernels::upload_flat<Kokkos::View<std::int64_t*, memory_space>>("dgatd::loss_matrix_row", lossy_.matrix_row);
     sum_ = Kokkos::View<Real*, memory_space>("dgatd::loss_sum", lossy_.rows.size());
     std::size_t const n = lossy_.subregions.size();
     if (n == 0) return;
@@ -57,6 +57,22 @@ public:
       }
     Kokkos::deep_copy(subregion_unknowns_, unknowns);
     Kokkos::deep_copy(subregion_rows_, rows);
+    // Each lossy row's pieces of force (kernels::GatherForce), subregion by subregion.
+    std::vector<Index> offsets(lossy_.rows.size() + 1, 0);
+    for (auto const& subregion : lossy_.subregions)
+      for (Index const row : subregion.lossy_rows)
+        if (row >= 0) ++offsets[static_cast<std::size_t>(row) + 1];
+    for (std::size_t r = 0; r < lossy_.rows.size(); ++r) offsets[r + 1] += offsets[r];
+    std::vector<Index> pieces_of_row(static_cast<std::size_t>(offsets.back()));
+    std::vector<Index> next(offsets.begin(), offsets.end() - 1);
+    for (std::size_t s = 0; s < n; ++s)
+      for (int k = 0; k < 3; ++k)
+        if (Index const row = lossy_.subregions[s].lossy_rows[k]; row >= 0)
+          pieces_of_row[static_cast<std::size_t>(next[static_cast<std::size_t>(row)]++)] =
+              static_cast<Index>(3 * s + k);
+    force_offsets_ = kernels::upload_flat<IndexView>("dgatd::stretch_force_offsets", offsets);
+    force_pieces_of_row_ = kernels::upload_flat<IndexView>("dgatd::stretch_force_pieces_of_row", pieces_of_row);
+    force_pieces_ = Kokkos::View<Real*, memory_space>("dgatd::stretch_force_pieces", 3 * n);
   }
 
   void set_dt(Context const& c) override
@@ -78,10 +94,11 @@ public:
   {
     gather_rows(c, false);
     if (!with_layers()) return;
-    Kokkos::deep_copy(c.space, force_, 0.0);
     kernels::for_each("dgatd::psi_force", c.space, lossy_.subregions.size(),
                       kernels::SubregionForce<memory_space>{subregion_unknowns_, subregion_rows_, subregion_coupling_,
-                                                            c.fields.u, psi_, psi_previous_, force_});
+                                                            c.fields.u, psi_, psi_previous_, force_pieces_});
+    kernels::for_each("dgatd::psi_force_rows", c.space, lossy_.rows.size(),
+                      kernels::GatherForce<memory_space>{force_offsets_, force_pieces_of_row_, force_pieces_, force_});
   }
 
   void correct(Context const& c) override
@@ -113,21 +130,23 @@ private:
   LossyRows lossy_;
   Kokkos::View<Index*, memory_space> rows_, block_first_, block_size_;
   Kokkos::View<std::int64_t*, memory_space> matrix_row_;
-  Kokkos::View<Real*, memory_space> matrices_;     // L_v, packed like the conductance
-  Kokkos::View<Real*, memory_space> sum_;          // u^n, then u^n + u~, of the lossy rows
-  Kokkos::View<Real*, memory_space> step_inverse_; // K_v, with layers only
-  Kokkos::View<Real*, memory_space> force_;        // g, per lossy row
+  Kokkos::View<Real*, memory_space> matrices_;                             // L_v, packed like the conductance
+  Kokkos::View<Real*, memory_space> sum_;                                  // u^n, then u^n + u~, of the lossy rows
+  Kokkos::View<Real*, memory_space> step_inverse_;                         // K_v, with layers only
+  Kokkos::View<Real*, memory_space> force_;                                // g, per lossy row
+  Kokkos::View<Real*, memory_space> force_pieces_;                         // each subregion's part of g, at 3 s + r
+  Kokkos::View<Index*, memory_space> force_offsets_, force_pieces_of_row_; // the pieces of each row
   // The stretched subregions: their unknowns and lossy rows, psi, u^n of their half-edges, the rule.
-  Kokkos::View<Index* [3], memory_space> subregion_unknowns_, subregion_rows_;
+  Kokkos::View<Index*[3], memory_space> subregion_unknowns_, subregion_rows_;
   Kokkos::View<Real* [6], memory_space> psi_;
   Kokkos::View<Real* [3], memory_space> psi_previous_;
-  Kokkos::View<Real* [36], memory_space> subregion_advance_; // A
-  Kokkos::View<Real* [18], memory_space> subregion_drive_;   // D
+  Kokkos::View<Real* [36], memory_space> subregion_advance_;  // A
+  Kokkos::View<Real* [18], memory_space> subregion_drive_;    // D
   Kokkos::View<Real* [18], memory_space> subregion_coupling_; // B (I + A) / 2
 };
 
-#define DGATD_LOSSES_INSTANCES(PREFIX, SPACE)                                                                  \
-  PREFIX template class Losses<SPACE, Kokkos::LayoutLeft>;                                                    \
+#define DGATD_LOSSES_INSTANCES(PREFIX, SPACE)                                                                          \
+  PREFIX template class Losses<SPACE, Kokkos::LayoutLeft>;                                                             \
   PREFIX template class Losses<SPACE, Kokkos::LayoutRight>;
 DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_LOSSES_INSTANCES, extern)
 
