@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# What a GPU machine is lent for, in one run (about 3 minutes on an H200): the Cuda test
-# executables, dgatd bench on Kuhn boxes and on Gmsh cylinders of 0.4 M and 3.1 M tets in the file's
-# order and the Hilbert ordering, and the cylinder resonator example with its peaks. Runs from the
-# bundle of scripts/pack_cuda_bundle.sh; writes the log and the bench JSON files to OUT_DIR.
+# What a GPU machine is lent for, in one run (about 3 minutes on an H200 before the benches took
+# both precisions; allow 6): the Cuda test executables, dgatd bench (double and mixed precision) on
+# Kuhn boxes and on Gmsh cylinders of 0.4 M and 3.1 M tets in the file's order and the Hilbert
+# ordering, on the matched-shell configuration perf/configs/pml_box_4m.toml, and the cylinder
+# resonator example with its peaks. Runs from the bundle of scripts/pack_cuda_bundle.sh; writes the
+# log and the bench JSON files to OUT_DIR.
 #
 #   scripts/gpu_checks.sh BUNDLE.tar.xz OUT_DIR
 set -u
@@ -44,6 +46,9 @@ timeout 200 "$bin/dgatd" bench --sizes 44,64 --layouts default --reps 9 --json "
 echo "bench boxes status $?"
 stamp "bench boxes"
 mesh_and_bench 0.0125 cylinder_3m
+timeout 300 "$bin/dgatd" bench --config "$repo/perf/configs/pml_box_4m.toml" --reps 9 --json "$out/bench_pml_box.json"
+echo "bench pml_box status $?"
+stamp "bench pml_box"
 cp "$repo/inputs/cylinder_resonator.toml" .
 timeout 120 "$bin/dgatd" run cylinder_resonator.toml
 timeout 60 "$bin/dgatd" spectrum cylinder_resonator.h5 --probe off_axis --component z --fmin 80e6 --fmax 330e6

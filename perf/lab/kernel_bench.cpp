@@ -6,6 +6,8 @@
 
 #include "dgatd/dga/assembled.hpp"
 #include "dgatd/dga/operators.hpp"
+#include "dgatd/error.hpp"
+#include "dgatd/io/input/config.hpp"
 #include "dgatd/kernels/ampere.hpp"
 #include "dgatd/kernels/assembled.hpp"
 #include "dgatd/kernels/faraday.hpp"
@@ -13,6 +15,8 @@
 #include "dgatd/mesh/ordering.hpp"
 #include "dgatd/mesh/structured.hpp"
 #include "dgatd/simulation/problem.hpp"
+#include "dgatd/simulation/simulation.hpp"
+#include "dgatd/solver/formulations.hpp"
 #include "dgatd/solver/leapfrog.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -108,6 +112,17 @@ std::vector<double> random_unknowns(dga::HostOperators const& host)
   return u;
 }
 
+kernels::MatrixPrecision precision_named(std::string const& name)
+{
+  return name == "mixed" ? kernels::MatrixPrecision::float32 : kernels::MatrixPrecision::float64;
+}
+
+// Labels lead with the precision where it is not double.
+std::string precision_label(kernels::MatrixPrecision precision)
+{
+  return precision == kernels::MatrixPrecision::float32 ? "mixed/" : "";
+}
+
 // Per-tet layout / dual-block order; Ampere and whole-step labels add the block pass.
 template <class Layout>
 std::string layout_label(bool by_degree)
@@ -179,30 +194,29 @@ struct FractionedMembers {
   Timed step;
 };
 
+// Faraday, Ampere and the step of a leapfrog, labelled layout (per-tet layout and dual-block order)
+// and layout/pass; the members share it.
 template <class Space, class Layout>
-FractionedMembers fractioned_members(dga::HostOperators const& host, std::vector<double> const& unknowns, double dt,
-                                     bool by_degree, kernels::AmpereBlockPass pass, std::string const& prefix = "")
+FractionedMembers members_of(std::shared_ptr<solver::FractionedLeapfrog<Space, Layout>> const& leapfrog,
+                             std::string const& layout)
 {
-  Space const space;
-  using Leapfrog = solver::FractionedLeapfrog<Space, Layout>;
-  using Faraday = kernels::FaradayKernel<Space, Layout, Real, Real>;
-  std::string const layout = prefix + layout_label<Layout>(by_degree);
-  std::string const with_pass = layout + "/" + kernels::block_pass_name(pass);
-  auto const leapfrog = std::make_shared<Leapfrog>(space, host, pass);
-  leapfrog->set_dt(dt);
-  leapfrog->set_initial_field(unknowns);
   auto const& ops = leapfrog->operators();
   auto const curl_entries = static_cast<double>(ops.edge_curl_pieces.extent(0));
-
-  FractionedMembers m{base_member(space, "faraday", layout), base_member(space, "ampere", with_pass),
-                      base_member(space, "step_fractioned", with_pass)};
+  std::string const with_pass = layout + "/" + kernels::block_pass_name(ops.block_pass);
+  FractionedMembers m{base_member(leapfrog->space(), "faraday", layout),
+                      base_member(leapfrog->space(), "ampere", with_pass),
+                      base_member(leapfrog->space(), "step_fractioned", with_pass)};
   m.faraday.launch = [leapfrog] {
     kernels::faraday_update(leapfrog->space(), leapfrog->operators(), leapfrog->fields(), leapfrog->dt());
   };
-  m.faraday.bytes = Faraday::bytes_moved(ops.num_tets, ops.num_unknowns);
-  // Per tet: 6 adds for the full-edge circulations, the 4 x 6 product (24 multiply-adds), f^ -= dt s
-  // (a multiply and a subtraction per row), two signed products and an add per edge piece.
-  m.faraday.flops = 80.0 * ops.num_tets;
+  m.faraday.bytes =
+      ops.matrix_precision == kernels::MatrixPrecision::float32
+          ? kernels::FaradayKernel<Space, Layout, float, Real>::bytes_moved(ops.num_tets, ops.num_unknowns)
+          : kernels::FaradayKernel<Space, Layout, double, Real>::bytes_moved(ops.num_tets, ops.num_unknowns);
+  // Per tet: 6 adds for the full-edge circulations, a signed add of each into its two faces, the
+  // 4 x 4 product (16 multiply-adds), f^ -= dt s (a multiply and a subtraction per row), two signed
+  // products and an add per edge piece.
+  m.faraday.flops = 88.0 * ops.num_tets;
   m.faraday.updates = 4 * static_cast<std::int64_t>(ops.num_tets);
 
   m.ampere.launch = [leapfrog] {
@@ -221,6 +235,18 @@ FractionedMembers fractioned_members(dga::HostOperators const& host, std::vector
   return m;
 }
 
+// On a PEC box or mesh file's operators, from the given unknowns.
+template <class Space, class Layout>
+FractionedMembers fractioned_members(dga::HostOperators const& host, std::vector<double> const& unknowns, double dt,
+                                     bool by_degree, kernels::AmpereBlockPass pass, kernels::MatrixPrecision precision,
+                                     std::string const& prefix = "")
+{
+  auto const leapfrog = std::make_shared<solver::FractionedLeapfrog<Space, Layout>>(Space(), host, pass, precision);
+  leapfrog->set_dt(dt);
+  leapfrog->set_initial_field(unknowns);
+  return members_of(leapfrog, prefix + precision_label(precision) + layout_label<Layout>(by_degree));
+}
+
 class Lab {
 public:
   Lab(LabOptions const& options, std::ostream& out) : options_(options), out_(out) {}
@@ -237,6 +263,7 @@ public:
     print_table_header(out_);
     for (int cells : options_.sizes) run_size(cells, options_.serial_everywhere || cells == largest);
     for (auto const& file : options_.meshes) run_mesh(file);
+    for (auto const& file : options_.configs) run_config(file);
   }
 
 private:
@@ -265,13 +292,14 @@ private:
       assembled = assembled_step<Default>(global, edge_values, bench_dt(cells));
 
       stream_round(*default_stream_);
+      set_precision(options_.precisions.front());
       auto const main =
-          fractioned_members<Default, DefaultLayout>(host, unknowns, bench_dt(cells), false, default_pass);
+          fractioned_members<Default, DefaultLayout>(host, unknowns, bench_dt(cells), false, default_pass, precision_);
       std::size_t const step_record = fractioned_rounds(main, default_stream_->triad, &assembled, true, true);
 
       if (with_serial && serial_stream_) {
         auto const serial = fractioned_members<Kokkos::Serial, kernels::DefaultTetLayout<Kokkos::Serial>>(
-            host, unknowns, bench_dt(cells), false, kernels::default_block_pass<Kokkos::Serial>());
+            host, unknowns, bench_dt(cells), false, kernels::default_block_pass<Kokkos::Serial>(), precision_);
         stream_round(*serial_stream_);
         auto const serial_assembled = assembled_step<Kokkos::Serial>(global, edge_values, bench_dt(cells));
         fractioned_rounds(serial, serial_stream_->triad, &serial_assembled, true, true);
@@ -281,7 +309,7 @@ private:
         std::optional<FractionedMembers> host_parallel;
         if constexpr (separate_host_parallel) {
           host_parallel = fractioned_members<HostParallel, kernels::DefaultTetLayout<HostParallel>>(
-              host, unknowns, bench_dt(cells), false, kernels::default_block_pass<HostParallel>());
+              host, unknowns, bench_dt(cells), false, kernels::default_block_pass<HostParallel>(), precision_);
           stream_round(*host_stream_);
           auto const host_assembled = assembled_step<HostParallel>(global, edge_values, bench_dt(cells));
           targets.push_back(fractioned_rounds(*host_parallel, host_stream_->triad, &host_assembled, true, true));
@@ -299,16 +327,61 @@ private:
     // Faraday does not depend on the block pass: the others time Ampere and the whole step only.
     double const dt = bench_dt(cells);
     other_block_passes(host, unknowns, dt, false, &assembled);
+    other_precisions(host, unknowns, dt, &assembled);
     if (!options_.all_layouts) return;
-    fractioned_rounds(fractioned_members<Default, OtherLayout>(host, unknowns, dt, false, default_pass),
+    set_precision(options_.precisions.front());
+    fractioned_rounds(fractioned_members<Default, OtherLayout>(host, unknowns, dt, false, default_pass, precision_),
                       default_stream_->triad, &assembled, false, true);
     host = assemble_operators(problem, true);
     unknowns = random_unknowns(host);
-    fractioned_rounds(fractioned_members<Default, DefaultLayout>(host, unknowns, dt, true, default_pass),
+    fractioned_rounds(fractioned_members<Default, DefaultLayout>(host, unknowns, dt, true, default_pass, precision_),
                       default_stream_->triad, &assembled, false, true);
     other_block_passes(host, unknowns, dt, true, &assembled);
-    fractioned_rounds(fractioned_members<Default, OtherLayout>(host, unknowns, dt, true, default_pass),
+    fractioned_rounds(fractioned_members<Default, OtherLayout>(host, unknowns, dt, true, default_pass, precision_),
                       default_stream_->triad, &assembled, false, true);
+  }
+
+  // The default pass's step in every precision after the first, each with its Faraday, Ampere and
+  // other block passes, then all the precisions' steps in one round with the triad, for the
+  // speed-up over the first precision as a median of same-round ratios.
+  void other_precisions(dga::HostOperators const& host, std::vector<double> const& unknowns, double dt,
+                        Timed const* assembled, std::string const& prefix = "")
+  {
+    if (options_.precisions.size() < 2) return;
+    struct Stepped {
+      FractionedMembers members;
+      std::size_t step_record;
+    };
+    std::vector<Stepped> runs;
+    for (auto const& name : options_.precisions) {
+      set_precision(name);
+      auto members =
+          fractioned_members<Default, DefaultLayout>(host, unknowns, dt, false, default_pass, precision_, prefix);
+      std::size_t const step = name == options_.precisions.front()
+                                   ? records_.size() // timed again in the round below only
+                                   : fractioned_rounds(members, default_stream_->triad, assembled, false, true);
+      if (name != options_.precisions.front()) other_block_passes(host, unknowns, dt, false, assembled, prefix);
+      runs.push_back({std::move(members), step});
+    }
+    std::vector<Timed const*> members{&default_stream_->triad};
+    for (auto const& r : runs) members.push_back(&r.members.step);
+    auto const samples = measure(members);
+    for (std::size_t k = 1; k < runs.size(); ++k) {
+      auto& record = records_[runs[k].step_record];
+      record.speedup_vs_first_precision = median_ratio(samples[1].seconds, samples[k + 1].seconds);
+      out_ << "# the step in " << options_.precisions[k] << " precision runs " << std::fixed << std::setprecision(2)
+           << record.speedup_vs_first_precision << "x as fast as in " << options_.precisions.front() << " ("
+           << median(samples[k + 1].seconds) * 1e3 << " against " << median(samples[1].seconds) * 1e3
+           << " ms in that round), " << record.bytes_per_dof() << " against "
+           << static_cast<double>(runs[0].members.step.bytes) / static_cast<double>(dofs_) << " B/DoF\n";
+    }
+    set_precision(options_.precisions.front());
+  }
+
+  void set_precision(std::string const& name)
+  {
+    precision_name_ = name;
+    precision_ = precision_named(name);
   }
 
   // A mesh file in every ordering asked for: Faraday, Ampere and the step of each against the
@@ -334,17 +407,19 @@ private:
            << " DoFs, read, ordered and assembled in " << seconds << " s\n";
       auto const unknowns = random_unknowns(problem.operators);
       double const dt = mesh_dt(problem);
-      auto members =
-          fractioned_members<Default, DefaultLayout>(problem.operators, unknowns, dt, false, default_pass, name + "/");
+      set_precision(options_.precisions.front());
+      auto members = fractioned_members<Default, DefaultLayout>(problem.operators, unknowns, dt, false, default_pass,
+                                                                precision_, name + "/");
       std::size_t const step = fractioned_rounds(members, default_stream_->triad, nullptr, false, true);
-      // Every other block pass, as on the boxes; with --layouts all the dual blocks by degree too,
-      // each degree's blocks still in the ordering's sequence.
+      // Every other block pass and precision, as on the boxes; with --layouts all the dual blocks by
+      // degree too, each degree's blocks still in the ordering's sequence.
       other_block_passes(problem.operators, unknowns, dt, false, nullptr, name + "/");
+      other_precisions(problem.operators, unknowns, dt, nullptr, name + "/");
       if (options_.all_layouts) {
         auto const by_degree = assemble_operators(problem, true);
         auto const by_degree_unknowns = random_unknowns(by_degree);
         fractioned_rounds(fractioned_members<Default, DefaultLayout>(by_degree, by_degree_unknowns, dt, true,
-                                                                     default_pass, name + "/"),
+                                                                     default_pass, precision_, name + "/"),
                           default_stream_->triad, nullptr, false, true);
         other_block_passes(by_degree, by_degree_unknowns, dt, true, nullptr, name + "/");
       }
@@ -368,13 +443,84 @@ private:
     }
   }
 
+  // A configured run as `dgatd run` sets it up (mesh, ordering, materials, boundaries, layers, ports,
+  // sources, dt, on the default backend), without its output, in each precision of --precision:
+  // Faraday, Ampere, each of its terms' points of a step on their own and the whole step, each
+  // against the same-run triad.
+  void run_config(std::string const& file)
+  {
+    for (auto const& precision : options_.precisions) {
+      io::Config config = io::load_config(file);
+      config.solver.precision = precision_named(precision);
+      run_configured(file, config);
+    }
+  }
+
+  void run_configured(std::string const& file, io::Config const& config)
+  {
+    if (config.solver.backend != io::Backend::default_space)
+      throw Error(file, "dgatd bench times the default backend, this configuration asks for Serial",
+                  "remove [solver] backend = \"serial\" from a copy to bench it");
+    if (config.solver.formulation != solver::FormulationKind::fractioned)
+      throw Error(file, "dgatd bench --config times the fractioned formulation",
+                  "remove [solver] formulation = \"assembled\" from a copy to bench it");
+    auto const start = std::chrono::steady_clock::now();
+    simulation::Simulation run(config);
+    double const seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    auto& leapfrog = dynamic_cast<solver::FractionedFormulation<Default>&>(run.formulation()).leapfrog();
+    auto const& problem = run.problem();
+    mesh_ = file;
+    cells_ = 0;
+    ordering_ = mesh::ordering_name(config.mesh.ordering);
+    set_precision(config.solver.precision == kernels::MatrixPrecision::float32 ? "mixed" : "double");
+    dofs_ = dofs(problem);
+    out_ << "# " << file << " in " << precision_name_ << " precision: " << problem.topology.num_tets() << " tets, "
+         << dofs_ << " DoFs, " << leapfrog.num_terms() << " terms, set up in " << seconds << " s\n";
+    // The simulation owns the leapfrog and outlives the members.
+    std::shared_ptr<std::remove_reference_t<decltype(leapfrog)>> const shared(&leapfrog, [](auto*) {});
+    auto const members =
+        members_of(shared, precision_label(config.solver.precision) + layout_label<DefaultLayout>(false));
+    std::vector<Timed> terms;
+    for (std::size_t i = 0; i < leapfrog.num_terms(); ++i) {
+      Timed t = base_member(leapfrog.space(), "term", leapfrog.term(i).name());
+      t.launch = [&leapfrog, i] { leapfrog.run_term_points(i); };
+      t.bytes = leapfrog.term(i).bytes_per_step();
+      terms.push_back(std::move(t));
+    }
+    Timed step = members.step;
+    for (auto const& t : terms) step.bytes += t.bytes;
+    // The terms' flops are not modelled: a step with terms has no arithmetic intensity to plot.
+    if (!terms.empty()) step.flops = 0;
+    auto const& triad = default_stream_->triad;
+    for (Timed const* member : {&members.faraday, &members.ampere}) {
+      auto const samples = measure({&triad, member});
+      add_record(*member, samples[1], triad, samples[0]);
+    }
+    std::vector<std::size_t> term_records;
+    for (auto const& t : terms) {
+      auto const samples = measure({&triad, &t});
+      term_records.push_back(add_record(t, samples[1], triad, samples[0]));
+    }
+    auto const samples = measure({&triad, &step});
+    std::size_t const step_record = add_record(step, samples[1], triad, samples[0]);
+    print_row(out_, records_[step_record]);
+    double const step_seconds = records_[step_record].seconds_median;
+    for (std::size_t k = 0; k < terms.size(); ++k) {
+      auto const& r = records_[term_records[k]];
+      out_ << "# term " << r.layout << ": " << std::fixed << std::setprecision(1)
+           << 100.0 * static_cast<double>(r.bytes) / static_cast<double>(step.bytes) << " % of the step's bytes, "
+           << 100.0 * r.seconds_median / step_seconds << " % of its time (medians of separate rounds)\n";
+    }
+  }
+
   void other_block_passes(dga::HostOperators const& host, std::vector<double> const& unknowns, double dt,
                           bool by_degree, Timed const* assembled, std::string const& prefix = "")
   {
     for (auto const pass : kernels::all_block_passes)
       if (pass != default_pass)
-        fractioned_rounds(fractioned_members<Default, DefaultLayout>(host, unknowns, dt, by_degree, pass, prefix),
-                          default_stream_->triad, assembled, false, false);
+        fractioned_rounds(
+            fractioned_members<Default, DefaultLayout>(host, unknowns, dt, by_degree, pass, precision_, prefix),
+            default_stream_->triad, assembled, false, false);
   }
 
   template <class Space>
@@ -419,6 +565,8 @@ private:
     r.cells = cells_;
     r.mesh = mesh_;
     r.ordering = ordering_;
+    bool const fractioned = t.kernel == "faraday" || t.kernel == "ampere" || t.kernel == "step_fractioned";
+    r.precision = fractioned ? precision_name_ : "-";
     r.dofs = dofs_;
     r.kernel = t.kernel;
     r.layout = t.layout;
@@ -450,6 +598,8 @@ private:
   int cells_ = 0;
   std::string mesh_;
   std::string ordering_ = "-";
+  std::string precision_name_ = "double";
+  kernels::MatrixPrecision precision_ = kernels::MatrixPrecision::float64;
   std::int64_t dofs_ = 0;
 };
 
@@ -474,11 +624,21 @@ void add_options(CLI::App& app, LabOptions& options)
   app.add_option("--mesh", options.meshes,
                  "A .msh file to time as a closed PEC cavity (c = 1), in every ordering of --ordering; repeatable")
       ->check(CLI::ExistingFile);
+  app.add_option("--config", options.configs,
+                 "A run configuration to time as `dgatd run` would step it (its mesh, ordering, precision, losses, "
+                 "layers, ports and sources): Faraday, Ampere, each term of the step and the whole step; repeatable")
+      ->check(CLI::ExistingFile);
   app.add_option("--ordering", options.orderings,
                  "Locality orderings of the --mesh files, comma separated; default hilbert,none (the step of each is "
                  "also timed against none in one round)")
       ->delimiter(',')
       ->check(CLI::IsMember(mesh::ordering_names()));
+  app.add_option("--precision", options.precisions,
+                 "Matrix precisions of the fractioned step, comma separated: double, mixed (float matrices, double "
+                 "fields); default double,mixed (each step after the first is also timed against the first in one "
+                 "round)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"double", "mixed"}));
   app.add_option("--reps", options.repetitions, "Timed interleaved rounds per measurement (median reported)")
       ->check(CLI::Range(1, 100000));
   app.add_option("--warmup", options.warmup, "Untimed rounds first (the first one always runs: it sizes the batches)")
@@ -508,7 +668,8 @@ std::vector<Record> run_lab(LabOptions const& given, std::ostream& out)
   LabOptions options = given;
   Roof roof;
   roof.device = describe_default_device();
-  if (options.sizes.empty() && options.meshes.empty()) options.sizes = default_sizes(options.smoke);
+  if (options.sizes.empty() && options.meshes.empty() && options.configs.empty())
+    options.sizes = default_sizes(options.smoke);
   if (options.stream_array_bytes == 0) options.stream_array_bytes = roof_array_bytes(roof.device);
   if (options.smoke) {
     options.repetitions = std::min(options.repetitions, 3);

@@ -20,7 +20,13 @@ namespace dgatd::perf {
 struct LabOptions {
   std::vector<int> sizes;          // cells per side of the unit box; DoFs ~ 38 n^3
   std::vector<std::string> meshes; // .msh files, each timed in every ordering of orderings
+  // Configuration files, each timed as the run would step it: its mesh, ordering, precision,
+  // losses, layers, ports and sources, every term of the step on its own.
+  std::vector<std::string> configs;
   std::vector<std::string> orderings{"hilbert", "none"};
+  // The fractioned step's matrix precisions ("double", "mixed"); the first is the reference the
+  // others' steps are timed against in one round.
+  std::vector<std::string> precisions{"double", "mixed"};
   int repetitions = 20;           // timed rounds, after warm-up
   int warmup = 3;                 // untimed rounds; the first also sizes the batches
   bool all_layouts = true;        // per-tet LayoutRight and LayoutLeft x dual blocks by degree or not
@@ -41,9 +47,12 @@ struct Record {
   int cells = 0;         // the generated box's cells per side; 0 for a mesh file
   std::string mesh;      // the mesh file; empty for a generated box
   std::string ordering;  // the mesh's locality ordering (mesh/ordering.hpp)
+  std::string precision; // the fractioned kernels' matrices: double or mixed (float); "-" for the others
   std::int64_t dofs = 0; // fractioned unknowns of the mesh, 2E + 4T
-  std::string kernel;    // stream_copy, stream_triad, faraday, ampere, step_fractioned, step_assembled
-  std::string layout;
+  // stream_copy, stream_triad, faraday, ampere, step_fractioned, step_assembled, or term (a
+  // configured run's term, solver/term.hpp, named in layout)
+  std::string kernel;
+  std::string layout; // per-tet layout/dual-block order/Ampere block pass, or the term's name
   int repetitions = 0;
   int batch = 1;
   double seconds_median = 0; // per launch
@@ -55,9 +64,10 @@ struct Record {
   std::int64_t updates = 0;     // unknowns the kernel writes per launch
   double dof_updates_per_second = 0;
   // Medians of per-round time ratios from the same interleaved rounds, 0 where not measured.
-  double speedup_vs_assembled = 0; // step_fractioned: t(assembled step) / t(this step)
-  double speedup_vs_serial = 0;    // steps in the Table I round: t(Serial fractioned step) / t(this)
-  double speedup_vs_unordered = 0; // mesh steps: t(step with ordering none) / t(this), in one round
+  double speedup_vs_assembled = 0;       // step_fractioned: t(assembled step) / t(this step)
+  double speedup_vs_serial = 0;          // steps in the Table I round: t(Serial fractioned step) / t(this)
+  double speedup_vs_unordered = 0;       // mesh steps: t(step with ordering none) / t(this), in one round
+  double speedup_vs_first_precision = 0; // steps: t(step in the first --precision) / t(this), in one round
   double arithmetic_intensity() const { return bytes > 0 ? flops / static_cast<double>(bytes) : 0; }
   // Modelled bytes per fractioned unknown of the mesh; 0 for STREAM, whose arrays are not the mesh's.
   double bytes_per_dof() const

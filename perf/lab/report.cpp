@@ -219,18 +219,21 @@ void write_json(std::string const& path, std::vector<Record> const& records, Roo
     Record const& r = records[i];
     file << "  {\"backend\": " << json_string(r.backend) << ", \"threads\": " << r.threads << ", \"cells\": " << r.cells
          << ", \"mesh\": " << json_string(r.mesh.empty() ? "box" : r.mesh)
-         << ", \"ordering\": " << json_string(r.ordering) << ", \"dofs\": " << r.dofs
-         << ", \"kernel\": " << json_string(r.kernel) << ", \"layout\": " << json_string(r.layout)
-         << ", \"repetitions\": " << r.repetitions << ", \"batch\": " << r.batch
-         << ", \"seconds_median\": " << r.seconds_median << ", \"bytes\": " << r.bytes << ", \"flops\": " << r.flops
-         << ", \"arithmetic_intensity\": " << r.arithmetic_intensity() << ", \"gbps\": " << r.gbps
-         << ", \"triad_gbps\": " << r.triad_gbps << ", \"fraction_of_triad\": " << r.fraction_of_triad
-         << ", \"updates\": " << r.updates << ", \"dof_updates_per_second\": " << r.dof_updates_per_second
+         << ", \"ordering\": " << json_string(r.ordering) << ", \"precision\": " << json_string(r.precision)
+         << ", \"dofs\": " << r.dofs << ", \"kernel\": " << json_string(r.kernel)
+         << ", \"layout\": " << json_string(r.layout) << ", \"repetitions\": " << r.repetitions
+         << ", \"batch\": " << r.batch << ", \"seconds_median\": " << r.seconds_median << ", \"bytes\": " << r.bytes
+         << ", \"flops\": " << r.flops << ", \"arithmetic_intensity\": " << r.arithmetic_intensity()
+         << ", \"gbps\": " << r.gbps << ", \"triad_gbps\": " << r.triad_gbps
+         << ", \"fraction_of_triad\": " << r.fraction_of_triad << ", \"updates\": " << r.updates
+         << ", \"dof_updates_per_second\": " << r.dof_updates_per_second
          << ", \"speedup_vs_assembled\": " << r.speedup_vs_assembled
          << ", \"speedup_vs_serial\": " << r.speedup_vs_serial
-         << ", \"speedup_vs_unordered\": " << r.speedup_vs_unordered << ", \"bytes_per_dof\": " << r.bytes_per_dof()
-         << ", \"device\": " << device << ", \"stream_array_bytes\": " << roof.array_bytes << ", \"cpu\": " << cpu
-         << ", \"host\": " << host << ", \"date\": " << date << "}" << (i + 1 < records.size() ? "," : "") << '\n';
+         << ", \"speedup_vs_unordered\": " << r.speedup_vs_unordered
+         << ", \"speedup_vs_first_precision\": " << r.speedup_vs_first_precision
+         << ", \"bytes_per_dof\": " << r.bytes_per_dof() << ", \"device\": " << device
+         << ", \"stream_array_bytes\": " << roof.array_bytes << ", \"cpu\": " << cpu << ", \"host\": " << host
+         << ", \"date\": " << date << "}" << (i + 1 < records.size() ? "," : "") << '\n';
   }
   file << "]\n";
   if (!file) throw Error(path, "writing the JSON output failed", "check free disk space");

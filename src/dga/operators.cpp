@@ -278,6 +278,7 @@ void assemble_tets(mesh::MeshView const& m, Materials const& materials, HostOper
   ops.tet_dofs.resize(num_tets);
   ops.faraday.resize(num_tets);
   ops.mu.resize(num_tets);
+  ops.mu_inverse.resize(num_tets);
   ops.tet_edge_signs.assign(static_cast<std::size_t>(num_tets), 0u);
   auto tet_operators = [&](std::int64_t tet) -> TetFailure {
     auto const t = static_cast<Index>(tet);
@@ -298,6 +299,8 @@ void assemble_tets(mesh::MeshView const& m, Materials const& materials, HostOper
     ops.mu[t] = mu;
     std::array<double, 16> mu_inverse = mu;
     if (!invert_spd(mu_inverse.data(), 4)) return TetFailure::magnetic_mass;
+    for (int i = 0, k = 0; i < 4; ++i)
+      for (int j = i; j < 4; ++j) ops.mu_inverse[t][k++] = mu_inverse[i * 4 + j];
     for (int j = 0; j < 4; ++j)
       for (int k = 0; k < 6; ++k) {
         double s = 0;
@@ -515,6 +518,38 @@ Index DofLayout::block_of(Index dof) const
 {
   auto it = std::upper_bound(block_offset.begin(), block_offset.end(), dof);
   return static_cast<Index>(it - block_offset.begin()) - 1;
+}
+
+MassMatrices masses_of_float_inverses(HostOperators const& ops)
+{
+  auto const rounded = [](double x) { return static_cast<double>(static_cast<float>(x)); };
+  MassMatrices masses;
+  auto const num_tets = static_cast<std::int64_t>(ops.mu_inverse.size());
+  masses.mu.resize(ops.mu_inverse.size());
+  auto const bad_tet = host_first_failure("dgatd::float_masses::tets", num_tets, [&](std::int64_t t) {
+    auto& mu = masses.mu[t];
+    for (int i = 0, k = 0; i < 4; ++i)
+      for (int j = i; j < 4; ++j, ++k) mu[i * 4 + j] = mu[j * 4 + i] = rounded(ops.mu_inverse[t][k]);
+    return invert_spd(mu.data(), 4);
+  });
+  auto const& layout = ops.layout;
+  masses.eps.resize(ops.eps_inverse.size());
+  auto const bad_block =
+      host_first_failure("dgatd::float_masses::dual_blocks", layout.num_blocks(), [&](std::int64_t b) {
+        Index const d = layout.block_size(static_cast<Index>(b));
+        std::int64_t const first = layout.block_matrix_offset[b];
+        double* block = masses.eps.data() + first;
+        // The upper triangle, as the packed storage keeps it: the inverses are exactly symmetric.
+        for (Index i = 0; i < d; ++i)
+          for (Index j = i; j < d; ++j)
+            block[i * d + j] = block[j * d + i] = rounded(ops.eps_inverse[first + i * d + j]);
+        return invert_spd(block, d);
+      });
+  // A matrix within 2^-24 of an SPD one with a condition number below 10^6 is SPD.
+  if (bad_tet < num_tets || bad_block < layout.num_blocks())
+    throw Error("precision = \"mixed\"", "a local matrix rounded to float is no longer positive definite",
+                "use precision = \"double\" for this mesh (it has nearly degenerate tets)");
+  return masses;
 }
 
 bool invert_spd(double* a, int n)

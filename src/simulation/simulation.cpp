@@ -160,7 +160,10 @@ void Simulation::Impl::set_up_on(io::Checkpoint const* checkpoint, Stopwatch& cl
       if (material.sigma > 0)
         throw Error(config.where(material.line), "[[material]] sigma needs the fractioned formulation",
                     "remove [solver] formulation = \"assembled\" (the assembled baseline has no losses)");
-  formulation = solver::make_formulation(kind, space, problem.topology, problem.operators);
+  if (kind == solver::FormulationKind::assembled && config.solver.precision != kernels::MatrixPrecision::float64)
+    throw Error(config.where(config.solver.precision_line), "precision = \"mixed\" needs the fractioned formulation",
+                "remove [solver] formulation = \"assembled\" (the assembled baseline runs in double)");
+  formulation = solver::make_formulation(kind, space, problem.topology, problem.operators, config.solver.precision);
   times.setup += clock.lap();
 
   if (checkpoint) {
@@ -237,8 +240,10 @@ void Simulation::Impl::report_start(std::int64_t first_step) const
       << " free half-edge and " << 4 * p.mesh.num_tets() << " dual half-edge unknowns\n"
       << "  dt_max = " << plan.dt_max << " s (Lanczos, " << plan.bound_iterations << " iterations), dt = " << plan.dt
       << " s, " << plan.steps << " steps to t = " << plan.steps * plan.dt << " s\n"
-      << "  " << solver::to_string(formulation->kind()) << " formulation on " << backend << " (concurrency "
-      << concurrency << ")\n";
+      << "  " << solver::to_string(formulation->kind()) << " formulation, "
+      << (config.solver.precision == kernels::MatrixPrecision::float32 ? "mixed precision (float matrices)"
+                                                                       : "double precision")
+      << ", on " << backend << " (concurrency " << concurrency << ")\n";
   for (auto const& layer : p.layers)
     out << "  PML '" << layer.name << "': " << layer.num_tets << " tets, " << layer.thickness << " m thick ("
         << layer.thickness / layer.element_size << " mean edges), alpha_max = " << layer.alpha_max

@@ -84,6 +84,7 @@ progress = false
 [solver]
 formulation = "assembled"
 backend = "serial"
+precision = "mixed"
 )";
 
 // The smallest valid file; the malformed cases add lines after line 4.
@@ -181,6 +182,7 @@ TEST(Config, FullFileParsesToExpectedValues)
   EXPECT_FALSE(c.output.progress);
   EXPECT_EQ(c.solver.formulation, dgatd::solver::FormulationKind::assembled);
   EXPECT_EQ(c.solver.backend, dgatd::io::Backend::serial);
+  EXPECT_EQ(c.solver.precision, dgatd::kernels::MatrixPrecision::float32);
 }
 
 TEST(Config, MinimalFileGetsDefaults)
@@ -200,7 +202,17 @@ TEST(Config, MinimalFileGetsDefaults)
   EXPECT_TRUE(c.output.progress);
   EXPECT_EQ(c.solver.formulation, dgatd::solver::FormulationKind::fractioned);
   EXPECT_EQ(c.solver.backend, dgatd::io::Backend::default_space);
+  EXPECT_EQ(c.solver.precision, dgatd::kernels::MatrixPrecision::float64);
   EXPECT_EQ(c.mesh.ordering, dgatd::mesh::Ordering::hilbert);
+}
+
+TEST(Config, SolverPrecision)
+{
+  std::string const solver = "[solver]\nprecision = ";
+  EXPECT_EQ(parse_config(minimal + solver + "\"double\"\n", "cavity.toml", "/runs").solver.precision,
+            dgatd::kernels::MatrixPrecision::float64);
+  expect_mentions(error_of(minimal + solver + "\"half\"\n"),
+                  {"cavity.toml:6:", "[solver] precision", "half", "double", "mixed"});
 }
 
 TEST(Config, MeshOrdering)

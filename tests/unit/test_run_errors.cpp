@@ -144,6 +144,13 @@ TEST(RunErrors, LossesNeedTheFractionedFormulation)
                         "[[material]] sigma needs the fractioned formulation"});
 }
 
+TEST(RunErrors, MixedPrecisionNeedsTheFractionedFormulation)
+{
+  expect_clean_failure({"mixed_assembled",
+                        base_mesh + "[solver]\nformulation = \"assembled\"\nprecision = \"mixed\"\n" + base_tail,
+                        "bad.toml:7: precision = \"mixed\" needs the fractioned formulation"});
+}
+
 } // namespace
 
 namespace {

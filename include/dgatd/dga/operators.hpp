@@ -77,10 +77,13 @@ struct HostOperators {
   DofLayout layout;
   // For local edge k of tet t: [2k] the unknown of its half at the edge's tail, [2k+1] at its head.
   std::vector<std::array<Index, 12>> tet_dofs;
-  std::vector<std::array<double, 24>> faraday; // K_t, 4 x 6 row-major: rows local faces, columns local edges
-  std::vector<std::array<double, 16>> mu;      // Mmu_t, 4 x 4 row-major
-  std::vector<double> eps_inverse;             // packed (Meps_v)^-1 blocks, row-major, at block_matrix_offset
-  std::vector<double> eps;                     // packed Meps_v blocks, same layout (energy, Rayleigh quotients)
+  // K_t, 4 x 6 row-major (rows local faces, columns local edges), for the assembled baseline; the
+  // fractioned kernel multiplies by (Mmu_t)^-1 and applies C_t from tet_edge_signs.
+  std::vector<std::array<double, 24>> faraday;
+  std::vector<std::array<double, 16>> mu;         // Mmu_t, 4 x 4 row-major
+  std::vector<std::array<double, 10>> mu_inverse; // (Mmu_t)^-1, its upper triangle row by row
+  std::vector<double> eps_inverse;                // packed (Meps_v)^-1 blocks, row-major, at block_matrix_offset
+  std::vector<double> eps;                        // packed Meps_v blocks, same layout (energy, Rayleigh quotients)
   // Losses: the conductance blocks S_v of the dual blocks that have a lossy tet or an absorbing face
   // around them, packed in lossy_blocks order at lossy_matrix_offset: sigma's mass matrix, built
   // like Meps_v, plus the absorbing faces' Y (A_f / 3) w_i . w_j over the face's kite at v
@@ -144,6 +147,15 @@ constexpr CurlPiece decode_curl_piece(std::uint32_t code)
 HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, mesh::Geometry const& geometry,
                        Materials const& materials, std::vector<FaceKind> const& face_kind,
                        AssemblyOptions const& options = {});
+
+// The mass matrices whose inverses are (Mmu_t)^-1 and (Meps_v)^-1 rounded to float, in the layouts
+// of HostOperators::mu and eps: a step that multiplies by the rounded inverses conserves the energy
+// measured with these.
+struct MassMatrices {
+  std::vector<std::array<double, 16>> mu;
+  std::vector<double> eps;
+};
+MassMatrices masses_of_float_inverses(HostOperators const& ops);
 
 // Physical constants (SI).
 inline constexpr double speed_of_light = 299792458.0;

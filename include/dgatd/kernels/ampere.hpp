@@ -43,8 +43,7 @@ struct DualCurlKernel {
   Kokkos::View<FieldScalar const*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> pieces;
   Kokkos::View<FieldScalar*, memory_space> curl;
 
-  template <class MatrixScalar>
-  DualCurlKernel(DeviceOperators<ExecutionSpace, TetLayout, MatrixScalar> const& ops,
+  DualCurlKernel(DeviceOperators<ExecutionSpace, TetLayout> const& ops,
                  Fields<ExecutionSpace, TetLayout, FieldScalar> const& fields)
       : offsets(ops.edge_curl_offsets), entries(ops.edge_curl_pieces),
         pieces(fields.edge_pieces.data(), fields.edge_pieces.span()), curl(fields.dual_curl)
@@ -111,15 +110,17 @@ struct AmpereKernel {
   Index max_block_size;
 
   template <class TetLayout>
-  AmpereKernel(DeviceOperators<ExecutionSpace, TetLayout, MatrixScalar> const& ops,
+  AmpereKernel(DeviceOperators<ExecutionSpace, TetLayout> const& ops,
                Fields<ExecutionSpace, TetLayout, FieldScalar> const& fields, FieldScalar time_step)
-      : eps_inverse(ops.eps_inverse), block_offset(ops.block_offset), block_matrix_offset(ops.block_matrix_offset),
-        row_curl(ops.row_curl), curl(fields.dual_curl), u(fields.u), dt(time_step), num_blocks(ops.num_blocks),
-        max_block_size(ops.max_block_size)
+      : eps_inverse(ops.template matrices<MatrixScalar>().eps_inverse), block_offset(ops.block_offset),
+        block_matrix_offset(ops.block_matrix_offset), row_curl(ops.row_curl), curl(fields.dual_curl), u(fields.u),
+        dt(time_step), num_blocks(ops.num_blocks), max_block_size(ops.max_block_size)
   {
     if (static_cast<std::int64_t>(eps_inverse.extent(0)) != ops.block_matrix_entries)
-      throw Error("Ampere update", "the full dual-block inverses were not uploaded",
-                  "upload the operators for the columns or team_rows block pass");
+      throw Error("Ampere update",
+                  std::string("the full dual-block inverses were not uploaded in ") +
+                      matrix_precision_name(matrix_precision_of<MatrixScalar>()),
+                  "upload the operators for the columns or team_rows block pass in this precision");
   }
 
   columns_policy_type columns_policy(ExecutionSpace const& space) const
@@ -260,15 +261,18 @@ struct InterleavedBlockKernel {
   DegreeGroup launch_group;     // GenericTag launches: the group they cover
 
   template <class TetLayout>
-  InterleavedBlockKernel(DeviceOperators<ExecutionSpace, TetLayout, MatrixScalar> const& ops,
+  InterleavedBlockKernel(DeviceOperators<ExecutionSpace, TetLayout> const& ops,
                          Fields<ExecutionSpace, TetLayout, FieldScalar> const& fields, FieldScalar time_step,
                          int unrolled_limit)
-      : packed(ops.packed_inverse), slot_first(ops.slot_first), groups(ops.degree_group_table), row_curl(ops.row_curl),
-        curl(fields.dual_curl), u(fields.u), dt(time_step), unrolled_degree_limit(unrolled_limit)
+      : packed(ops.template matrices<MatrixScalar>().packed_inverse), slot_first(ops.slot_first),
+        groups(ops.degree_group_table), row_curl(ops.row_curl), curl(fields.dual_curl), u(fields.u), dt(time_step),
+        unrolled_degree_limit(unrolled_limit)
   {
-    if (ops.degree_groups.empty() && ops.num_blocks > 0)
-      throw Error("Ampere update", "the interleaved dual-block inverses were not uploaded",
-                  "upload the operators for an interleaved block pass");
+    if ((ops.degree_groups.empty() || packed.extent(0) == 0) && ops.num_blocks > 0)
+      throw Error("Ampere update",
+                  std::string("the interleaved dual-block inverses were not uploaded in ") +
+                      matrix_precision_name(matrix_precision_of<MatrixScalar>()),
+                  "upload the operators for an interleaved block pass in this precision");
   }
 
   template <int LowestDegree>
@@ -485,31 +489,34 @@ void launch_interleaved_blocks(ExecutionSpace const& space, Kernel& kernel, std:
 
 } // namespace detail
 
-// Traffic of the whole update, both passes, for the block pass the operators were uploaded for.
-template <class ExecutionSpace, class TetLayout, class MatrixScalar, class FieldScalar = Real>
-std::int64_t ampere_bytes_moved(DeviceOperators<ExecutionSpace, TetLayout, MatrixScalar> const& ops)
+// Traffic of the whole update, both passes, for the block pass and precision the operators were
+// uploaded for.
+template <class FieldScalar = Real, class ExecutionSpace, class TetLayout>
+std::int64_t ampere_bytes_moved(DeviceOperators<ExecutionSpace, TetLayout> const& ops)
 {
   std::int64_t const curl_pass = DualCurlKernel<ExecutionSpace, TetLayout, FieldScalar>::bytes_moved(
       ops.num_curled_edges, static_cast<std::int64_t>(ops.edge_curl_pieces.extent(0)), ops.num_tets);
-  if (stores_packed_blocks(ops.block_pass))
-    return curl_pass + InterleavedBlockKernel<ExecutionSpace, MatrixScalar, FieldScalar>::bytes_moved(
-                           static_cast<std::int64_t>(ops.packed_inverse.extent(0)),
-                           static_cast<std::int64_t>(ops.slot_first.extent(0)), ops.num_free, ops.num_curled_edges);
-  return curl_pass + AmpereKernel<ExecutionSpace, MatrixScalar, FieldScalar>::bytes_moved(
-                         ops.block_matrix_entries, ops.num_blocks, ops.num_free, ops.num_curled_edges);
+  auto const block_pass = [&](auto matrix_scalar) {
+    using MatrixScalar = decltype(matrix_scalar);
+    if (stores_packed_blocks(ops.block_pass))
+      return InterleavedBlockKernel<ExecutionSpace, MatrixScalar, FieldScalar>::bytes_moved(
+          static_cast<std::int64_t>(ops.template matrices<MatrixScalar>().packed_inverse.extent(0)),
+          static_cast<std::int64_t>(ops.slot_first.extent(0)), ops.num_free, ops.num_curled_edges);
+    return AmpereKernel<ExecutionSpace, MatrixScalar, FieldScalar>::bytes_moved(
+        ops.block_matrix_entries, ops.num_blocks, ops.num_free, ops.num_curled_edges);
+  };
+  return curl_pass + (ops.matrix_precision == MatrixPrecision::float32 ? block_pass(float{}) : block_pass(double{}));
 }
 
-// unrolled_degree_limit: interleaved groups of larger blocks run the generic kernel; tests lower it
-// to cover that kernel on meshes whose vertices are all of ordinary degree.
-template <class ExecutionSpace, class TetLayout, class MatrixScalar, class FieldScalar>
-void ampere_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace, TetLayout, MatrixScalar> const& ops,
-                   Fields<ExecutionSpace, TetLayout, FieldScalar> const& fields, FieldScalar dt,
-                   int unrolled_degree_limit = max_unrolled_degree)
+namespace detail {
+
+template <class MatrixScalar, class ExecutionSpace, class TetLayout, class FieldScalar>
+void ampere_block_pass(ExecutionSpace const& space, DeviceOperators<ExecutionSpace, TetLayout> const& ops,
+                       Fields<ExecutionSpace, TetLayout, FieldScalar> const& fields, FieldScalar dt,
+                       int unrolled_degree_limit)
 {
-  compat::ScopedRegion region("dgatd::Ampere");
-  DualCurlKernel<ExecutionSpace, TetLayout, FieldScalar> const curl_pass(ops, fields);
-  Kokkos::parallel_for("dgatd::Ampere::dual_curl", curl_pass.policy(space), curl_pass);
   using Full = AmpereKernel<ExecutionSpace, MatrixScalar, FieldScalar>;
+  using Interleaved = InterleavedBlockKernel<ExecutionSpace, MatrixScalar, FieldScalar>;
   switch (ops.block_pass) {
   case AmpereBlockPass::columns: {
     Full const block_pass(ops, fields, dt);
@@ -522,18 +529,35 @@ void ampere_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace, 
     break;
   }
   case AmpereBlockPass::interleaved: {
-    InterleavedBlockKernel<ExecutionSpace, MatrixScalar, FieldScalar> block_pass(ops, fields, dt,
-                                                                                 unrolled_degree_limit);
-    detail::launch_interleaved_blocks(space, block_pass, ops.degree_groups);
+    Interleaved block_pass(ops, fields, dt, unrolled_degree_limit);
+    launch_interleaved_blocks(space, block_pass, ops.degree_groups);
     break;
   }
   case AmpereBlockPass::interleaved_simd: {
-    InterleavedBlockKernel<ExecutionSpace, MatrixScalar, FieldScalar> const block_pass(ops, fields, dt,
-                                                                                       unrolled_degree_limit);
+    Interleaved const block_pass(ops, fields, dt, unrolled_degree_limit);
     Kokkos::parallel_for("dgatd::Ampere::blocks", block_pass.slice_policy(space), block_pass);
     break;
   }
   }
+}
+
+} // namespace detail
+
+// In the precision of the operators' matrices. unrolled_degree_limit: interleaved groups of larger
+// blocks run the generic kernel; tests lower it to cover that kernel on meshes whose vertices are
+// all of ordinary degree.
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+void ampere_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace, TetLayout> const& ops,
+                   Fields<ExecutionSpace, TetLayout, FieldScalar> const& fields, FieldScalar dt,
+                   int unrolled_degree_limit = max_unrolled_degree)
+{
+  compat::ScopedRegion region("dgatd::Ampere");
+  DualCurlKernel<ExecutionSpace, TetLayout, FieldScalar> const curl_pass(ops, fields);
+  Kokkos::parallel_for("dgatd::Ampere::dual_curl", curl_pass.policy(space), curl_pass);
+  if (ops.matrix_precision == MatrixPrecision::float32)
+    detail::ampere_block_pass<float>(space, ops, fields, dt, unrolled_degree_limit);
+  else
+    detail::ampere_block_pass<double>(space, ops, fields, dt, unrolled_degree_limit);
 }
 
 } // namespace dgatd::kernels

@@ -6,6 +6,7 @@
 
 #include "dgatd/dga/operators.hpp"
 #include "dgatd/kernels/interleaved_blocks.hpp"
+#include "dgatd/kernels/matrix_precision.hpp"
 #include "dgatd/kernels/upload.hpp"
 #include "dgatd/kokkos_compat.hpp"
 #include "dgatd/types.hpp"
@@ -68,26 +69,51 @@ constexpr AmpereBlockPass default_block_pass()
              : AmpereBlockPass::interleaved;
 }
 
-template <class ExecutionSpace, class TetLayout = DefaultTetLayout<ExecutionSpace>, class MatrixScalar = Real>
+template <class Scalar>
+constexpr MatrixPrecision matrix_precision_of()
+{
+  static_assert(std::is_same_v<Scalar, double> || std::is_same_v<Scalar, float>, "matrices are double or float");
+  return std::is_same_v<Scalar, float> ? MatrixPrecision::float32 : MatrixPrecision::float64;
+}
+
+// Entry (i, j) of a packed symmetric n x n matrix, the upper triangle row by row.
+KOKKOS_INLINE_FUNCTION constexpr int packed_symmetric_index(int n, int i, int j)
+{
+  return i <= j ? i * n - i * (i - 1) / 2 + (j - i) : j * n - j * (j - 1) / 2 + (i - j);
+}
+
+// The matrices a step multiplies by, in one precision: per tet (Mmu_t)^-1 packed symmetric
+// (Faraday applies C_t from the edge signs, so the operator stays (Mmu_t)^-1 C_t with a symmetric
+// inverse however it is rounded), and the dual-block inverses in the storage of the block pass.
+template <class Scalar, class TetLayout, class MemorySpace>
+struct LocalMatrices {
+  Kokkos::View<Scalar* [10], TetLayout, MemorySpace> mu_inverse;
+  // Full (Meps_v)^-1 blocks at block_matrix_offset, for the columns and team_rows passes; empty otherwise.
+  Kokkos::View<Scalar*, MemorySpace> eps_inverse;
+  // The interleaved passes' storage (kernels/interleaved_blocks.hpp); empty otherwise.
+  Kokkos::View<Scalar*, MemorySpace> packed_inverse;
+};
+
+template <class ExecutionSpace, class TetLayout = DefaultTetLayout<ExecutionSpace>>
 struct DeviceOperators {
   using execution_space = ExecutionSpace;
   using memory_space = typename ExecutionSpace::memory_space;
   using tet_layout = TetLayout;
-  using matrix_scalar = MatrixScalar;
 
   Kokkos::View<Index* [12], TetLayout, memory_space> tet_dofs;
-  Kokkos::View<MatrixScalar* [24], TetLayout, memory_space> faraday;
-  Kokkos::View<MatrixScalar* [16], TetLayout, memory_space> mu;
   Kokkos::View<std::uint32_t*, memory_space> tet_edge_signs;
   AmpereBlockPass block_pass = AmpereBlockPass::columns;
-  // Full (Meps_v)^-1 blocks at block_matrix_offset, for the columns and team_rows passes; empty otherwise.
-  Kokkos::View<MatrixScalar*, memory_space> eps_inverse;
-  // The interleaved passes' storage (kernels/interleaved_blocks.hpp); empty otherwise.
-  Kokkos::View<MatrixScalar*, memory_space> packed_inverse;
+  // The step's matrices: those of matrix_precision are uploaded, the others are empty.
+  MatrixPrecision matrix_precision = MatrixPrecision::float64;
+  LocalMatrices<double, TetLayout, memory_space> double_matrices;
+  LocalMatrices<float, TetLayout, memory_space> float_matrices;
   Kokkos::View<Index*, memory_space> slot_first;
   std::vector<DegreeGroup> degree_groups;
   Kokkos::View<DegreeGroup*, memory_space> degree_group_table; // the same, for kernels
-  Kokkos::View<MatrixScalar*, memory_space> eps;
+  // The mass matrices whose inverses the step multiplies by (in float32, the inverses of the rounded
+  // inverses): the energy the step conserves and the Rayleigh quotients are measured with them.
+  Kokkos::View<Real* [16], TetLayout, memory_space> mu;
+  Kokkos::View<Real*, memory_space> eps;
   Kokkos::View<Index*, memory_space> block_offset;
   Kokkos::View<std::int64_t*, memory_space> block_matrix_offset;
   Kokkos::View<Index*, memory_space> edge_curl_offsets;
@@ -102,6 +128,15 @@ struct DeviceOperators {
   Index num_curled_edges = 0;
   Index max_block_size = 0;
   std::int64_t block_matrix_entries = 0;
+
+  template <class Scalar>
+  LocalMatrices<Scalar, TetLayout, memory_space> const& matrices() const
+  {
+    if constexpr (std::is_same_v<Scalar, float>)
+      return float_matrices;
+    else
+      return double_matrices;
+  }
 };
 
 template <class ExecutionSpace, class TetLayout = DefaultTetLayout<ExecutionSpace>, class FieldScalar = Real>
@@ -136,34 +171,62 @@ std::vector<Index> piece_offsets(std::vector<std::uint32_t> const& entries, std:
 
 } // namespace detail
 
-// Only the storage of the dual-block inverses that the chosen pass reads goes to the device: the
-// full blocks alone take d_v (about 14) numbers per unknown, device memory a GPU run needs.
-template <class ExecutionSpace, class TetLayout = DefaultTetLayout<ExecutionSpace>, class MatrixScalar = Real>
-DeviceOperators<ExecutionSpace, TetLayout, MatrixScalar>
-upload(dga::HostOperators const& host, AmpereBlockPass block_pass = default_block_pass<ExecutionSpace>())
+namespace detail {
+
+template <class Scalar, class TetLayout, class MemorySpace>
+LocalMatrices<Scalar, TetLayout, MemorySpace> upload_matrices(dga::HostOperators const& host,
+                                                              InterleavedBlocks const* interleaved)
 {
-  using Ops = DeviceOperators<ExecutionSpace, TetLayout, MatrixScalar>;
+  using Matrices = LocalMatrices<Scalar, TetLayout, MemorySpace>;
+  Matrices matrices;
+  matrices.mu_inverse = upload_rows<decltype(matrices.mu_inverse)>("dgatd::mu_inverse", host.mu_inverse);
+  if (interleaved)
+    matrices.packed_inverse =
+        upload_flat<decltype(matrices.packed_inverse)>("dgatd::interleaved_block_inverses", interleaved->packed);
+  else
+    matrices.eps_inverse = upload_flat<decltype(matrices.eps_inverse)>("dgatd::dual_block_inverses", host.eps_inverse);
+  return matrices;
+}
+
+} // namespace detail
+
+// Only the storage of the dual-block inverses that the chosen pass reads goes to the device, in the
+// chosen precision: the full blocks alone take d_v (about 14) numbers per unknown, device memory a
+// GPU run needs.
+template <class ExecutionSpace, class TetLayout = DefaultTetLayout<ExecutionSpace>>
+DeviceOperators<ExecutionSpace, TetLayout> upload(dga::HostOperators const& host,
+                                                  AmpereBlockPass block_pass = default_block_pass<ExecutionSpace>(),
+                                                  MatrixPrecision precision = MatrixPrecision::float64)
+{
+  using Ops = DeviceOperators<ExecutionSpace, TetLayout>;
+  using memory_space = typename Ops::memory_space;
   Ops ops;
   ops.tet_dofs = upload_rows<decltype(ops.tet_dofs)>("dgatd::tet_dofs", host.tet_dofs);
-  ops.faraday = upload_rows<decltype(ops.faraday)>("dgatd::faraday_matrices", host.faraday);
-  ops.mu = upload_rows<decltype(ops.mu)>("dgatd::mu_matrices", host.mu);
   ops.tet_edge_signs = upload_flat<decltype(ops.tet_edge_signs)>("dgatd::tet_edge_signs", host.tet_edge_signs);
   ops.block_pass = block_pass;
-  if (stores_packed_blocks(block_pass)) {
-    InterleavedBlocks const interleaved = interleave_dual_blocks(host.layout, host.eps_inverse);
-    ops.packed_inverse =
-        upload_flat<decltype(ops.packed_inverse)>("dgatd::interleaved_block_inverses", interleaved.packed);
+  ops.matrix_precision = precision;
+  InterleavedBlocks interleaved;
+  bool const packed = stores_packed_blocks(block_pass);
+  if (packed) {
+    interleaved = interleave_dual_blocks(host.layout, host.eps_inverse);
     ops.slot_first = upload_flat<decltype(ops.slot_first)>("dgatd::slot_first", interleaved.slot_first);
     ops.degree_groups = interleaved.groups;
-    ops.degree_group_table =
-        upload_flat<decltype(ops.degree_group_table)>("dgatd::degree_groups", interleaved.groups);
-  } else {
-    ops.eps_inverse = upload_flat<decltype(ops.eps_inverse)>("dgatd::dual_block_inverses", host.eps_inverse);
+    ops.degree_group_table = upload_flat<decltype(ops.degree_group_table)>("dgatd::degree_groups", interleaved.groups);
   }
-  ops.eps = upload_flat<decltype(ops.eps)>("dgatd::dual_blocks", host.eps);
+  if (precision == MatrixPrecision::float32) {
+    ops.float_matrices = detail::upload_matrices<float, TetLayout, memory_space>(host, packed ? &interleaved : nullptr);
+    dga::MassMatrices const masses = dga::masses_of_float_inverses(host);
+    ops.mu = upload_rows<decltype(ops.mu)>("dgatd::mu_matrices", masses.mu);
+    ops.eps = upload_flat<decltype(ops.eps)>("dgatd::dual_blocks", masses.eps);
+  } else {
+    ops.double_matrices =
+        detail::upload_matrices<double, TetLayout, memory_space>(host, packed ? &interleaved : nullptr);
+    ops.mu = upload_rows<decltype(ops.mu)>("dgatd::mu_matrices", host.mu);
+    ops.eps = upload_flat<decltype(ops.eps)>("dgatd::dual_blocks", host.eps);
+  }
   ops.block_offset = upload_flat<decltype(ops.block_offset)>("dgatd::block_offset", host.layout.block_offset);
-  ops.block_matrix_offset = upload_flat<decltype(ops.block_matrix_offset)>("dgatd::block_matrix_offset",
-                                                                                   host.layout.block_matrix_offset);
+  ops.block_matrix_offset =
+      upload_flat<decltype(ops.block_matrix_offset)>("dgatd::block_matrix_offset", host.layout.block_matrix_offset);
   ops.edge_curl_offsets =
       upload_flat<decltype(ops.edge_curl_offsets)>("dgatd::edge_curl_offsets", host.edge_curl_offsets);
   ops.edge_curl_pieces = upload_flat<decltype(ops.edge_curl_pieces)>(
@@ -180,10 +243,8 @@ upload(dga::HostOperators const& host, AmpereBlockPass block_pass = default_bloc
   return ops;
 }
 
-template <class ExecutionSpace, class TetLayout = DefaultTetLayout<ExecutionSpace>, class FieldScalar = Real,
-          class MatrixScalar>
-Fields<ExecutionSpace, TetLayout, FieldScalar>
-make_fields(DeviceOperators<ExecutionSpace, TetLayout, MatrixScalar> const& ops)
+template <class ExecutionSpace, class TetLayout = DefaultTetLayout<ExecutionSpace>, class FieldScalar = Real>
+Fields<ExecutionSpace, TetLayout, FieldScalar> make_fields(DeviceOperators<ExecutionSpace, TetLayout> const& ops)
 {
   Fields<ExecutionSpace, TetLayout, FieldScalar> fields;
   fields.u = decltype(fields.u)("dgatd::u_hat", ops.num_unknowns);

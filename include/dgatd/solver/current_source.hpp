@@ -43,12 +43,19 @@ public:
   {
   }
 
+  std::string name() const override { return "current_source"; }
+  // Per row: its index and weight, u^ read and written.
+  std::int64_t bytes_per_step() const override
+  {
+    return static_cast<std::int64_t>(stencil_.rows.extent(0)) * (sizeof(Index) + 3 * sizeof(Real));
+  }
+
   void after_ampere(Context const& c) override
   {
     double const t_half = (c.step + 0.5) * c.dt;
-    kernels::for_each("dgatd::current_source", c.space, stencil_.rows.extent(0),
-                      kernels::ScatterAdd<memory_space>{stencil_.rows, stencil_.weights, c.fields.u,
-                                                        -c.dt * waveform_(t_half)});
+    kernels::for_each(
+        "dgatd::current_source", c.space, stencil_.rows.extent(0),
+        kernels::ScatterAdd<memory_space>{stencil_.rows, stencil_.weights, c.fields.u, -c.dt * waveform_(t_half)});
   }
 
 private:
@@ -56,8 +63,7 @@ private:
   Signal waveform_;
 };
 
-#define DGATD_CURRENT_SOURCE_INSTANCES(PREFIX, SPACE)                                                          \
-  PREFIX template class CurrentSource<SPACE>;
+#define DGATD_CURRENT_SOURCE_INSTANCES(PREFIX, SPACE) PREFIX template class CurrentSource<SPACE>;
 DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_CURRENT_SOURCE_INSTANCES, extern)
 
 } // namespace dgatd::solver

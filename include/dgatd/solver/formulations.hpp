@@ -76,8 +76,9 @@ class FractionedFormulation final
 
 public:
   FractionedFormulation(ExecutionSpace const& space, mesh::Topology const& topology, dga::HostOperators const& host,
-                        kernels::AmpereBlockPass block_pass = kernels::default_block_pass<ExecutionSpace>())
-      : Base(space, topology, host.layout, host, block_pass)
+                        kernels::AmpereBlockPass block_pass = kernels::default_block_pass<ExecutionSpace>(),
+                        kernels::MatrixPrecision matrix_precision = kernels::MatrixPrecision::float64)
+      : Base(space, topology, host.layout, host, block_pass, matrix_precision)
   {
   }
 
@@ -201,13 +202,16 @@ private:
   dga::HostOperators const& host_;
 };
 
+// matrix_precision: the fractioned step's local matrices (the assembled baseline is double).
 template <class ExecutionSpace>
 std::unique_ptr<Formulation> make_formulation(FormulationKind kind, ExecutionSpace const& space,
-                                              mesh::Topology const& topology, dga::HostOperators const& host)
+                                              mesh::Topology const& topology, dga::HostOperators const& host,
+                                              kernels::MatrixPrecision matrix_precision)
 {
   if (kind == FormulationKind::assembled)
     return std::make_unique<AssembledFormulation<ExecutionSpace>>(space, topology, host);
-  return std::make_unique<FractionedFormulation<ExecutionSpace>>(space, topology, host);
+  return std::make_unique<FractionedFormulation<ExecutionSpace>>(
+      space, topology, host, kernels::default_block_pass<ExecutionSpace>(), matrix_precision);
 }
 
 #define DGATD_FORMULATION_INSTANCES(PREFIX, SPACE)                                                                     \
@@ -216,7 +220,7 @@ std::unique_ptr<Formulation> make_formulation(FormulationKind kind, ExecutionSpa
   PREFIX template class FractionedFormulation<SPACE>;                                                                  \
   PREFIX template class AssembledFormulation<SPACE>;                                                                   \
   PREFIX template std::unique_ptr<Formulation> make_formulation(FormulationKind, SPACE const&, mesh::Topology const&,  \
-                                                                dga::HostOperators const&);
+                                                                dga::HostOperators const&, kernels::MatrixPrecision);
 DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_FORMULATION_INSTANCES, extern)
 
 } // namespace dgatd::solver

@@ -32,17 +32,20 @@ template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<Exec
 class FractionedLeapfrog {
 public:
   using memory_space = typename ExecutionSpace::memory_space;
-  using Operators = kernels::DeviceOperators<ExecutionSpace, TetLayout, Real>;
+  using Operators = kernels::DeviceOperators<ExecutionSpace, TetLayout>;
   using FieldSet = kernels::Fields<ExecutionSpace, TetLayout, Real>;
   using TermType = Term<ExecutionSpace, TetLayout>;
   using Context = StepContext<ExecutionSpace, TetLayout>;
 
   // block_pass: how Ampere multiplies the dual-block inverses (kernels::AmpereBlockPass); the
-  // default is the one chosen for this kind of backend (kernels::default_block_pass). The operators'
-  // own terms come with them: losses when they have lossy blocks (conductivity, absorbing surfaces,
-  // the layers' electric side) and the layers' magnetic side when they have stretched tets.
+  // default is the one chosen for this kind of backend (kernels::default_block_pass).
+  // matrix_precision: float32 stores the step's local matrices in float (mixed precision); the
+  // fields and every sum stay in double. The operators' own terms come with them: losses when they
+  // have lossy blocks (conductivity, absorbing surfaces, the layers' electric side) and the layers'
+  // magnetic side when they have stretched tets.
   FractionedLeapfrog(ExecutionSpace const& space, dga::HostOperators const& host,
-                     kernels::AmpereBlockPass block_pass = kernels::default_block_pass<ExecutionSpace>());
+                     kernels::AmpereBlockPass block_pass = kernels::default_block_pass<ExecutionSpace>(),
+                     kernels::MatrixPrecision matrix_precision = kernels::MatrixPrecision::float64);
 
   // Adds a term after those already there: at each point of a step the terms run in the order they
   // were added. It starts from the current field and, once dt is set, from the current dt.
@@ -65,6 +68,21 @@ public:
     dt_ = dt;
     for (auto& term : terms_) term->set_dt(context());
   }
+  // The terms in the order they run, and one step's points of term i alone on the current fields:
+  // the roofline lab (dgatd bench --config) times each.
+  std::size_t num_terms() const { return terms_.size(); }
+  TermType const& term(std::size_t i) const { return *terms_[i]; }
+  void run_term_points(std::size_t i)
+  {
+    Context const c = context();
+    TermType& t = *terms_[i];
+    t.before_faraday(c);
+    t.after_faraday(c);
+    t.after_ampere(c);
+    t.correct(c);
+    t.end_step(c);
+  }
+
   // Steps taken since the initial field: the sources' clock.
   std::int64_t steps() const { return steps_; }
 
@@ -148,8 +166,9 @@ private:
 template <class ExecutionSpace, class TetLayout>
 FractionedLeapfrog<ExecutionSpace, TetLayout>::FractionedLeapfrog(ExecutionSpace const& space,
                                                                   dga::HostOperators const& host,
-                                                                  kernels::AmpereBlockPass block_pass)
-    : space_(space), ops_(kernels::upload<ExecutionSpace, TetLayout, Real>(host, block_pass)),
+                                                                  kernels::AmpereBlockPass block_pass,
+                                                                  kernels::MatrixPrecision matrix_precision)
+    : space_(space), ops_(kernels::upload<ExecutionSpace, TetLayout>(host, block_pass, matrix_precision)),
       fields_(kernels::make_fields<ExecutionSpace, TetLayout, Real>(ops_)),
       f_previous_("dgatd::f_hat_previous", ops_.num_tets)
 {

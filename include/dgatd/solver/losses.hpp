@@ -22,6 +22,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace dgatd::solver {
@@ -88,6 +89,29 @@ public:
   }
 
   void reset(Context const&) override { Kokkos::deep_copy(psi_, 0.0); }
+
+  std::string name() const override { return with_layers() ? "losses_and_layer_electric" : "losses"; }
+  // Per lossy row: its index, block start, size and matrix row, u^ read twice and written once, the
+  // row sums written, read and written, and its row of L (and of K with layers) from the block's
+  // entries; with layers also the force per row (its offset, written and read), and per stretched
+  // subregion its unknowns and rows, the coupling (18), advance (36) and drive (18) matrices, psi
+  // read twice and written, u^ of its half-edges read twice and kept (written and read), its three
+  // force pieces written, then gathered by index.
+  std::int64_t bytes_per_step() const override
+  {
+    auto const rows = static_cast<std::int64_t>(lossy_.rows.size());
+    auto const entries = static_cast<std::int64_t>(matrices_.extent(0));
+    constexpr auto index = static_cast<std::int64_t>(sizeof(Index));
+    constexpr auto real = static_cast<std::int64_t>(sizeof(Real));
+    std::int64_t bytes =
+        rows * (3 * index + static_cast<std::int64_t>(sizeof(std::int64_t)) + 6 * real) + entries * real;
+    if (!with_layers()) return bytes;
+    auto const subregions = static_cast<std::int64_t>(lossy_.subregions.size());
+    auto const pieces = static_cast<std::int64_t>(force_pieces_of_row_.extent(0));
+    bytes += entries * real + rows * (index + 2 * real) + pieces * (index + real) +
+             subregions * (12 * index + (18 + 36 + 18 + 3 * 6 + 4 * 3 + 3) * real);
+    return bytes;
+  }
 
   // u^n of the lossy rows and, in the layers, each subregion's u^n and its force g from psi^n.
   void before_faraday(Context const& c) override

@@ -16,6 +16,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace dgatd::solver {
@@ -43,6 +44,18 @@ public:
   }
 
   void reset(Context const&) override { Kokkos::deep_copy(phi_, 0.0); }
+
+  std::string name() const override { return "layer_magnetic"; }
+  // Per stretched tet: its index twice, f^ read twice and written once, f^(n-1/2) written and read,
+  // L (16), Q (96), phi (24) read and written, the advance (36) and drive (96) matrices, the edge
+  // signs and the six edge pieces written.
+  std::int64_t bytes_per_step() const override
+  {
+    return static_cast<std::int64_t>(layer_.tets.size()) *
+           static_cast<std::int64_t>(2 * sizeof(Index) +
+                                     (3 * 4 + 2 * 4 + 16 + 96 + 2 * 24 + 36 + 96 + 6) * sizeof(Real) +
+                                     sizeof(std::uint32_t));
+  }
 
   void before_faraday(Context const& c) override
   {
@@ -74,8 +87,8 @@ private:
   Kokkos::View<Real* [96], memory_space> coupling_; // Q
 };
 
-#define DGATD_MAGNETIC_STRETCH_INSTANCES(PREFIX, SPACE)                                                        \
-  PREFIX template class MagneticStretch<SPACE, Kokkos::LayoutLeft>;                                           \
+#define DGATD_MAGNETIC_STRETCH_INSTANCES(PREFIX, SPACE)                                                                \
+  PREFIX template class MagneticStretch<SPACE, Kokkos::LayoutLeft>;                                                    \
   PREFIX template class MagneticStretch<SPACE, Kokkos::LayoutRight>;
 DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_MAGNETIC_STRETCH_INSTANCES, extern)
 

@@ -29,10 +29,9 @@ public:
 
   MatchedPort(std::string name, MatchedPortStencil const& stencil, double amplitude, Signal waveform)
       : name_(std::move(name)), self_coupling_(stencil.self_coupling),
-        admittance_(stencil.admittance, stencil.cutoff,
-                    [scale = amplitude * stencil.peak_voltage, g = std::move(waveform)](double t) {
-                      return scale * g(t);
-                    })
+        admittance_(
+            stencil.admittance, stencil.cutoff,
+            [scale = amplitude * stencil.peak_voltage, g = std::move(waveform)](double t) { return scale * g(t); })
   {
     using IndexView = Kokkos::View<Index*, memory_space>;
     using Flat = Kokkos::View<Real*, memory_space>;
@@ -44,6 +43,15 @@ public:
 
   // Its incident and total modal voltages after each step m = 0..n (0: the initial field).
   PortSeries series() const { return admittance_.series(name_); }
+
+  std::string name() const override { return "matched_port:" + name_; }
+  // The modal voltage's gather (index, projection and u^ per row) and the two scatters of the
+  // current (index, response, u^ read and written per response row).
+  std::int64_t bytes_per_step() const override
+  {
+    return static_cast<std::int64_t>(rows_.extent(0)) * (sizeof(Index) + 2 * sizeof(Real)) +
+           2 * static_cast<std::int64_t>(response_rows_.extent(0)) * (sizeof(Index) + 3 * sizeof(Real));
+  }
 
   void set_dt(Context const& c) override { admittance_.set_dt(c.dt); }
   void reset(Context const& c) override { admittance_.restart({modal_voltage(c)}); }
@@ -88,8 +96,7 @@ private:
   Kokkos::View<Real*, memory_space> projection_, response_;
 };
 
-#define DGATD_MATCHED_PORT_INSTANCES(PREFIX, SPACE)                                                            \
-  PREFIX template class MatchedPort<SPACE>;
+#define DGATD_MATCHED_PORT_INSTANCES(PREFIX, SPACE) PREFIX template class MatchedPort<SPACE>;
 DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_MATCHED_PORT_INSTANCES, extern)
 
 } // namespace dgatd::solver

@@ -24,6 +24,13 @@ public:
   {
   }
 
+  std::string name() const override { return "prescribed_port"; }
+  // Per row: its index and weight, u^ written.
+  std::int64_t bytes_per_step() const override
+  {
+    return static_cast<std::int64_t>(stencil_.rows.extent(0)) * (sizeof(Index) + 2 * sizeof(Real));
+  }
+
   void end_step(Context const& c) override
   {
     kernels::for_each("dgatd::prescribed_port", c.space, stencil_.rows.extent(0),
@@ -36,8 +43,7 @@ private:
   Signal waveform_;
 };
 
-#define DGATD_PRESCRIBED_FIELD_INSTANCES(PREFIX, SPACE)                                                        \
-  PREFIX template class PrescribedField<SPACE>;
+#define DGATD_PRESCRIBED_FIELD_INSTANCES(PREFIX, SPACE) PREFIX template class PrescribedField<SPACE>;
 DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_PRESCRIBED_FIELD_INSTANCES, extern)
 
 } // namespace dgatd::solver

@@ -25,8 +25,7 @@ namespace dgatd::solver {
 
 // x.Meps y over the free unknowns.
 template <class ExecutionSpace, class TetLayout>
-double electric_product(ExecutionSpace const& space,
-                        kernels::DeviceOperators<ExecutionSpace, TetLayout, Real> const& ops,
+double electric_product(ExecutionSpace const& space, kernels::DeviceOperators<ExecutionSpace, TetLayout> const& ops,
                         Kokkos::View<Real*, typename ExecutionSpace::memory_space> const& x,
                         Kokkos::View<Real*, typename ExecutionSpace::memory_space> const& y)
 {
@@ -54,7 +53,7 @@ namespace stability_detail {
 // place. The static null space of K (differences of the two halves of an edge) is annihilated by
 // the first application.
 template <class ExecutionSpace, class TetLayout>
-void apply_minus_k(ExecutionSpace const& space, kernels::DeviceOperators<ExecutionSpace, TetLayout, Real> const& ops,
+void apply_minus_k(ExecutionSpace const& space, kernels::DeviceOperators<ExecutionSpace, TetLayout> const& ops,
                    kernels::Fields<ExecutionSpace, TetLayout, Real> const& work,
                    Kokkos::View<Real*, typename ExecutionSpace::memory_space> const& x)
 {
@@ -83,7 +82,7 @@ double largest_tridiagonal_eigenvalue(std::vector<double> const& alpha, std::vec
 // not lift the largest one above rho.
 template <class ExecutionSpace, class TetLayout>
 StabilityBound estimate_stability(ExecutionSpace const& space,
-                                  kernels::DeviceOperators<ExecutionSpace, TetLayout, Real> const& ops,
+                                  kernels::DeviceOperators<ExecutionSpace, TetLayout> const& ops,
                                   double tolerance = 1e-6, int max_iterations = 20000, std::uint64_t seed = 7)
 {
   using memory_space = typename ExecutionSpace::memory_space;

@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace dgatd::solver {
@@ -29,7 +30,7 @@ namespace dgatd::solver {
 template <class ExecutionSpace, class TetLayout>
 struct StepContext {
   ExecutionSpace const& space;
-  kernels::DeviceOperators<ExecutionSpace, TetLayout, Real> const& operators;
+  kernels::DeviceOperators<ExecutionSpace, TetLayout> const& operators;
   kernels::Fields<ExecutionSpace, TetLayout, Real> const& fields;
   double dt;
   std::int64_t step;
@@ -53,6 +54,11 @@ public:
   virtual void after_ampere(Context const&) {}
   virtual void correct(Context const&) {}
   virtual void end_step(Context const&) {}
+
+  // How the roofline lab (dgatd bench --config) names the term, and the bytes its points move in
+  // one step by the model of the core's kernels (each array element once).
+  virtual std::string name() const = 0;
+  virtual std::int64_t bytes_per_step() const = 0;
 
   // The term's state between two steps, for checkpoints: state_size(steps) numbers after `steps`
   // steps, appended by save and read back by restore (context.step = steps) in the same order.

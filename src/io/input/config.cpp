@@ -479,6 +479,11 @@ SolverConfig read_solver(TableReader const& t)
                              : dgatd::solver::FormulationKind::fractioned;
   if (t.has("backend"))
     solver.backend = t.choice("backend", {"default", "serial"}) == "serial" ? Backend::serial : Backend::default_space;
+  if (t.has("precision")) {
+    solver.precision = t.choice("precision", {"double", "mixed"}) == "mixed" ? dgatd::kernels::MatrixPrecision::float32
+                                                                             : dgatd::kernels::MatrixPrecision::float64;
+    solver.precision_line = t.line("precision");
+  }
   return solver;
 }
 
@@ -747,7 +752,8 @@ Config parse_config(std::string const& text, std::string const& name, std::strin
   }
 
   if (tables.count("solver"))
-    config.solver = read_solver(TableReader(name, *tables["solver"], "[solver]", {"formulation", "backend"}));
+    config.solver =
+        read_solver(TableReader(name, *tables["solver"], "[solver]", {"formulation", "backend", "precision"}));
   return config;
 }
 

@@ -80,12 +80,13 @@ Snapshot snapshot(Fields const& fields)
 // Random free u^ and f^, then Faraday; then u^ set to zero and Ampere, so that u^ is Ampere's whole
 // increment dt (Meps)^-1 C~ f^ rather than a small change to random numbers, and f^ is Faraday's
 // result.
-template <class Space, class Layout, class MatrixScalar = Real>
+template <class Space, class Layout>
 Snapshot one_update(dgatd::dga::HostOperators const& host, AmpereBlockPass pass, double dt,
-                    int unrolled_degree_limit = dgatd::kernels::max_unrolled_degree)
+                    int unrolled_degree_limit = dgatd::kernels::max_unrolled_degree,
+                    dgatd::kernels::MatrixPrecision precision = dgatd::kernels::MatrixPrecision::float64)
 {
   Space const space;
-  auto const ops = dgatd::kernels::upload<Space, Layout, MatrixScalar>(host, pass);
+  auto const ops = dgatd::kernels::upload<Space, Layout>(host, pass, precision);
   auto const fields = dgatd::kernels::make_fields<Space, Layout, Real>(ops);
   auto u = Kokkos::create_mirror_view(fields.u);
   auto f = Kokkos::create_mirror_view(fields.f);
@@ -188,12 +189,12 @@ TEST(KernelVariants, LeapfrogStepsAgreeWithHostPath)
   expect_steps_agree<Kokkos::LayoutLeft>("LayoutLeft", reference, steps);
 }
 
-// Every local matrix stored in float, the fields and every accumulation in double (the mixed
-// precision of the roadmap): each stored entry is within 2^-24 = 6e-8 of its double value, so a
-// Faraday row (six terms) or a dual-block row (d <= 14 terms) is within 6e-8 of the sum of its terms'
-// magnitudes. Relative to the largest value that is 6e-8 times the cancellation of random fields
-// (about 3 here), far below the 1e-6 asked; double against double agrees to 1e-14 above, so a 1e-6
-// failure here would be a kernel reading its matrices wrongly in float, not rounding.
+// Every local matrix stored in float, the fields and every accumulation in double (mixed
+// precision): each stored entry is within 2^-24 = 6e-8 of its double value, so a Faraday row (four
+// terms of (Mmu_t)^-1 times face circulations) or a dual-block row (d <= 14 terms) is within 6e-8
+// of the sum of its terms' magnitudes. Relative to the largest value that is 6e-8 times the cancellation of random
+// fields (about 3 here), far below the 1e-6 asked; double against double agrees to 1e-14 above, so a 1e-6 failure here
+// would be a kernel reading its matrices wrongly in float, not rounding.
 TEST(KernelVariants, FloatMatricesWithDoubleFieldsAgreeWithDouble)
 {
   using Layout = dgatd::kernels::DefaultTetLayout<TestSpace>;
@@ -202,7 +203,8 @@ TEST(KernelVariants, FloatMatricesWithDoubleFieldsAgreeWithDouble)
   double const dt = stable_dt();
   Snapshot const reference = one_update<TestSpace, Layout>(host, AmpereBlockPass::columns, dt);
   for (AmpereBlockPass const pass : dgatd::kernels::all_block_passes) {
-    Snapshot const tested = one_update<TestSpace, Layout, float>(host, pass, dt);
+    Snapshot const tested = one_update<TestSpace, Layout>(host, pass, dt, dgatd::kernels::max_unrolled_degree,
+                                                          dgatd::kernels::MatrixPrecision::float32);
     double const u_error = relative_difference(tested.u, reference.u);
     double const f_error = relative_difference(tested.f, reference.f);
     std::printf("float matrices, %s: u %.2e, f %.2e\n", block_pass_name(pass), u_error, f_error);

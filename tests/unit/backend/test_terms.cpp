@@ -49,6 +49,11 @@ public:
   {
   }
   double charge() const { return charge_; }
+  std::string name() const override { return "constant_current"; }
+  std::int64_t bytes_per_step() const override
+  {
+    return static_cast<std::int64_t>(rows_.extent(0)) * (sizeof(dgatd::Index) + 3 * sizeof(dgatd::Real));
+  }
 
   void after_ampere(Context const& c) override
   {
@@ -72,6 +77,8 @@ private:
 class CallLog final : public Term {
 public:
   explicit CallLog(std::vector<std::string>& log) : log_(log) {}
+  std::string name() const override { return "call_log"; }
+  std::int64_t bytes_per_step() const override { return 0; }
   void set_dt(Context const& c) override { note("set_dt", c); }
   void reset(Context const& c) override { note("reset", c); }
   void before_faraday(Context const& c) override { note("before_faraday", c); }
@@ -102,9 +109,8 @@ TEST(Terms, CallsComeAtTheDocumentedPointsOfTheStep)
   leapfrog.step();
   leapfrog.step_with_energy();
   std::vector<std::string> const expected = {
-      "reset 0",       "set_dt 0",        "before_faraday 0", "after_faraday 0", "after_ampere 0",
-      "correct 0",     "end_step 0",      "before_faraday 1", "after_faraday 1", "after_ampere 1",
-      "correct 1",     "end_step 1"};
+      "reset 0",    "set_dt 0",         "before_faraday 0", "after_faraday 0", "after_ampere 0", "correct 0",
+      "end_step 0", "before_faraday 1", "after_faraday 1",  "after_ampere 1",  "correct 1",      "end_step 1"};
   EXPECT_EQ(log, expected);
 }
 
@@ -116,8 +122,8 @@ TEST(Terms, ATermFromOutsideEqualsTheLibrarysSource)
   Leapfrog outside(TestSpace(), cavity().operators), library(TestSpace(), cavity().operators);
   double const dt = 0.9 * library.estimate_stability().dt_max;
   auto& added = outside.add_term(std::make_unique<ConstantCurrent>(dipole(), current));
-  library.add_term(std::make_unique<dgatd::solver::CurrentSource<TestSpace>>(
-      dipole(), 1.0, [current](double) { return current; }));
+  library.add_term(
+      std::make_unique<dgatd::solver::CurrentSource<TestSpace>>(dipole(), 1.0, [current](double) { return current; }));
   for (auto* leapfrog : {&outside, &library}) {
     leapfrog->set_dt(dt);
     for (int n = 0; n < 300; ++n) leapfrog->step();

@@ -8,6 +8,7 @@
 // height, h, inner; source and probe positions) are in mesh units and are multiplied by
 // [mesh] scale on load; only the coordinates read from [mesh] file still need MeshConfig::scale.
 
+#include "dgatd/kernels/matrix_precision.hpp"
 #include "dgatd/mesh/generators.hpp"
 #include "dgatd/mesh/ordering.hpp"
 #include "dgatd/solver/formulation_kind.hpp"
@@ -107,6 +108,9 @@ enum class Backend { default_space, serial };
 
 struct SolverConfig {
   solver::FormulationKind formulation = solver::FormulationKind::fractioned;
+  // "double" or "mixed" (float local matrices, double fields and sums).
+  kernels::MatrixPrecision precision = kernels::MatrixPrecision::float64;
+  int precision_line = 0; // for messages about a precision the run cannot take
   Backend backend = Backend::default_space;
 };
 
