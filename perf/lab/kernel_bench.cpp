@@ -209,10 +209,7 @@ FractionedMembers members_of(std::shared_ptr<solver::FractionedLeapfrog<Space, L
   m.faraday.launch = [leapfrog] {
     kernels::faraday_update(leapfrog->space(), leapfrog->operators(), leapfrog->fields(), leapfrog->dt());
   };
-  m.faraday.bytes =
-      ops.matrix_precision == kernels::MatrixPrecision::float32
-          ? kernels::FaradayKernel<Space, Layout, float, Real>::bytes_moved(ops.num_tets, ops.num_unknowns)
-          : kernels::FaradayKernel<Space, Layout, double, Real>::bytes_moved(ops.num_tets, ops.num_unknowns);
+  m.faraday.bytes = kernels::faraday_bytes_moved(ops);
   // Per tet: 6 adds for the full-edge circulations, a signed add of each into its two faces, the
   // 4 x 4 product (16 multiply-adds), f^ -= dt s (a multiply and a subtraction per row), two signed
   // products and an add per edge piece.

@@ -153,6 +153,15 @@ struct MagneticStretchAfter {
   }
 };
 
+// Traffic of the update in the precision the operators were uploaded in (ampere_bytes_moved's twin).
+template <class FieldScalar = Real, class ExecutionSpace, class TetLayout>
+std::int64_t faraday_bytes_moved(DeviceOperators<ExecutionSpace, TetLayout> const& ops)
+{
+  if (ops.matrix_precision == MatrixPrecision::float32)
+    return FaradayKernel<ExecutionSpace, TetLayout, float, FieldScalar>::bytes_moved(ops.num_tets, ops.num_unknowns);
+  return FaradayKernel<ExecutionSpace, TetLayout, double, FieldScalar>::bytes_moved(ops.num_tets, ops.num_unknowns);
+}
+
 // In the precision of the operators' matrices.
 template <class ExecutionSpace, class TetLayout, class FieldScalar>
 void faraday_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace, TetLayout> const& ops,
