@@ -4,7 +4,9 @@
 // declares a new list adds it here, so both instance files define it.
 
 #include "dgatd/instances.hpp"
+#include "dgatd/kernels/ampere.hpp"
 #include "dgatd/kernels/assembled.hpp"
+#include "dgatd/kernels/faraday.hpp"
 #include "dgatd/solver/current_source.hpp"
 #include "dgatd/solver/formulations.hpp"
 #include "dgatd/solver/leapfrog.hpp"
@@ -14,17 +16,19 @@
 #include "dgatd/solver/prescribed_field.hpp"
 #include "dgatd/solver/probes.hpp"
 
-#define DGATD_DEFINE_SOLVER_INSTANCES(ON)                                                                      \
-  namespace dgatd::kernels {                                                                                   \
-  ON(DGATD_ASSEMBLED_LEAPFROG_INSTANCES, )                                                                     \
-  }                                                                                                            \
-  namespace dgatd::solver {                                                                                    \
-  ON(DGATD_LOSSES_INSTANCES, )                                                                                 \
-  ON(DGATD_MAGNETIC_STRETCH_INSTANCES, )                                                                       \
-  ON(DGATD_CURRENT_SOURCE_INSTANCES, )                                                                         \
-  ON(DGATD_PRESCRIBED_FIELD_INSTANCES, )                                                                       \
-  ON(DGATD_MATCHED_PORT_INSTANCES, )                                                                           \
-  ON(DGATD_PROBE_RECORDER_INSTANCES, )                                                                         \
-  ON(DGATD_LEAPFROG_INSTANCES, )                                                                               \
-  ON(DGATD_FORMULATION_INSTANCES, )                                                                            \
+#define DGATD_DEFINE_SOLVER_INSTANCES(ON)                                                                              \
+  namespace dgatd::kernels {                                                                                           \
+  ON(DGATD_ASSEMBLED_LEAPFROG_INSTANCES, )                                                                             \
+  ON(DGATD_FARADAY_UPDATE_INSTANCES, )                                                                                 \
+  ON(DGATD_AMPERE_UPDATE_INSTANCES, )                                                                                  \
+  }                                                                                                                    \
+  namespace dgatd::solver {                                                                                            \
+  ON(DGATD_LOSSES_INSTANCES, )                                                                                         \
+  ON(DGATD_MAGNETIC_STRETCH_INSTANCES, )                                                                               \
+  ON(DGATD_CURRENT_SOURCE_INSTANCES, )                                                                                 \
+  ON(DGATD_PRESCRIBED_FIELD_INSTANCES, )                                                                               \
+  ON(DGATD_MATCHED_PORT_INSTANCES, )                                                                                   \
+  ON(DGATD_PROBE_RECORDER_INSTANCES, )                                                                                 \
+  ON(DGATD_LEAPFROG_INSTANCES, )                                                                                       \
+  ON(DGATD_FORMULATION_INSTANCES, )                                                                                    \
   }

@@ -15,6 +15,7 @@
 // multiply-adds the others give bitwise the same u^.
 
 #include "dgatd/error.hpp"
+#include "dgatd/instances.hpp"
 #include "dgatd/kernels/device_operators.hpp"
 #include "dgatd/kernels/interleaved_blocks.hpp"
 
@@ -559,5 +560,14 @@ void ampere_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace, 
   else
     detail::ampere_block_pass<double>(space, ops, fields, dt, unrolled_degree_limit);
 }
+
+// The library compiles the update on its instance spaces for both tet layouts and double fields
+// (dgatd/instances.hpp), so the benchmarks and tests that call it link those.
+#define DGATD_AMPERE_UPDATE_INSTANCES(PREFIX, SPACE)                                                                   \
+  PREFIX template void ampere_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutLeft> const&,                  \
+                                     Fields<SPACE, Kokkos::LayoutLeft, Real> const&, Real, int);                       \
+  PREFIX template void ampere_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutRight> const&,                 \
+                                     Fields<SPACE, Kokkos::LayoutRight, Real> const&, Real, int);
+DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_AMPERE_UPDATE_INSTANCES, extern)
 
 } // namespace dgatd::kernels

@@ -10,6 +10,7 @@
 // of the f^ there cost more than streaming the pieces.
 
 #include "dgatd/error.hpp"
+#include "dgatd/instances.hpp"
 #include "dgatd/kernels/device_operators.hpp"
 #include "dgatd/mesh/reference_tet.hpp"
 #include "dgatd/types.hpp"
@@ -176,5 +177,14 @@ void faraday_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace,
     Kokkos::parallel_for("dgatd::Faraday", kernel.policy(space), kernel);
   }
 }
+
+// The library compiles the update on its instance spaces for both tet layouts and double fields
+// (dgatd/instances.hpp), so the benchmarks and tests that call it link those.
+#define DGATD_FARADAY_UPDATE_INSTANCES(PREFIX, SPACE)                                                                  \
+  PREFIX template void faraday_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutLeft> const&,                 \
+                                      Fields<SPACE, Kokkos::LayoutLeft, Real> const&, Real);                           \
+  PREFIX template void faraday_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutRight> const&,                \
+                                      Fields<SPACE, Kokkos::LayoutRight, Real> const&, Real);
+DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_FARADAY_UPDATE_INSTANCES, extern)
 
 } // namespace dgatd::kernels
