@@ -47,7 +47,7 @@ struct LayeredGuide {
 };
 
 inline LayeredGuide layered_guide(double length, int cells, double layer, dgatd::dga::PmlProfile const& profile,
-                                  double jitter)
+                                  double jitter, dgatd::dga::AssemblyOptions const& options = {})
 {
   dgatd::mesh::StructuredBox box;
   box.size[0] = 0.1;
@@ -81,7 +81,7 @@ inline LayeredGuide layered_guide(double length, int cells, double layer, dgatd:
                                                in_layer, profile, "ends");
   std::printf("layer: %d tets, %.4f thick, alpha_max %.3f\n", static_cast<int>(found.num_tets), found.thickness,
               found.alpha_max);
-  g.operators = dgatd::dga::assemble(g.mesh, g.topology, g.geometry, materials, kinds);
+  g.operators = dgatd::dga::assemble(g.mesh, g.topology, g.geometry, materials, kinds, options);
   return g;
 }
 

@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <string>
+#include <utility>
 
 namespace dgatd::dga {
 namespace {
@@ -127,37 +129,57 @@ StretchRates stretch_rates(Matrix3 const& g)
   return rates;
 }
 
-// One subregion's share for a basis w (primal or dual) and a material constant c: the loss
-// c |r| w^i . (c2 I - S) w^j, the coupling c |r| w^i . [R0 | R1] (3 x 6) and W.
-struct SubregionStretch {
-  double loss[3][3];
-  std::array<double, 18> coupling;
-  std::array<double, 9> basis;
-};
-SubregionStretch subregion_stretch(std::array<Vec3, 3> const& w, double c_volume, StretchRates const& rates)
+// One subregion's loss for a basis w (primal or dual) and a material constant c:
+// c |r| w^i . (c2 I - S) w^j.
+std::array<std::array<double, 3>, 3> subregion_stretch_loss(std::array<Vec3, 3> const& w, double c_volume,
+                                                            StretchRates const& rates)
 {
-  SubregionStretch terms;
-  auto form = [](Vec3 const& a, Matrix3 const& m, Vec3 const& b) {
-    double sum = 0;
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) sum += a[i] * m[3 * i + j] * b[j];
-    return sum;
-  };
-  for (int i = 0; i < 3; ++i) {
-    for (int j = 0; j < 3; ++j)
-      terms.loss[i][j] = c_volume * (rates.trace * dot(w[i], w[j]) - form(w[i], rates.damping, w[j]));
-    for (int k = 0; k < 3; ++k) {
-      double r0 = 0, r1 = 0;
-      for (int m = 0; m < 3; ++m) {
-        r0 += w[i][m] * rates.r0[3 * m + k];
-        r1 += w[i][m] * rates.r1[3 * m + k];
-      }
-      terms.coupling[6 * i + k] = c_volume * r0;
-      terms.coupling[6 * i + 3 + k] = c_volume * r1;
-      terms.basis[3 * k + i] = w[i][k];
+  std::array<std::array<double, 3>, 3> loss{};
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      double form = 0;
+      for (int m = 0; m < 3; ++m)
+        for (int n = 0; n < 3; ++n) form += w[i][m] * rates.damping[3 * m + n] * w[j][n];
+      loss[i][j] = c_volume * (rates.trace * dot(w[i], w[j]) - form);
+    }
+  return loss;
+}
+
+// n and g with G = n g^T (|n| = 1) when G is rank one to rounding: its columns are all multiples
+// of the longest one.
+std::optional<std::pair<Vec3, Vec3>> rank_one_factors(Matrix3 const& g)
+{
+  int longest = 0;
+  double longest_norm = 0, total = 0;
+  for (int j = 0; j < 3; ++j) {
+    double const norm = std::sqrt(g[j] * g[j] + g[3 + j] * g[3 + j] + g[6 + j] * g[6 + j]);
+    total += norm * norm;
+    if (norm > longest_norm) {
+      longest = j;
+      longest_norm = norm;
     }
   }
-  return terms;
+  if (longest_norm == 0) return std::nullopt;
+  Vec3 const n{g[longest] / longest_norm, g[3 + longest] / longest_norm, g[6 + longest] / longest_norm};
+  Vec3 row{};
+  for (int j = 0; j < 3; ++j) row[j] = n[0] * g[j] + n[1] * g[3 + j] + n[2] * g[6 + j];
+  double residual = 0;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) residual += (g[3 * i + j] - n[i] * row[j]) * (g[3 * i + j] - n[i] * row[j]);
+  if (residual > 1e-24 * total) return std::nullopt;
+  return std::make_pair(n, row);
+}
+
+// c |r| [R0 | R1] (3 x 6 row-major): a subregion's coupling to its auxiliaries is W^T times it.
+std::array<double, 18> tet_stretch_coupling(double c_volume, StretchRates const& rates)
+{
+  std::array<double, 18> coupling{};
+  for (int m = 0; m < 3; ++m)
+    for (int k = 0; k < 3; ++k) {
+      coupling[6 * m + k] = c_volume * rates.r0[3 * m + k];
+      coupling[6 * m + 3 + k] = c_volume * rates.r1[3 * m + k];
+    }
+  return coupling;
 }
 
 std::array<double, 18> packed_rates(StretchRates const& rates)
@@ -171,7 +193,8 @@ std::array<double, 18> packed_rates(StretchRates const& rates)
 // Faraday's side of the matched layers: for every stretched tet the terms of its subregions with
 // mu and the dual basis, placed by local faces (docs/open_regions.md, section 3).
 void assemble_magnetic_stretching(mesh::Mesh const& mesh, mesh::Topology const& topology,
-                                  mesh::Geometry const& geometry, Materials const& materials, HostOperators& ops)
+                                  mesh::Geometry const& geometry, Materials const& materials,
+                                  AssemblyOptions const& options, HostOperators& ops)
 {
   auto const& stretching = materials.stretching;
   if (stretching.empty()) return;
@@ -179,24 +202,37 @@ void assemble_magnetic_stretching(mesh::Mesh const& mesh, mesh::Topology const& 
     if (stretching.stretches(t)) ops.stretched_tets.push_back(t);
   std::size_t const num_stretched = ops.stretched_tets.size();
   ops.stretched_tet_rates.resize(num_stretched);
-  ops.magnetic_loss.resize(num_stretched);
+  ops.electric_coupling.resize(num_stretched);
   ops.magnetic_coupling.resize(num_stretched);
+  ops.magnetic_loss.resize(num_stretched);
   ops.magnetic_basis.resize(num_stretched);
+  ops.stretched_tet_rank_one.assign(num_stretched, {});
   host_parallel_for("dgatd::assemble::stretched_tets", static_cast<std::int64_t>(num_stretched), [&](std::int64_t k) {
     Index const t = ops.stretched_tets[k];
     auto const rates = stretch_rates(stretching.tet_jacobian[t]);
+    double const subregion_volume = geometry.tet_volume[t] / 4;
     ops.stretched_tet_rates[k] = packed_rates(rates);
+    ops.electric_coupling[k] = tet_stretch_coupling(materials.eps[t] * subregion_volume, rates);
+    ops.magnetic_coupling[k] = tet_stretch_coupling(materials.mu[t] * subregion_volume, rates);
+    if (auto const factors = rank_one_factors(stretching.tet_jacobian[t]);
+        factors && options.reduce_rank_one_stretches) {
+      auto& one = ops.stretched_tet_rank_one[k];
+      auto const& [n, g] = *factors;
+      one.rank_one = true;
+      one.direction = n;
+      one.rate = dot(g, n);
+      one.electric_weight = materials.eps[t] * subregion_volume * dot(g, g);
+      one.magnetic_weight = materials.mu[t] * subregion_volume * dot(g, g);
+    }
     ops.magnetic_loss[k] = {};
-    ops.magnetic_coupling[k] = {};
     ops.magnetic_basis[k] = {};
     for (int lv = 0; lv < 4; ++lv) {
       auto const s = mesh::subregion(mesh, topology, geometry, t, lv);
-      auto const terms = subregion_stretch(s.w_dual, materials.mu[t] * s.volume, rates);
+      auto const loss = subregion_stretch_loss(s.w_dual, materials.mu[t] * s.volume, rates);
       for (int i = 0; i < 3; ++i) {
         int const face = mesh::tet_vertex_face(lv, i);
-        for (int j = 0; j < 3; ++j) ops.magnetic_loss[k][face * 4 + mesh::tet_vertex_face(lv, j)] += terms.loss[i][j];
-        for (int c = 0; c < 6; ++c) ops.magnetic_coupling[k][24 * face + 6 * lv + c] = terms.coupling[6 * i + c];
-        for (int m = 0; m < 3; ++m) ops.magnetic_basis[k][12 * lv + 4 * m + face] = terms.basis[3 * m + i];
+        for (int j = 0; j < 3; ++j) ops.magnetic_loss[k][face * 4 + mesh::tet_vertex_face(lv, j)] += loss[i][j];
+        for (int m = 0; m < 3; ++m) ops.magnetic_basis[k][12 * lv + 4 * m + face] = s.w_dual[i][m];
       }
     }
   });
@@ -468,6 +504,40 @@ void add_absorbing_face(mesh::MeshView const& m, Materials const& materials, Dof
         block[position[r] * d + position[c]] += admittance * kite * inverse_gram[r][c];
 }
 
+// Ampere's side of the matched layers: the four subregions of each stretched tet, in the order of
+// HostOperators::stretched_tets, with their unknowns, rows among the lossy rows and basis W.
+void assemble_stretched_subregions(mesh::MeshView const& m, HostOperators& ops)
+{
+  auto const& layout = ops.layout;
+  auto const& topology = m.topology;
+  std::vector<Index> lossy_of_block(static_cast<std::size_t>(layout.num_blocks()), -1);
+  for (std::size_t k = 0; k < ops.lossy_blocks.size(); ++k)
+    lossy_of_block[static_cast<std::size_t>(ops.lossy_blocks[k])] = static_cast<Index>(k);
+  ops.stretched_subregions.resize(4 * ops.stretched_tets.size());
+  host_parallel_for("dgatd::assemble::stretched_subregions", static_cast<std::int64_t>(ops.stretched_tets.size()),
+                    [&](std::int64_t k) {
+                      Index const t = ops.stretched_tets[k];
+                      for (int lv = 0; lv < 4; ++lv) {
+                        Index const v = m.mesh.tets[t][lv];
+                        auto const s = mesh::subregion(m.mesh, topology, m.geometry, t, lv);
+                        auto& sub = ops.stretched_subregions[4 * k + lv];
+                        for (int r = 0; r < 3; ++r) {
+                          Index const e = topology.tet_edges[t][mesh::tet_vertex_edge(lv, r)];
+                          Index const dof = layout.dof_of_half_edge[half_edge_of(topology, e, v)];
+                          bool const free = dof < layout.num_free;
+                          sub.unknowns[r] = free ? dof : layout.zero_slot;
+                          if (free) {
+                            Index const b = layout.block_of(dof);
+                            sub.lossy_rows[r] = ops.lossy_row_offset[lossy_of_block[b]] + dof - layout.block_offset[b];
+                          } else {
+                            sub.lossy_rows[r] = -1;
+                          }
+                          for (int c = 0; c < 3; ++c) sub.basis[3 * c + r] = s.w[r][c];
+                        }
+                      }
+                    });
+}
+
 // The conductance blocks S_v of the lossy blocks (sigma's mass matrix, the absorbing faces' terms
 // and the stretch terms of each stretched subregion: loss into the block, coupling to its y).
 void assemble_losses(mesh::MeshView const& m, Materials const& materials, std::vector<FaceKind> const& face_kind,
@@ -477,7 +547,6 @@ void assemble_losses(mesh::MeshView const& m, Materials const& materials, std::v
   auto const absorbing = absorbing_faces_by_vertex(m.topology, face_kind);
   choose_lossy_blocks(m.topology, materials, absorbing, ops);
   ops.conductance.assign(static_cast<std::size_t>(ops.lossy_matrix_offset.back()), 0.0);
-  std::vector<std::vector<HostOperators::StretchedSubregion>> block_subregions(ops.lossy_blocks.size());
   host_parallel_for(
       "dgatd::assemble::conductance", static_cast<std::int64_t>(ops.lossy_blocks.size()), [&](std::int64_t k) {
         Index const b = ops.lossy_blocks[k];
@@ -490,22 +559,13 @@ void assemble_losses(mesh::MeshView const& m, Materials const& materials, std::v
         for_each_subregion(m, layout, b, [&](Index t, mesh::Subregion const& s, std::array<Index, 3> const& position) {
           if (!materials.stretching.stretches(t)) return;
           auto const rates = stretch_rates(materials.stretching.tet_jacobian[t]);
-          auto const terms = subregion_stretch(s.w, materials.eps[t] * s.volume, rates);
-          HostOperators::StretchedSubregion sub;
-          sub.rates = packed_rates(rates);
-          sub.coupling = terms.coupling;
-          sub.basis = terms.basis;
-          for (int r = 0; r < 3; ++r) {
-            sub.unknowns[r] = position[r] >= 0 ? layout.block_offset[b] + position[r] : layout.zero_slot;
-            sub.lossy_rows[r] = position[r] >= 0 ? ops.lossy_row_offset[k] + position[r] : -1;
+          auto const loss = subregion_stretch_loss(s.w, materials.eps[t] * s.volume, rates);
+          for (int r = 0; r < 3; ++r)
             for (int c = 0; c < 3; ++c)
-              if (position[r] >= 0 && position[c] >= 0) block[position[r] * d + position[c]] += terms.loss[r][c];
-          }
-          block_subregions[k].push_back(sub);
+              if (position[r] >= 0 && position[c] >= 0) block[position[r] * d + position[c]] += loss[r][c];
         });
       });
-  for (auto const& subregions : block_subregions)
-    ops.stretched_subregions.insert(ops.stretched_subregions.end(), subregions.begin(), subregions.end());
+  assemble_stretched_subregions(m, ops);
   if (ops.lossy_blocks.empty()) {
     ops.lossy_matrix_offset.clear();
     ops.lossy_row_offset.clear();
@@ -631,7 +691,7 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
   HostOperators ops;
   ops.layout = number_unknowns(topology, edge_kinds(topology, face_kind), options);
   assemble_tets(m, materials, ops);
-  assemble_magnetic_stretching(mesh, topology, geometry, materials, ops);
+  assemble_magnetic_stretching(mesh, topology, geometry, materials, options, ops);
   assemble_dual_blocks(m, materials, ops);
   assemble_losses(m, materials, face_kind, ops);
   build_dual_curl(topology, ops.layout, ops);

@@ -58,6 +58,44 @@ void invert_step_matrix(double* a, int d, bool symmetric, double dt)
     singular_step(dt, "a lossy or matched block's implicit step matrix is singular");
 }
 
+// X = coupling diag(scale) (I + A) / 2 (3 x 6), the force's coupling to psi^n.
+std::array<double, 18> force_coupling(std::array<double, 18> const& coupling, AuxiliaryRule const& rule, double dt)
+{
+  std::array<double, 18> x{};
+  for (int m = 0; m < 3; ++m)
+    for (int c = 0; c < 6; ++c) {
+      double const b = coupling[6 * m + c] * auxiliary_scale(c, dt);
+      for (int j = 0; j < 6; ++j) x[6 * m + j] += 0.5 * b * ((c == j ? 1.0 : 0.0) + rule.advance[6 * c + j]);
+    }
+  return x;
+}
+
+// The trapezoidal rule for q' + gamma q = x: q^(n+1) = a q^n + d (x^n + x^(n+1)) / 2 with
+// a = (1 - gamma dt / 2) / (1 + gamma dt / 2) and d = dt / (1 + gamma dt / 2), returned as
+// (a, d / 2, weight (1 + a) / 2) from (gamma, weight).
+std::array<double, 3> rank_one_rule(std::array<double, 2> const& rate_weight, double dt)
+{
+  double const half = 0.5 * rate_weight[0] * dt;
+  double const a = (1 - half) / (1 + half);
+  return {a, 0.5 * dt / (1 + half), 0.5 * rate_weight[1] * (1 + a)};
+}
+
+// A stretched tet's K = (Mmu / dt + S' / 2)^-1 and L = K S' / 2 (4 x 4, row-major).
+void implicit_step(std::array<double, 16> const& mu, std::array<double, 16> const& implicit_loss, double dt,
+                   double* loss, double* step_inverse)
+{
+  std::array<double, 16> a;
+  for (int i = 0; i < 16; ++i) a[i] = mu[i] / dt + 0.5 * implicit_loss[i];
+  invert_step_matrix(a.data(), 4, false, dt);
+  std::copy(a.begin(), a.end(), step_inverse);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) {
+      double l = 0;
+      for (int c = 0; c < 4; ++c) l += a[4 * i + c] * 0.5 * implicit_loss[4 * c + j];
+      loss[4 * i + j] = l;
+    }
+}
+
 } // namespace
 
 LossyRows lossy_rows(dga::HostOperators const& host)
@@ -79,41 +117,82 @@ LossyRows lossy_rows(dga::HostOperators const& host)
     }
   }
   lossy.conductance = host.conductance;
-  lossy.subregions = host.stretched_subregions;
+  for (std::size_t k = 0; k < host.stretched_tets.size(); ++k) {
+    auto const& one = host.stretched_tet_rank_one[k];
+    auto const* subregions = host.stretched_subregions.data() + 4 * k;
+    if (!one.rank_one) {
+      lossy.tet_rates.push_back(host.stretched_tet_rates[k]);
+      lossy.tet_coupling.push_back(host.electric_coupling[k]);
+      lossy.subregions.insert(lossy.subregions.end(), subregions, subregions + 4);
+      continue;
+    }
+    lossy.rank_one_tets.push_back({one.rate, one.electric_weight});
+    for (int lv = 0; lv < 4; ++lv) {
+      LossyRows::RankOneSubregion sub{subregions[lv].unknowns, subregions[lv].lossy_rows, {}};
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) sub.direction[r] += subregions[lv].basis[3 * c + r] * one.direction[c];
+      lossy.rank_one_subregions.push_back(sub);
+    }
+  }
   return lossy;
 }
 
 LossStepMatrices loss_step_matrices(LossyRows const& lossy, double dt)
 {
-  bool const with_layers = !lossy.subregions.empty();
+  bool const with_layers = !lossy.subregions.empty() || !lossy.rank_one_subregions.empty();
   LossStepMatrices m;
   m.loss.resize(lossy.conductance.size());
   m.step_inverse.resize(with_layers ? m.loss.size() : 0);
-  // S' = S + sum_r B_r D_r / 2 over the stretched subregions, placed at their rows.
+  // S' = S + sum_r B_r D_r W_r / 2 over the stretched subregions, placed at their rows, with
+  // B_r = W_r^T coupling diag(scale).
   std::vector<double> implicit_loss = lossy.conductance;
-  std::size_t const n = lossy.subregions.size();
+  std::size_t const n = lossy.tet_rates.size();
   m.advance.resize(36 * n);
   m.drive.resize(18 * n);
   m.coupling.resize(18 * n);
   for (std::size_t k = 0; k < n; ++k) {
-    auto const& s = lossy.subregions[k];
-    auto const rule = auxiliary_rule(s.rates, dt);
+    auto const rule = auxiliary_rule(lossy.tet_rates[k], dt);
     std::copy(rule.advance.begin(), rule.advance.end(), m.advance.begin() + 36 * k);
-    for (int a = 0; a < 6; ++a)
-      for (int j = 0; j < 3; ++j)
-        for (int c = 0; c < 3; ++c) m.drive[18 * k + 3 * a + j] += rule.drive[3 * a + c] * s.basis[3 * c + j];
-    for (int r = 0; r < 3; ++r)
-      for (int c = 0; c < 6; ++c) {
-        double const b = s.coupling[6 * r + c] * auxiliary_scale(c, dt);
-        for (int j = 0; j < 6; ++j)
-          m.coupling[18 * k + 6 * r + j] += 0.5 * b * ((c == j ? 1.0 : 0.0) + rule.advance[6 * c + j]);
+    std::copy(rule.drive.begin(), rule.drive.end(), m.drive.begin() + 18 * k);
+    auto const x = force_coupling(lossy.tet_coupling[k], rule, dt);
+    std::copy(x.begin(), x.end(), m.coupling.begin() + 18 * k);
+    for (int lv = 0; lv < 4; ++lv) {
+      auto const& s = lossy.subregions[4 * k + lv];
+      double drive[6][3] = {}; // D W
+      for (int a = 0; a < 6; ++a)
+        for (int j = 0; j < 3; ++j)
+          for (int c = 0; c < 3; ++c) drive[a][j] += rule.drive[3 * a + c] * s.basis[3 * c + j];
+      for (int r = 0; r < 3; ++r) {
+        if (s.lossy_rows[r] < 0) continue;
+        Index const row = s.lossy_rows[r];
+        for (int c = 0; c < 6; ++c) {
+          double b = 0;
+          for (int mm = 0; mm < 3; ++mm) b += s.basis[3 * mm + r] * lossy.tet_coupling[k][6 * mm + c];
+          b *= auxiliary_scale(c, dt);
+          for (int j = 0; j < 3; ++j)
+            if (s.lossy_rows[j] >= 0)
+              implicit_loss[lossy.matrix_row[row] + s.lossy_rows[j] - lossy.block_first[row]] += 0.5 * b * drive[c][j];
+        }
+      }
+    }
+  }
+  // The rank-one tets: S' += weight d / 2 b b^T per subregion, b = W^T n.
+  m.rank_one.resize(3 * lossy.rank_one_tets.size());
+  for (std::size_t k = 0; k < lossy.rank_one_tets.size(); ++k) {
+    auto const rule = rank_one_rule(lossy.rank_one_tets[k], dt);
+    std::copy(rule.begin(), rule.end(), m.rank_one.begin() + 3 * k);
+    double const implicit = lossy.rank_one_tets[k][1] * rule[1];
+    for (int lv = 0; lv < 4; ++lv) {
+      auto const& s = lossy.rank_one_subregions[4 * k + lv];
+      for (int r = 0; r < 3; ++r) {
         if (s.lossy_rows[r] < 0) continue;
         Index const row = s.lossy_rows[r];
         for (int j = 0; j < 3; ++j)
           if (s.lossy_rows[j] >= 0)
             implicit_loss[lossy.matrix_row[row] + s.lossy_rows[j] - lossy.block_first[row]] +=
-                0.5 * b * m.drive[18 * k + 3 * c + j];
+                implicit * s.direction[r] * s.direction[j];
       }
+    }
   }
   std::vector<double> a;
   std::size_t offset = 0;
@@ -138,49 +217,82 @@ LossStepMatrices loss_step_matrices(LossyRows const& lossy, double dt)
 MagneticLayer magnetic_layer(dga::HostOperators const& host)
 {
   MagneticLayer layer;
-  layer.tets = host.stretched_tets;
-  layer.rates = host.stretched_tet_rates;
-  for (Index t : host.stretched_tets) layer.mu.push_back(host.mu[t]);
-  layer.loss = host.magnetic_loss;
-  layer.coupling = host.magnetic_coupling;
-  layer.basis = host.magnetic_basis;
+  for (std::size_t k = 0; k < host.stretched_tets.size(); ++k) {
+    Index const t = host.stretched_tets[k];
+    auto const& one = host.stretched_tet_rank_one[k];
+    auto const& basis = host.magnetic_basis[k];
+    if (!one.rank_one) {
+      layer.tets.push_back(t);
+      layer.rates.push_back(host.stretched_tet_rates[k]);
+      layer.mu.push_back(host.mu[t]);
+      layer.loss.push_back(host.magnetic_loss[k]);
+      layer.coupling.push_back(host.magnetic_coupling[k]);
+      layer.basis.insert(layer.basis.end(), basis.begin(), basis.end());
+      continue;
+    }
+    layer.rank_one_tets.push_back(t);
+    layer.rank_one_mu.push_back(host.mu[t]);
+    layer.rank_one_loss.push_back(host.magnetic_loss[k]);
+    layer.rank_one_rates.push_back({one.rate, one.magnetic_weight});
+    for (int lv = 0; lv < 4; ++lv)
+      for (int face = 0; face < 4; ++face) {
+        double b = 0;
+        for (int m = 0; m < 3; ++m) b += basis[12 * lv + 4 * m + face] * one.direction[m];
+        layer.rank_one_direction.push_back(b);
+      }
+  }
   return layer;
 }
 
 MagneticStepMatrices magnetic_step_matrices(MagneticLayer const& layer, double dt)
 {
   std::size_t const n = layer.rates.size();
-  MagneticStepMatrices m{std::vector<double>(36 * n), std::vector<double>(96 * n), std::vector<double>(16 * n),
-                         std::vector<double>(96 * n)};
+  MagneticStepMatrices m;
+  m.advance.resize(36 * n);
+  m.drive.resize(18 * n);
+  m.loss.resize(16 * n);
+  m.step_inverse.resize(16 * n);
+  m.coupling.resize(18 * n);
   for (std::size_t k = 0; k < n; ++k) {
     auto const rule = auxiliary_rule(layer.rates[k], dt);
     std::copy(rule.advance.begin(), rule.advance.end(), m.advance.begin() + 36 * k);
-    // Per subregion lv: its drive from the tet's four f^ (6 x 4) and B (I + A) / 2 (4 x 6).
-    std::array<double, 96> tet_drive{}, force{};
-    for (int lv = 0; lv < 4; ++lv)
-      for (int a = 0; a < 6; ++a)
-        for (int face = 0; face < 4; ++face) {
-          double sum = 0;
-          for (int c = 0; c < 3; ++c) sum += rule.drive[3 * a + c] * layer.basis[k][12 * lv + 4 * c + face];
-          tet_drive[24 * lv + 4 * a + face] = sum;
-        }
-    std::array<double, 16> a, implicit_loss = layer.loss[k];
-    for (int i = 0; i < 4; ++i)
-      for (int lv = 0; lv < 4; ++lv)
+    std::copy(rule.drive.begin(), rule.drive.end(), m.drive.begin() + 18 * k);
+    auto const x = force_coupling(layer.coupling[k], rule, dt);
+    std::copy(x.begin(), x.end(), m.coupling.begin() + 18 * k);
+    double const* basis = layer.basis.data() + 48 * k;
+    // S' = S + sum_lv B_lv D W_lv / 2 by local faces, B_lv = W_lv^T coupling diag(scale) (4 x 6).
+    std::array<double, 16> implicit_loss = layer.loss[k];
+    for (int lv = 0; lv < 4; ++lv) {
+      double drive[6][4] = {};
+      for (int c = 0; c < 6; ++c)
+        for (int face = 0; face < 4; ++face)
+          for (int mm = 0; mm < 3; ++mm) drive[c][face] += rule.drive[3 * c + mm] * basis[12 * lv + 4 * mm + face];
+      for (int i = 0; i < 4; ++i)
         for (int c = 0; c < 6; ++c) {
-          double const b = layer.coupling[k][24 * i + 6 * lv + c] * auxiliary_scale(c, dt);
-          for (int j = 0; j < 4; ++j) implicit_loss[4 * i + j] += 0.5 * b * tet_drive[24 * lv + 4 * c + j];
-          for (int j = 0; j < 6; ++j)
-            force[24 * i + 6 * lv + j] += 0.5 * b * ((c == j ? 1.0 : 0.0) + rule.advance[6 * c + j]);
+          double b = 0;
+          for (int mm = 0; mm < 3; ++mm) b += basis[12 * lv + 4 * mm + i] * layer.coupling[k][6 * mm + c];
+          b *= auxiliary_scale(c, dt);
+          for (int j = 0; j < 4; ++j) implicit_loss[4 * i + j] += 0.5 * b * drive[c][j];
         }
-    for (int i = 0; i < 16; ++i) a[i] = layer.mu[k][i] / dt + 0.5 * implicit_loss[i];
-    invert_step_matrix(a.data(), 4, false, dt);
-    for (int i = 0; i < 4; ++i)
-      for (int c = 0; c < 4; ++c) {
-        for (int j = 0; j < 4; ++j) m.loss[16 * k + 4 * i + j] += a[4 * i + c] * 0.5 * implicit_loss[4 * c + j];
-        for (int j = 0; j < 24; ++j) m.coupling[96 * k + 24 * i + j] += a[4 * i + c] * force[24 * c + j];
-      }
-    std::copy(tet_drive.begin(), tet_drive.end(), m.drive.begin() + 96 * k);
+    }
+    implicit_step(layer.mu[k], implicit_loss, dt, m.loss.data() + 16 * k, m.step_inverse.data() + 16 * k);
+  }
+  // The rank-one tets: S' += weight d / 2 b_lv b_lv^T per subregion, b_lv = W_lv^T n.
+  std::size_t const ones = layer.rank_one_tets.size();
+  m.rank_one_loss.resize(16 * ones);
+  m.rank_one_step_inverse.resize(16 * ones);
+  m.rank_one_rule.resize(3 * ones);
+  for (std::size_t k = 0; k < ones; ++k) {
+    auto const rule = rank_one_rule(layer.rank_one_rates[k], dt);
+    std::copy(rule.begin(), rule.end(), m.rank_one_rule.begin() + 3 * k);
+    double const implicit = layer.rank_one_rates[k][1] * rule[1];
+    double const* b = layer.rank_one_direction.data() + 16 * k;
+    std::array<double, 16> implicit_loss = layer.rank_one_loss[k];
+    for (int lv = 0; lv < 4; ++lv)
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j) implicit_loss[4 * i + j] += implicit * b[4 * lv + i] * b[4 * lv + j];
+    implicit_step(layer.rank_one_mu[k], implicit_loss, dt, m.rank_one_loss.data() + 16 * k,
+                  m.rank_one_step_inverse.data() + 16 * k);
   }
   return m;
 }

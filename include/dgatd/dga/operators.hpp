@@ -52,6 +52,10 @@ struct AssemblyOptions {
   // Order the dual blocks (and with them the unknowns) by decreasing size, so that a launch over
   // blocks sees equal work side by side; otherwise blocks follow the vertex numbering.
   bool group_blocks_by_degree = false;
+  // Step the matched layers' tets whose stretch is rank one with one auxiliary per subregion
+  // instead of six (HostOperators::RankOneStretch); off, every stretched tet takes the general
+  // form, which gives the same fields to rounding (the tests compare the two).
+  bool reduce_rank_one_stretches = true;
 };
 
 // The unknowns: free half-edges first, in dual-block order (each block contiguous), then the
@@ -96,22 +100,38 @@ struct HostOperators {
   std::vector<std::int64_t> lossy_matrix_offset;
   std::vector<double> conductance;
   std::vector<Index> lossy_row_offset; // first row of each lossy block among the lossy rows
+  // The stretched tets, ascending, and per stretched tet k the rates of its stretch (S then P,
+  // row-major) and the couplings of its subregions' auxiliaries without their basis,
+  // eps_t |t|/4 [R0 | R1] and mu_t |t|/4 [R0 | R1] (3 x 6 row-major): subregion r couples by
+  // W_r^T times them. The four subregions of a tet share these, so they are stored once per tet.
+  std::vector<Index> stretched_tets;
+  std::vector<std::array<double, 18>> stretched_tet_rates;
+  std::vector<std::array<double, 18>> electric_coupling;
+  std::vector<std::array<double, 18>> magnetic_coupling;
+  // Where a tet's stretch is rank one, G = n g^T with n a unit vector (a flat layer; a shell's
+  // slabs, stretched along one axis), s det(J) J^-1 J^-T = (s + gamma) I - S + |g|^2 n n^T / (s + gamma)
+  // with gamma = g . n: the six auxiliaries of each subregion reduce to one, q' + gamma q = n . e,
+  // and the current's coupling to c |r| |g|^2 n q (docs/open_regions.md, section 3).
+  struct RankOneStretch {
+    bool rank_one = false;
+    std::array<double, 3> direction{}; // n
+    double rate = 0;                   // gamma
+    double electric_weight = 0;        // eps_t |t|/4 |g|^2
+    double magnetic_weight = 0;        // mu_t |t|/4 |g|^2
+  };
+  std::vector<RankOneStretch> stretched_tet_rank_one;
+  // Ampere's side, subregion lv of stretched tet k at 4 k + lv (one with no free half-edge has
+  // the zero slot and no rows).
   struct StretchedSubregion {
     std::array<Index, 3> unknowns;   // its half-edges' unknowns (the zero slot for a PEC half-edge)
     std::array<Index, 3> lossy_rows; // their rows among the lossy rows, -1 for a PEC half-edge
-    std::array<double, 18> rates;    // S then P of its tet, row-major
-    std::array<double, 18> coupling; // 3 x 6 row-major
     std::array<double, 9> basis;     // W, row-major: column j is w^j, so e_r = W u^_r
   };
   std::vector<StretchedSubregion> stretched_subregions;
-  // Faraday's side of the layers, per stretched tet: the same terms with mu and the dual basis. The
-  // loss is summed over the tet's subregions (4 x 4 by local faces); the coupling is 4 x 24 (row:
-  // local face, column: 6 lv + k for subregion lv's y), the basis 4 x 12 (3 x 4 per subregion,
-  // row-major: its Cartesian h from the tet's four f^).
-  std::vector<Index> stretched_tets;
-  std::vector<std::array<double, 18>> stretched_tet_rates;
+  // Faraday's side, per stretched tet: the loss summed over the tet's subregions (4 x 4 by local
+  // faces) and the dual basis, 4 x 12 (3 x 4 per subregion, row-major: its Cartesian h from the
+  // tet's four f^).
   std::vector<std::array<double, 16>> magnetic_loss;
-  std::vector<std::array<double, 96>> magnetic_coupling;
   std::vector<std::array<double, 48>> magnetic_basis;
   // Dual curl (C~ f^, eq. 6), once per edge: both halves of an edge see the same circulation around
   // its dual face, so it is formed once per edge that has a free half and read by the block rows of

@@ -100,9 +100,9 @@ struct FaradayKernel {
 
 // Matched layers on Faraday's side, per stretched tet k (tet tets(k)), around the lossless kernel:
 // before it, the tet's f^(n-1/2) is kept in previous; after it, with f~ what the kernel wrote,
-//   f^(n+1/2) = f~ - L (f~ + f^(n-1/2)) - Q phi^(n-1/2),
+//   f^(n+1/2) = f~ - L (f~ + f^(n-1/2)) - K sum_lv W_lv^T X phi_lv^(n-1/2),
 // the six auxiliary unknowns of each of its four subregions advance,
-// phi_lv^(n+1/2) = advance phi_lv^(n-1/2) + drive_lv (f^(n-1/2) + f^(n+1/2)) / 2,
+// phi_lv^(n+1/2) = advance phi_lv^(n-1/2) + drive W_lv (f^(n-1/2) + f^(n+1/2)) / 2,
 // and the tet's edge pieces are written again from the corrected f^ (FractionedLeapfrog).
 template <class TetLayout, class MemorySpace>
 struct MagneticStretchBefore {
@@ -120,35 +120,89 @@ struct MagneticStretchAfter {
   Kokkos::View<Index*, MemorySpace> tets;
   Kokkos::View<Real* [4], TetLayout, MemorySpace> f;
   Kokkos::View<Real* [4], MemorySpace> previous;
-  Kokkos::View<Real* [16], MemorySpace> loss;     // L, 4 x 4 row-major
-  Kokkos::View<Real* [96], MemorySpace> coupling; // Q, 4 x 24 row-major
-  Kokkos::View<Real* [24], MemorySpace> phi;      // six per subregion
-  Kokkos::View<Real* [36], MemorySpace> advance;  // 6 x 6, the tet's four subregions alike
-  Kokkos::View<Real* [96], MemorySpace> drive;    // 6 x 4 per subregion
+  Kokkos::View<Real* [16], MemorySpace> loss;         // L, 4 x 4 row-major
+  Kokkos::View<Real* [16], MemorySpace> step_inverse; // K, 4 x 4 row-major
+  Kokkos::View<Real* [18], MemorySpace> coupling;     // X, 3 x 6 row-major
+  Kokkos::View<Real* [48], MemorySpace> basis;        // W_lv, 3 x 4 per subregion
+  Kokkos::View<Real* [24], MemorySpace> phi;          // six per subregion
+  Kokkos::View<Real* [36], MemorySpace> advance;      // 6 x 6, the tet's four subregions alike
+  Kokkos::View<Real* [18], MemorySpace> drive;        // 6 x 3, from the subregion's Cartesian h
   Kokkos::View<std::uint32_t const*, MemorySpace> edge_signs;
   Kokkos::View<Real* [6], TetLayout, MemorySpace> edge_pieces;
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
   {
     Index const t = tets(k);
-    Real lossless[4], updated[4], average[4];
+    Real lossless[4], updated[4], force[4] = {0, 0, 0, 0};
     for (int j = 0; j < 4; ++j) lossless[j] = f(t, j);
+    for (int lv = 0; lv < 4; ++lv)
+      for (int m = 0; m < 3; ++m) {
+        Real y = 0;
+        for (int c = 0; c < 6; ++c) y += coupling(k, 6 * m + c) * phi(k, 6 * lv + c);
+        for (int face = 0; face < 4; ++face) force[face] += basis(k, 12 * lv + 4 * m + face) * y;
+      }
     for (int i = 0; i < 4; ++i) {
       Real correction = 0;
-      for (int j = 0; j < 4; ++j) correction += loss(k, 4 * i + j) * (lossless[j] + previous(k, j));
-      for (int j = 0; j < 24; ++j) correction += coupling(k, 24 * i + j) * phi(k, j);
+      for (int j = 0; j < 4; ++j)
+        correction += loss(k, 4 * i + j) * (lossless[j] + previous(k, j)) + step_inverse(k, 4 * i + j) * force[j];
       updated[i] = lossless[i] - correction;
       f(t, i) = updated[i];
     }
+    Real average[4];
     for (int j = 0; j < 4; ++j) average[j] = Real(0.5) * (previous(k, j) + updated[j]);
     for (int lv = 0; lv < 4; ++lv) {
-      Real old[6];
+      Real h[3], old[6];
+      for (int m = 0; m < 3; ++m) {
+        h[m] = 0;
+        for (int face = 0; face < 4; ++face) h[m] += basis(k, 12 * lv + 4 * m + face) * average[face];
+      }
       for (int a = 0; a < 6; ++a) old[a] = phi(k, 6 * lv + a);
       for (int a = 0; a < 6; ++a) {
         Real next = 0;
         for (int b = 0; b < 6; ++b) next += advance(k, 6 * a + b) * old[b];
-        for (int j = 0; j < 4; ++j) next += drive(k, 24 * lv + 4 * a + j) * average[j];
+        for (int m = 0; m < 3; ++m) next += drive(k, 3 * a + m) * h[m];
         phi(k, 6 * lv + a) = next;
       }
+    }
+    write_edge_pieces(edge_pieces, t, edge_signs(t), updated);
+  }
+};
+
+// The stretched tets whose stretch is rank one (HostOperators::RankOneStretch), one auxiliary phi
+// per subregion, as MagneticStretchAfter:
+//   f^(n+1/2) = f~ - L (f~ + f^(n-1/2)) - K weight (1 + a) / 2 sum_lv phi_lv b_lv,
+//   phi_lv^(n+1/2) = a phi_lv^(n-1/2) + d / 2 b_lv . (f^(n-1/2) + f^(n+1/2)),   b_lv = W_lv^T n.
+template <class TetLayout, class MemorySpace>
+struct MagneticRankOneAfter {
+  Kokkos::View<Index*, MemorySpace> tets;
+  Kokkos::View<Real* [4], TetLayout, MemorySpace> f;
+  Kokkos::View<Real* [4], MemorySpace> previous;
+  Kokkos::View<Real* [16], MemorySpace> loss;         // L, 4 x 4 row-major
+  Kokkos::View<Real* [16], MemorySpace> step_inverse; // K, 4 x 4 row-major
+  Kokkos::View<Real* [16], MemorySpace> direction;    // b_lv by local faces, row lv
+  Kokkos::View<Real* [3], MemorySpace> rule;          // a, d / 2, weight (1 + a) / 2
+  Kokkos::View<Real* [4], MemorySpace> phi;           // one per subregion
+  Kokkos::View<std::uint32_t const*, MemorySpace> edge_signs;
+  Kokkos::View<Real* [6], TetLayout, MemorySpace> edge_pieces;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
+  {
+    Index const t = tets(k);
+    Real lossless[4], updated[4], force[4] = {0, 0, 0, 0};
+    for (int j = 0; j < 4; ++j) lossless[j] = f(t, j);
+    for (int lv = 0; lv < 4; ++lv) {
+      Real const weighted = rule(k, 2) * phi(k, lv);
+      for (int face = 0; face < 4; ++face) force[face] += weighted * direction(k, 4 * lv + face);
+    }
+    for (int i = 0; i < 4; ++i) {
+      Real correction = 0;
+      for (int j = 0; j < 4; ++j)
+        correction += loss(k, 4 * i + j) * (lossless[j] + previous(k, j)) + step_inverse(k, 4 * i + j) * force[j];
+      updated[i] = lossless[i] - correction;
+      f(t, i) = updated[i];
+    }
+    for (int lv = 0; lv < 4; ++lv) {
+      Real x = 0;
+      for (int face = 0; face < 4; ++face) x += direction(k, 4 * lv + face) * (previous(k, face) + updated[face]);
+      phi(k, lv) = rule(k, 0) * phi(k, lv) + rule(k, 1) * x;
     }
     write_edge_pieces(edge_pieces, t, edge_signs(t), updated);
   }

@@ -52,26 +52,85 @@ struct GatherRows {
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t r) const { out(r) = (accumulate ? out(r) : 0) + u(rows(r)); }
 };
 
-// The stretched subregions s of a matched layer (FractionedLeapfrog's losses). Before Ampere: each
-// keeps its half-edges' u^n and computes coupling(s) psi_s^n, its piece of the force of each of its
-// lossy rows (coupling already holds the weight of psi^n in the step's average), at 3 s + r.
+// The stretched tets k of a matched layer (FractionedLeapfrog's losses), Ampere's side. Before
+// Ampere, each of the tet's subregions lv keeps its half-edges' u^n and computes W_lv^T X psi_lv^n,
+// its piece of the force of each of its lossy rows (X already holds the weight of psi^n in the
+// step's average), at 12 k + 3 lv + r. A subregion's numbers sit in its tet's row (3 lv + r,
+// 9 lv + i, 6 lv + c), so the work items of a GPU warp read neighbouring rows.
 template <class MemorySpace>
-struct SubregionForce {
-  Kokkos::View<Index* [3], MemorySpace> unknowns;
-  Kokkos::View<Index* [3], MemorySpace> rows;
-  Kokkos::View<Real* [18], MemorySpace> coupling;
+struct StretchedTetForce {
+  Kokkos::View<Index* [12], MemorySpace> unknowns; // per tet, 3 lv + k for subregion lv
+  Kokkos::View<Index* [12], MemorySpace> rows;
+  Kokkos::View<Real* [36], MemorySpace> basis;    // 9 lv + i
+  Kokkos::View<Real* [18], MemorySpace> coupling; // X, 3 x 6 row-major
   Kokkos::View<Real*, MemorySpace> u;
-  Kokkos::View<Real* [6], MemorySpace> psi;
-  Kokkos::View<Real* [3], MemorySpace> previous;
+  Kokkos::View<Real* [24], MemorySpace> psi; // 6 lv + c
+  Kokkos::View<Real* [12], MemorySpace> previous;
   Kokkos::View<Real*, MemorySpace> pieces;
-  KOKKOS_INLINE_FUNCTION void operator()(std::size_t s) const
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
   {
-    for (int k = 0; k < 3; ++k) previous(s, k) = u(unknowns(s, k));
-    for (int r = 0; r < 3; ++r) {
-      if (rows(s, r) < 0) continue;
-      Real g = 0;
-      for (int c = 0; c < 6; ++c) g += coupling(s, 6 * r + c) * psi(s, c);
-      pieces(3 * s + r) = g;
+    Real x[18];
+    for (int i = 0; i < 18; ++i) x[i] = coupling(k, i);
+    for (int lv = 0; lv < 4; ++lv) {
+      Real y[3];
+      for (int m = 0; m < 3; ++m) {
+        previous(k, 3 * lv + m) = u(unknowns(k, 3 * lv + m));
+        y[m] = 0;
+        for (int c = 0; c < 6; ++c) y[m] += x[6 * m + c] * psi(k, 6 * lv + c);
+      }
+      for (int r = 0; r < 3; ++r) {
+        if (rows(k, 3 * lv + r) < 0) continue;
+        Real g = 0;
+        for (int m = 0; m < 3; ++m) g += basis(k, 9 * lv + 3 * m + r) * y[m];
+        pieces(12 * k + 3 * lv + r) = g;
+      }
+    }
+  }
+};
+
+// The stretched tets whose stretch is rank one (HostOperators::RankOneStretch), one auxiliary q per
+// subregion, before Ampere like StretchedTetForce: subregion lv keeps its half-edges' u^n and writes
+// the pieces weight (1 + a) / 2 q_lv^n (W_lv^T n)_r at first_piece + 12 k + 3 lv + r.
+template <class MemorySpace>
+struct RankOneTetForce {
+  Kokkos::View<Index* [12], MemorySpace> unknowns; // per tet, 3 lv + k for subregion lv
+  Kokkos::View<Index* [12], MemorySpace> rows;
+  Kokkos::View<Real* [12], MemorySpace> direction; // W_lv^T n
+  Kokkos::View<Real* [3], MemorySpace> rule;       // a, d / 2, weight (1 + a) / 2
+  Kokkos::View<Real*, MemorySpace> u;
+  Kokkos::View<Real* [4], MemorySpace> q;
+  Kokkos::View<Real* [12], MemorySpace> previous;
+  Kokkos::View<Real*, MemorySpace> pieces;
+  std::size_t first_piece;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
+  {
+    Real const weight = rule(k, 2);
+    for (int lv = 0; lv < 4; ++lv) {
+      Real const force = weight * q(k, lv);
+      for (int m = 0; m < 3; ++m) previous(k, 3 * lv + m) = u(unknowns(k, 3 * lv + m));
+      for (int r = 0; r < 3; ++r)
+        if (rows(k, 3 * lv + r) >= 0) pieces(first_piece + 12 * k + 3 * lv + r) = force * direction(k, 3 * lv + r);
+    }
+  }
+};
+
+// After the step, the rank-one tets' auxiliaries: q^(n+1) = a q^n + d / 2 (W^T n) . (u^n + u^(n+1)).
+template <class MemorySpace>
+struct RankOneTetAuxiliary {
+  Kokkos::View<Index* [12], MemorySpace> unknowns;
+  Kokkos::View<Real* [12], MemorySpace> direction;
+  Kokkos::View<Real* [3], MemorySpace> rule;
+  Kokkos::View<Real*, MemorySpace> u;
+  Kokkos::View<Real* [12], MemorySpace> previous;
+  Kokkos::View<Real* [4], MemorySpace> q;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
+  {
+    Real const advance = rule(k, 0), half_drive = rule(k, 1);
+    for (int lv = 0; lv < 4; ++lv) {
+      Real x = 0;
+      for (int j = 0; j < 3; ++j)
+        x += direction(k, 3 * lv + j) * (previous(k, 3 * lv + j) + u(unknowns(k, 3 * lv + j)));
+      q(k, lv) = advance * q(k, lv) + half_drive * x;
     }
   }
 };
@@ -94,26 +153,33 @@ struct GatherForce {
   }
 };
 
-// After the step, the trapezoidal rule for the subregion's six auxiliaries:
-// psi^(n+1) = advance psi^n + drive (u^n + u^(n+1)) / 2 (6 x 6 and 6 x 3, row-major).
+// After the step, the trapezoidal rule for the auxiliaries of a stretched tet's four subregions:
+// psi^(n+1) = advance psi^n + drive W (u^n + u^(n+1)) / 2 (advance 6 x 6 and drive 6 x 3 per tet,
+// row-major; W per subregion).
 template <class MemorySpace>
-struct SubregionAuxiliary {
-  Kokkos::View<Index* [3], MemorySpace> unknowns;
+struct StretchedTetAuxiliary {
+  Kokkos::View<Index* [12], MemorySpace> unknowns;
+  Kokkos::View<Real* [36], MemorySpace> basis;
   Kokkos::View<Real* [36], MemorySpace> advance;
   Kokkos::View<Real* [18], MemorySpace> drive;
   Kokkos::View<Real*, MemorySpace> u;
-  Kokkos::View<Real* [3], MemorySpace> previous;
-  Kokkos::View<Real* [6], MemorySpace> psi;
-  KOKKOS_INLINE_FUNCTION void operator()(std::size_t s) const
+  Kokkos::View<Real* [12], MemorySpace> previous;
+  Kokkos::View<Real* [24], MemorySpace> psi;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
   {
-    Real average[3], old[6];
-    for (int k = 0; k < 3; ++k) average[k] = Real(0.5) * (previous(s, k) + u(unknowns(s, k)));
-    for (int k = 0; k < 6; ++k) old[k] = psi(s, k);
-    for (int a = 0; a < 6; ++a) {
-      Real next = 0;
-      for (int b = 0; b < 6; ++b) next += advance(s, 6 * a + b) * old[b];
-      for (int k = 0; k < 3; ++k) next += drive(s, 3 * a + k) * average[k];
-      psi(s, a) = next;
+    for (int lv = 0; lv < 4; ++lv) {
+      Real average[3], e[3], old[6];
+      for (int j = 0; j < 3; ++j) average[j] = Real(0.5) * (previous(k, 3 * lv + j) + u(unknowns(k, 3 * lv + j)));
+      for (int c = 0; c < 3; ++c)
+        e[c] = basis(k, 9 * lv + 3 * c) * average[0] + basis(k, 9 * lv + 3 * c + 1) * average[1] +
+               basis(k, 9 * lv + 3 * c + 2) * average[2];
+      for (int a = 0; a < 6; ++a) old[a] = psi(k, 6 * lv + a);
+      for (int a = 0; a < 6; ++a) {
+        Real next = 0;
+        for (int b = 0; b < 6; ++b) next += advance(k, 6 * a + b) * old[b];
+        for (int c = 0; c < 3; ++c) next += drive(k, 3 * a + c) * e[c];
+        psi(k, 6 * lv + a) = next;
+      }
     }
   }
 };

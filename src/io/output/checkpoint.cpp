@@ -16,6 +16,10 @@ namespace fs = std::filesystem;
 using hdf5::Handle;
 
 constexpr char const* checkpoint_kind = "dgatd checkpoint";
+// The order of the terms' state in /state/auxiliary. 2: a matched layer's electric auxiliaries by
+// stretched tet, four subregions each (1, without the attribute: by dual block). A checkpoint of
+// another layout with terms' state could be restored into the wrong places, so it is refused.
+constexpr std::int64_t state_layout = 2;
 
 std::string hex(std::uint64_t value)
 {
@@ -87,6 +91,7 @@ void write_checkpoint(std::string const& path, Checkpoint const& c)
     writer.attribute(root, "dt_max", c.dt_max);
     writer.attribute(root, "power_iterations", static_cast<std::int64_t>(c.bound_iterations));
     writer.attribute(root, "step", c.state.step);
+    writer.attribute(root, "state_layout", state_layout);
     writer.attribute(root, "mesh_fingerprint", hex(mesh_fingerprint(c.mesh)));
 
     Handle const state = writer.group(root, "state");
@@ -169,6 +174,13 @@ Checkpoint read_checkpoint(std::string const& path)
   c.state.e_unknowns = hdf5::read_rows<double>(root, "state/e", 0, path, rows);
   c.state.h_unknowns = hdf5::read_rows<double>(root, "state/h", 0, path, rows);
   c.state.auxiliary = hdf5::read_rows<double>(root, "state/auxiliary", 0, path, rows);
+  std::int64_t layout = 1;
+  hdf5::read_attribute(root, "state_layout", H5T_NATIVE_INT64, &layout);
+  if (layout != state_layout && !c.state.auxiliary.empty())
+    throw Error(path,
+                "holds its matched layers' and ports' state in layout " + std::to_string(layout) +
+                    ", this dgatd reads " + std::to_string(state_layout),
+                "start the run afresh, or restart it with the dgatd that wrote the checkpoint");
 
   Handle const mesh(H5Gopen2(root, "mesh", H5P_DEFAULT), H5Gclose);
   if (!mesh.valid()) throw Error(path, "the checkpoint has no /mesh", "it may be damaged");
