@@ -8,6 +8,7 @@
 #include "dgatd/mesh/structured.hpp"
 #include "dgatd/mesh/topology.hpp"
 #include "dgatd/simulation/problem.hpp"
+#include "dgatd/solver/stencils.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -83,6 +84,17 @@ inline LayeredGuide layered_guide(double length, int cells, double layer, dgatd:
               found.alpha_max);
   g.operators = dgatd::dga::assemble(g.mesh, g.topology, g.geometry, materials, kinds, options);
   return g;
+}
+
+// A TEM pulse in the middle of the guide, E_y a derivative of a Gaussian of width 0.2 along z (no
+// static part), on the guide's unknowns: its halves run into the layers at normal incidence.
+inline std::vector<double> guide_pulse(LayeredGuide const& g, double length)
+{
+  dgatd::mesh::MeshView const view{g.mesh, g.topology, g.geometry};
+  return dgatd::solver::project_field(view, g.operators.layout, [&](dgatd::Vec3 const& p) {
+    double const x = (p[2] - 0.5 * length) / 0.2;
+    return dgatd::Vec3{0, x * std::exp(-0.5 * x * x), 0};
+  });
 }
 
 } // namespace dgatd::testing

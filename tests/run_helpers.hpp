@@ -68,4 +68,34 @@ inline std::vector<double> component(io::ProbeRecord const& record, int c)
   return values;
 }
 
+// A CSV file as dgatd writes them (`dgatd sparams --csv`): a header line, then rows of numbers.
+struct CsvTable {
+  std::vector<std::string> header;
+  std::vector<std::vector<double>> rows;
+
+  // The index of the named column, or header.size() when there is none.
+  std::size_t column(std::string const& name) const
+  {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  }
+};
+
+inline CsvTable read_csv(std::filesystem::path const& file)
+{
+  CsvTable table;
+  std::ifstream in(file);
+  std::string line, cell;
+  if (std::getline(in, line)) {
+    std::istringstream cells(line);
+    while (std::getline(cells, cell, ',')) table.header.push_back(cell);
+  }
+  while (std::getline(in, line)) {
+    std::istringstream cells(line);
+    std::vector<double> row;
+    while (std::getline(cells, cell, ',')) row.push_back(std::stod(cell));
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
 } // namespace dgatd::testing

@@ -230,20 +230,20 @@ std::vector<PieceStretch> piece_shapes(mesh::MeshView const& m, std::vector<char
   return stretches;
 }
 
-// The profile of each piece that meets the domain: the order asked for, else 3 flat and 1 in a
-// shell (steeper ones are unstable in the bends and are refused there), and alpha_max for the
+// The profile of each piece that meets the domain: the order asked for (steeper ones than 1 are
+// unstable in a shell's bends and are refused there), and alpha_max for the
 // reflection asked for: a wave crossing the layer at normal incidence decays as
 // exp(-int alpha / c dz) each way.
 void set_profiles(std::vector<PieceStretch>& pieces, PmlProfile const& profile, double fastest, PmlLayer& layer)
 {
   for (auto& piece : pieces) {
     if (!piece.meets_domain) continue;
-    piece.order = profile.order > 0 ? profile.order : (piece.flat ? 3 : 1);
+    piece.order = profile.order;
     if (!piece.flat && piece.order > 1)
       throw ModelError(ModelSubject::matched_layer, layer.name,
                        "bends around the domain (a shell), where a profile of order " + std::to_string(piece.order) +
                            " is unstable",
-                       "use a profile of order 1 (the default for a shell), or flat layers",
+                       "use a profile of order 1 (the default), or flat layers",
                        {{"order", static_cast<double>(piece.order)}, {"stable order", 1}});
     piece.alpha_max = (piece.order + 1) * fastest * -std::log(profile.reflection) / (2 * layer.thickness);
     layer.alpha_max = std::max(layer.alpha_max, piece.alpha_max);

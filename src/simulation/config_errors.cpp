@@ -31,7 +31,7 @@ Error config_error(io::Config const& config, ModelError const& error)
     auto const stable_order = error.fact("stable order");
     return Error(where, "[[pml]] region '" + error.name() + "' " + error.problem(),
                  stable_order
-                     ? "use order = " + format_number(*stable_order) + " (the default for a shell), or flat layers"
+                     ? "use order = " + format_number(*stable_order) + " (the default), or flat layers"
                      : error.remedy());
   }
   case ModelSubject::matched_port:

@@ -8,8 +8,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -24,19 +22,14 @@ struct Row {
   double frequency, s11_db, s11_deg, s21_db, s21_deg;
 };
 
-std::vector<Row> read_csv(std::string const& path)
+std::vector<Row> read_rows(std::string const& path)
 {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  EXPECT_EQ(line, "frequency_hz,S11_db,S11_deg,S21_db,S21_deg");
+  auto const table = dgatd::testing::read_csv(path);
+  EXPECT_EQ(table.header, (std::vector<std::string>{"frequency_hz", "S11_db", "S11_deg", "S21_db", "S21_deg"}));
   std::vector<Row> rows;
-  while (std::getline(in, line)) {
-    Row r{};
-    char comma;
-    std::istringstream fields(line);
-    fields >> r.frequency >> comma >> r.s11_db >> comma >> r.s11_deg >> comma >> r.s21_db >> comma >> r.s21_deg;
-    rows.push_back(r);
+  for (auto const& cells : table.rows) {
+    EXPECT_EQ(cells.size(), 5u);
+    if (cells.size() == 5) rows.push_back({cells[0], cells[1], cells[2], cells[3], cells[4]});
   }
   return rows;
 }
@@ -85,7 +78,7 @@ progress = false
                                  scratch.path());
   ASSERT_EQ(sparams.exit_code, 0) << sparams.err;
   EXPECT_NE(sparams.out.find("1 = port_in (driven), 2 = port_out"), std::string::npos) << sparams.out;
-  auto const rows = read_csv(scratch.file("s.csv"));
+  auto const rows = read_rows(scratch.file("s.csv"));
   ASSERT_EQ(rows.size(), 17u);
 
   // The phase of S21 is known modulo 2 pi only: unwrap it along the band, and pick the turn at 8 GHz

@@ -54,8 +54,8 @@ TEST(ConfigErrors, StableOrderBecomesTheOrderKey)
   ModelError const error(ModelSubject::matched_layer, "pml", "bends around the domain",
                          "use a profile of order 1, or flat layers", {{"order", 3}, {"stable order", 1}});
   EXPECT_EQ(std::string(config_error(config(), error).what()),
-            "run.toml:7: [[pml]] region 'pml' bends around the domain (fix: use order = 1 (the default for a "
-            "shell), or flat layers)");
+            "run.toml:7: [[pml]] region 'pml' bends around the domain (fix: use order = 1 (the default), or "
+            "flat layers)");
 }
 
 TEST(ConfigErrors, MatchedPortAtItsSourceTable)

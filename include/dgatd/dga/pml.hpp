@@ -15,9 +15,10 @@
 namespace dgatd::dga {
 
 struct PmlProfile {
-  // 0: 3 for a flat layer, 1 for one that bends around a box (steeper profiles are unstable in
-  // the bends, docs/open_regions.md section 3, and are refused there).
-  int order = 0;
+  // Linear by default: it reflects least of orders 1 to 4 from flat layers of 4 to 16 cells, and
+  // steeper profiles are unstable where a layer bends around a box, and refused there
+  // (docs/open_regions.md section 3).
+  int order = 1;
   double reflection = 1e-6; // at normal incidence, there and back
 };
 

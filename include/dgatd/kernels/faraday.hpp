@@ -115,6 +115,24 @@ struct MagneticStretchBefore {
   }
 };
 
+// f^(n+1/2) = f~ - L (f~ + f^(n-1/2)) - K force on stretched tet k (tet t, its row k of L and K),
+// written to f and to updated (MagneticStretchAfter, MagneticRankOneAfter).
+template <class Matrices, class Previous, class Field>
+KOKKOS_INLINE_FUNCTION void correct_stretched_tet(Matrices const& loss, Matrices const& step_inverse,
+                                                  Previous const& previous, Field const& f, std::size_t k, Index t,
+                                                  Real const (&force)[4], Real (&updated)[4])
+{
+  Real lossless[4];
+  for (int j = 0; j < 4; ++j) lossless[j] = f(t, j);
+  for (int i = 0; i < 4; ++i) {
+    Real correction = 0;
+    for (int j = 0; j < 4; ++j)
+      correction += loss(k, 4 * i + j) * (lossless[j] + previous(k, j)) + step_inverse(k, 4 * i + j) * force[j];
+    updated[i] = lossless[i] - correction;
+    f(t, i) = updated[i];
+  }
+}
+
 template <class TetLayout, class MemorySpace>
 struct MagneticStretchAfter {
   Kokkos::View<Index*, MemorySpace> tets;
@@ -132,21 +150,14 @@ struct MagneticStretchAfter {
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
   {
     Index const t = tets(k);
-    Real lossless[4], updated[4], force[4] = {0, 0, 0, 0};
-    for (int j = 0; j < 4; ++j) lossless[j] = f(t, j);
+    Real updated[4], force[4] = {0, 0, 0, 0};
     for (int lv = 0; lv < 4; ++lv)
       for (int m = 0; m < 3; ++m) {
         Real y = 0;
         for (int c = 0; c < 6; ++c) y += coupling(k, 6 * m + c) * phi(k, 6 * lv + c);
         for (int face = 0; face < 4; ++face) force[face] += basis(k, 12 * lv + 4 * m + face) * y;
       }
-    for (int i = 0; i < 4; ++i) {
-      Real correction = 0;
-      for (int j = 0; j < 4; ++j)
-        correction += loss(k, 4 * i + j) * (lossless[j] + previous(k, j)) + step_inverse(k, 4 * i + j) * force[j];
-      updated[i] = lossless[i] - correction;
-      f(t, i) = updated[i];
-    }
+    correct_stretched_tet(loss, step_inverse, previous, f, k, t, force, updated);
     Real average[4];
     for (int j = 0; j < 4; ++j) average[j] = Real(0.5) * (previous(k, j) + updated[j]);
     for (int lv = 0; lv < 4; ++lv) {
@@ -186,19 +197,12 @@ struct MagneticRankOneAfter {
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
   {
     Index const t = tets(k);
-    Real lossless[4], updated[4], force[4] = {0, 0, 0, 0};
-    for (int j = 0; j < 4; ++j) lossless[j] = f(t, j);
+    Real updated[4], force[4] = {0, 0, 0, 0};
     for (int lv = 0; lv < 4; ++lv) {
       Real const weighted = rule(k, 2) * phi(k, lv);
       for (int face = 0; face < 4; ++face) force[face] += weighted * direction(k, 4 * lv + face);
     }
-    for (int i = 0; i < 4; ++i) {
-      Real correction = 0;
-      for (int j = 0; j < 4; ++j)
-        correction += loss(k, 4 * i + j) * (lossless[j] + previous(k, j)) + step_inverse(k, 4 * i + j) * force[j];
-      updated[i] = lossless[i] - correction;
-      f(t, i) = updated[i];
-    }
+    correct_stretched_tet(loss, step_inverse, previous, f, k, t, force, updated);
     for (int lv = 0; lv < 4; ++lv) {
       Real x = 0;
       for (int face = 0; face < 4; ++face) x += direction(k, 4 * lv + face) * (previous(k, face) + updated[face]);

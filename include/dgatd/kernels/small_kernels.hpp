@@ -114,6 +114,15 @@ struct RankOneTetForce {
   }
 };
 
+// u^n + u^(n+1) on the three half-edges of subregion lv of stretched tet k (the auxiliaries'
+// trapezoidal rule), u^n as the force kernel kept it in previous.
+template <class Unknowns, class Previous, class Field>
+KOKKOS_INLINE_FUNCTION void subregion_step_sum(Unknowns const& unknowns, Previous const& previous, Field const& u,
+                                               std::size_t k, int lv, Real (&sum)[3])
+{
+  for (int j = 0; j < 3; ++j) sum[j] = previous(k, 3 * lv + j) + u(unknowns(k, 3 * lv + j));
+}
+
 // After the step, the rank-one tets' auxiliaries: q^(n+1) = a q^n + d / 2 (W^T n) . (u^n + u^(n+1)).
 template <class MemorySpace>
 struct RankOneTetAuxiliary {
@@ -127,9 +136,9 @@ struct RankOneTetAuxiliary {
   {
     Real const advance = rule(k, 0), half_drive = rule(k, 1);
     for (int lv = 0; lv < 4; ++lv) {
-      Real x = 0;
-      for (int j = 0; j < 3; ++j)
-        x += direction(k, 3 * lv + j) * (previous(k, 3 * lv + j) + u(unknowns(k, 3 * lv + j)));
+      Real sum[3], x = 0;
+      subregion_step_sum(unknowns, previous, u, k, lv, sum);
+      for (int j = 0; j < 3; ++j) x += direction(k, 3 * lv + j) * sum[j];
       q(k, lv) = advance * q(k, lv) + half_drive * x;
     }
   }
@@ -169,7 +178,8 @@ struct StretchedTetAuxiliary {
   {
     for (int lv = 0; lv < 4; ++lv) {
       Real average[3], e[3], old[6];
-      for (int j = 0; j < 3; ++j) average[j] = Real(0.5) * (previous(k, 3 * lv + j) + u(unknowns(k, 3 * lv + j)));
+      subregion_step_sum(unknowns, previous, u, k, lv, average);
+      for (int j = 0; j < 3; ++j) average[j] *= Real(0.5);
       for (int c = 0; c < 3; ++c)
         e[c] = basis(k, 9 * lv + 3 * c) * average[0] + basis(k, 9 * lv + 3 * c + 1) * average[1] +
                basis(k, 9 * lv + 3 * c + 2) * average[2];

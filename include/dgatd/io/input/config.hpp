@@ -52,7 +52,7 @@ struct Material {
 struct Pml {
   std::string region_name; // the physical volume by name, or by tag when empty
   int region_tag = 0;
-  int order = 0;
+  int order = 1;
   double reflection = 1e-6;
   int line = 0; // of the [[pml]] header
 };
