@@ -17,5 +17,6 @@ void add_spectrum_command(CLI::App& app, Action* action);
 void add_sparams_command(CLI::App& app, Action* action);
 void add_bench_command(CLI::App& app, Action* action);
 void add_run_command(CLI::App& app, Action* action);
+void add_partition_command(CLI::App& app, Action* action);
 
 } // namespace dgatd::app

@@ -92,6 +92,7 @@ int main(int argc, char* argv[])
   dgatd::app::add_sparams_command(app, &action);
   dgatd::app::add_bench_command(app, &action);
   dgatd::app::add_run_command(app, &action);
+  dgatd::app::add_partition_command(app, &action);
 
   try {
     std::vector<std::string> reversed(cli_arguments.rbegin(), cli_arguments.rend());

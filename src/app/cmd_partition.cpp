@@ -1,0 +1,84 @@
+// dgatd partition: how a mesh would split over N ranks (issue 21, first part): METIS's parts, their
+// balance, and what each part would receive per step in the two halo schemes the run can use
+// (partition/partition.hpp), so that the choice between them rests on real meshes.
+#include "commands.hpp"
+
+#include "dgatd/mesh/gmsh_io.hpp"
+#include "dgatd/mesh/ordering.hpp"
+#include "dgatd/mesh/topology.hpp"
+#include "partition/partition.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+namespace dgatd::app {
+namespace {
+
+struct PartitionOptions {
+  std::string file;
+  double scale = 1.0;
+  int parts = 2;
+};
+
+int run_partition(PartitionOptions const& options)
+{
+  mesh::Mesh m = mesh::read_mesh(options.file, options.scale);
+  // The numbering a run steps in (Hilbert), so that METIS sees the graph a run would split.
+  mesh::order_for_locality(m, mesh::Ordering::hilbert);
+  mesh::Topology const topology = mesh::build_topology(m);
+  auto const tet_part = partition::partition_tets(m, topology, options.parts);
+  auto const halos = partition::part_halos(topology, tet_part, options.parts);
+
+  // Unknowns: a u per half-edge and an f per tet face (4 per tet); values move as doubles.
+  constexpr double bytes = 8;
+  Index const unknowns = topology.num_half_edges() + 4 * topology.num_tets();
+  std::printf("mesh %s: %lld tets, %lld vertices, %lld unknowns; %d parts (METIS k-way on the tets' face graph)\n",
+              m.source.c_str(), static_cast<long long>(topology.num_tets()),
+              static_cast<long long>(topology.num_vertices), static_cast<long long>(unknowns), options.parts);
+  std::printf("%5s %9s %9s %5s | %10s %10s %9s | %10s %10s %9s\n", "part", "tets", "blocks", "nbrs", "u in",
+              "pieces in", "KB/step", "ghost tets", "u in", "KB/step");
+  Index largest = 0, two_exchanges = 0, one_exchange = 0, ghost_tets = 0;
+  Index worst_two = 0, worst_one = 0;
+  for (int p = 0; p < options.parts; ++p) {
+    auto const& h = halos[p];
+    Index const two = h.halo_unknowns + h.halo_pieces, one = h.ghost_halo_unknowns;
+    std::printf("%5d %9lld %9lld %5d | %10lld %10lld %9.1f | %10lld %10lld %9.1f\n", p, static_cast<long long>(h.tets),
+                static_cast<long long>(h.blocks), h.neighbours, static_cast<long long>(h.halo_unknowns),
+                static_cast<long long>(h.halo_pieces), two * bytes / 1e3, static_cast<long long>(h.ghost_tets),
+                static_cast<long long>(one), one * bytes / 1e3);
+    largest = std::max(largest, h.tets);
+    two_exchanges += two;
+    one_exchange += one;
+    ghost_tets += h.ghost_tets;
+    worst_two = std::max(worst_two, two);
+    worst_one = std::max(worst_one, one);
+  }
+  double const mean = static_cast<double>(topology.num_tets()) / options.parts;
+  std::printf("balance: largest part %lld tets, %.1f %% above the mean\n", static_cast<long long>(largest),
+              100 * (largest / mean - 1));
+  std::printf("two exchanges per step (u before Faraday, pieces before Ampere): %.1f KB in all, %.1f KB into the "
+              "busiest part\n",
+              two_exchanges * bytes / 1e3, worst_two * bytes / 1e3);
+  std::printf("one exchange per step (ghost tets step Faraday twice, only u crosses): %.1f KB in all, %.1f KB into "
+              "the busiest part, %.1f %% more Faraday work\n",
+              one_exchange * bytes / 1e3, worst_one * bytes / 1e3, 100.0 * ghost_tets / topology.num_tets());
+  return 0;
+}
+
+} // namespace
+
+void add_partition_command(CLI::App& app, Action* action)
+{
+  auto options = std::make_shared<PartitionOptions>();
+  auto* command = app.add_subcommand("partition", "Split a Gmsh .msh mesh into parts for N ranks (METIS) and print "
+                                                  "each part's size and halo per step");
+  command->add_option("file", options->file, "Gmsh mesh (.msh 2.2 or 4.1, ASCII or binary)")->required();
+  command->add_option("-n,--parts", options->parts, "Number of parts (ranks)")->capture_default_str();
+  command->add_option("--scale", options->scale, "Metres per mesh unit (e.g. 1e-3 for a mesh in mm)")
+      ->capture_default_str();
+  command->callback([options, action] { *action = [options] { return run_partition(*options); }; });
+}
+
+} // namespace dgatd::app

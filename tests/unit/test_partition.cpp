@@ -1,0 +1,137 @@
+// Domain decomposition (issue 21, first part): METIS's parts of a mesh, and what each part receives
+// per step in the two halo schemes (partition/partition.hpp).
+#include "dgatd/error.hpp"
+#include "dgatd/mesh/structured.hpp"
+#include "dgatd/mesh/topology.hpp"
+#include "partition/partition.hpp"
+#include "run_helpers.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace {
+
+using dgatd::Index;
+using dgatd::partition::part_halos;
+using dgatd::partition::partition_tets;
+
+// Two tets on the face (1, 2, 3): tet 0 with apex 0, tet 1 with apex 4.
+dgatd::mesh::Mesh two_tets()
+{
+  dgatd::mesh::Mesh m;
+  m.source = "two_tets";
+  m.points = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 1}};
+  m.tets = {{0, 1, 2, 3}, {1, 2, 3, 4}};
+  m.tet_region = {0, 0};
+  return m;
+}
+
+// Counted by hand. Each part holds one tet; the shared vertices 1, 2, 3 have one tet of each part
+// and go to the lower, part 0, with vertex 0; part 1 owns vertex 4 only.
+TEST(Partition, TwoTetsHaloCountedByHand)
+{
+  auto const m = two_tets();
+  auto const topology = dgatd::mesh::build_topology(m);
+  auto const halos = part_halos(topology, {0, 1}, 2);
+  ASSERT_EQ(halos.size(), 2u);
+  EXPECT_EQ(halos[0].tets, 1);
+  EXPECT_EQ(halos[0].blocks, 4);
+  EXPECT_EQ(halos[1].blocks, 1);
+  // Faraday on tet 1 reads the three half-edges at each of vertices 1, 2, 3 from part 0; tet 0 reads
+  // nothing from part 1.
+  EXPECT_EQ(halos[1].halo_unknowns, 9);
+  EXPECT_EQ(halos[0].halo_unknowns, 0);
+  // Ampere on the blocks of 1, 2, 3 reads tet 1's pieces of its edges at them: all six of its edges
+  // touch one. Vertex 4's block reads only tet 1's.
+  EXPECT_EQ(halos[0].halo_pieces, 6);
+  EXPECT_EQ(halos[1].halo_pieces, 0);
+  // With ghost tets, part 0 steps tet 1 too and needs its three half-edges at vertex 4; part 1 has
+  // no foreign tet at vertex 4, so it needs what it needed before.
+  EXPECT_EQ(halos[0].ghost_tets, 1);
+  EXPECT_EQ(halos[0].ghost_halo_unknowns, 3);
+  EXPECT_EQ(halos[1].ghost_tets, 0);
+  EXPECT_EQ(halos[1].ghost_halo_unknowns, 9);
+  EXPECT_EQ(halos[0].neighbours, 1);
+  EXPECT_EQ(halos[1].neighbours, 1);
+}
+
+TEST(Partition, OnePartReceivesNothing)
+{
+  dgatd::mesh::StructuredBox box;
+  auto const m = dgatd::mesh::structured_box(box);
+  auto const topology = dgatd::mesh::build_topology(m);
+  auto const parts = partition_tets(m, topology, 1);
+  EXPECT_TRUE(std::all_of(parts.begin(), parts.end(), [](int p) { return p == 0; }));
+  auto const halos = part_halos(topology, parts, 1);
+  EXPECT_EQ(halos[0].tets, topology.num_tets());
+  EXPECT_EQ(halos[0].blocks, topology.num_vertices);
+  EXPECT_EQ(halos[0].halo_unknowns + halos[0].halo_pieces + halos[0].ghost_tets + halos[0].ghost_halo_unknowns, 0);
+}
+
+// METIS's parts of a jittered box: every tet in one part, balanced within METIS's default 3 %
+// imbalance, the same on every call; every part exchanges, and the ghost-tet scheme needs at least
+// the u of the two-exchange scheme.
+TEST(Partition, MetisPartsAreBalancedAndRepeatable)
+{
+  dgatd::mesh::StructuredBox box;
+  box.cells[0] = 12;
+  box.cells[1] = 10;
+  box.cells[2] = 8;
+  box.jitter = 0.2;
+  auto const m = dgatd::mesh::structured_box(box);
+  auto const topology = dgatd::mesh::build_topology(m);
+  for (int n : {2, 3, 4}) {
+    auto const parts = partition_tets(m, topology, n);
+    EXPECT_EQ(parts, partition_tets(m, topology, n));
+    auto const halos = part_halos(topology, parts, n);
+    Index tets = 0, blocks = 0;
+    for (auto const& h : halos) {
+      EXPECT_GT(h.tets, 0);
+      EXPECT_LE(h.tets, 1.03 * topology.num_tets() / n + 1) << n << " parts";
+      EXPECT_GT(h.neighbours, 0);
+      EXPECT_GT(h.halo_unknowns + h.halo_pieces, 0);
+      EXPECT_GE(h.ghost_halo_unknowns, h.halo_unknowns);
+      tets += h.tets;
+      blocks += h.blocks;
+    }
+    EXPECT_EQ(tets, topology.num_tets());
+    EXPECT_EQ(blocks, topology.num_vertices);
+  }
+}
+
+TEST(Partition, PartCountsOutsideOneToTheTetsAreRefused)
+{
+  auto const m = two_tets();
+  auto const topology = dgatd::mesh::build_topology(m);
+  for (int n : {0, 3}) {
+    try {
+      partition_tets(m, topology, n);
+      ADD_FAILURE() << n << " parts were accepted";
+    } catch (dgatd::Error const& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "two_tets: " + std::to_string(n) + " parts for 2 tets (fix: ask for 1 to 2 parts)");
+    }
+  }
+}
+
+// Through the executable: a generated mesh, a table per part, and a bad count in one line.
+TEST(Partition, CommandPrintsThePartsAndRefusesABadCount)
+{
+  dgatd::testing::ScratchDirectory scratch("partition_command");
+  auto const mesh =
+      dgatd::testing::run_dgatd("mesh box --size 1 1 1 --h 0.25 -o " + scratch.file("box.msh"), scratch.path());
+  ASSERT_EQ(mesh.exit_code, 0) << mesh.err;
+  auto const good = dgatd::testing::run_dgatd("partition " + scratch.file("box.msh") + " -n 3", scratch.path());
+  EXPECT_EQ(good.exit_code, 0) << good.err;
+  EXPECT_NE(good.out.find("3 parts (METIS"), std::string::npos) << good.out;
+  EXPECT_NE(good.out.find("one exchange per step"), std::string::npos) << good.out;
+  auto const bad = dgatd::testing::run_dgatd("partition " + scratch.file("box.msh") + " -n 0", scratch.path());
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("0 parts for"), std::string::npos) << bad.err;
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+}
+
+} // namespace
