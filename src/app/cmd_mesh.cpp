@@ -105,8 +105,9 @@ void add_mesh_command(CLI::App& app, Action* action)
                              ->expected(5);
   inner_box->excludes(inner_cylinder);
   command->add_option("--pml", options->pml,
-                      "Thickness (m) of a perfectly matched layer (physical volume \"pml\"), at least 2 h: a shell "
-                      "around a box, or a layer beyond the waveguide's z = L end (surface \"pml_end\")");
+                      "Thickness (m) of a perfectly matched layer (physical volume \"pml\"), at least 2 h (8 h "
+                      "reflect -40 dB on WR-90): a shell around a box, or a layer beyond the waveguide's z = L end "
+                      "(surface \"pml_end\")");
   command->add_option("-o,--output", options->output, "Output .msh file")->required();
   command->add_option("--format", options->format, ".msh version")
       ->check(CLI::IsMember({"2.2", "4.1"}))
