@@ -35,12 +35,14 @@ inline std::string slurp(std::filesystem::path const& file)
   return s.str();
 }
 
-inline CommandResult run_dgatd(std::string const& arguments, std::filesystem::path const& scratch)
+// environment: VARIABLE=value assignments the command runs with, as a shell reads them.
+inline CommandResult run_dgatd(std::string const& arguments, std::filesystem::path const& scratch,
+                               std::string const& environment = "")
 {
   auto const out = scratch / "stdout.txt";
   auto const err = scratch / "stderr.txt";
-  std::string const command =
-      std::string(DGATD_EXECUTABLE) + " " + arguments + " > " + out.string() + " 2> " + err.string();
+  std::string const command = (environment.empty() ? "" : environment + " ") + std::string(DGATD_EXECUTABLE) + " " +
+                              arguments + " > " + out.string() + " 2> " + err.string();
   int const status = std::system(command.c_str());
   CommandResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -16,6 +16,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -47,6 +48,27 @@ std::string device_line(dgatd::DeviceInfo const& device, dgatd::CudaCompatibilit
   if (code.rfind("sm_", 0) == 0) line += ", running machine code " + code;
   if (code.rfind("compute_", 0) == 0) line += ", running PTX " + code + " compiled by the driver";
   return line + "; GPU code compiled in: " + device.compiled_architectures;
+}
+
+// Where an MPI launcher started this process as one of several ranks: Open MPI's mpirun sets
+// OMPI_COMM_WORLD_SIZE and _RANK, MPICH's and Intel MPI's PMI_SIZE and PMI_RANK.
+struct LaunchedRank {
+  int rank = 0;
+  int size = 1;
+  std::string variable;
+};
+
+std::optional<LaunchedRank> launched_as_rank()
+{
+  for (auto const& [size_name, rank_name] :
+       {std::pair<char const*, char const*>{"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"},
+        std::pair<char const*, char const*>{"PMI_SIZE", "PMI_RANK"}}) {
+    char const* size = std::getenv(size_name);
+    if (size == nullptr || std::atoi(size) <= 1) continue;
+    char const* rank = std::getenv(rank_name);
+    return LaunchedRank{rank ? std::atoi(rank) : 0, std::atoi(size), std::string(size_name) + "=" + size};
+  }
+  return std::nullopt;
 }
 
 void print_version_banner(dgatd::DeviceInfo const& device, dgatd::CudaCompatibility const& compatibility)
@@ -103,6 +125,21 @@ int main(int argc, char* argv[])
   if (!show_version && !action) {
     std::cout << app.help();
     return 0;
+  }
+
+  // dgatd does not span ranks yet (issue 21): under `mpirun -n N` every rank would run the whole
+  // problem and write the same files over each other. Refused on every rank, said once, by rank 0.
+  if (auto const launched = launched_as_rank()) {
+    if (launched->rank == 0)
+      std::cerr << "dgatd: error: "
+                << dgatd::Error("mpirun",
+                                "started as " + std::to_string(launched->size) + " ranks (" + launched->variable +
+                                    "), but dgatd does not span ranks yet: each would run "
+                                    "the whole problem and write the same files",
+                                "run dgatd as one process, without mpirun")
+                       .what()
+                << '\n';
+    return 1;
   }
 
   // libgomp has read its environment already, so this changes no binding: it only keeps Kokkos from

@@ -256,4 +256,31 @@ TEST(SparamsErrors, ARunWithoutMatchedPortsOrNoFile)
   }
 }
 
+// dgatd does not span ranks yet: under an MPI launcher every rank would run the whole problem and
+// write the same output. Each rank of `mpirun -n 2` (Open MPI's variables) or of an MPICH launcher
+// (PMI_*) fails before touching anything, and only rank 0 says why, in one line.
+TEST(RunErrors, StartedByAnMpiLauncher)
+{
+  ScratchDirectory scratch("run_error_mpirun");
+  auto const config = scratch.write("run.toml", base_mesh + base_tail);
+  for (std::string const launcher : {"OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=", "PMI_SIZE=2 PMI_RANK="})
+    for (int rank : {0, 1}) {
+      auto const r = run_dgatd("run " + config, scratch.path(), launcher + std::to_string(rank));
+      EXPECT_NE(r.exit_code, 0) << launcher << rank;
+      if (rank == 0) {
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_EQ(r.err.rfind("dgatd: error: mpirun: started as 2 ranks (", 0), 0u) << r.err;
+        EXPECT_NE(r.err.find("(fix: run dgatd as one process, without mpirun)"), std::string::npos) << r.err;
+      } else {
+        EXPECT_EQ(r.err, "") << launcher << rank;
+      }
+      for (auto const& entry : std::filesystem::directory_iterator(scratch.path()))
+        EXPECT_EQ(entry.path().filename().string(), "run.toml") << launcher << rank;
+    }
+  // A launcher's single rank runs as usual.
+  auto const one = run_dgatd("run " + config + " -o " + scratch.file("out.h5"), scratch.path(),
+                             "OMPI_COMM_WORLD_SIZE=1 OMPI_COMM_WORLD_RANK=0");
+  EXPECT_EQ(one.exit_code, 0) << one.err;
+}
+
 } // namespace
