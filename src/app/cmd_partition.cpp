@@ -3,15 +3,19 @@
 // (partition/partition.hpp), so that the choice between them rests on real meshes.
 #include "commands.hpp"
 
+#include "dgatd/error.hpp"
 #include "dgatd/mesh/gmsh_io.hpp"
 #include "dgatd/mesh/ordering.hpp"
 #include "dgatd/mesh/topology.hpp"
 #include "partition/partition.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
+#include <exception>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace dgatd::app {
 namespace {
@@ -20,7 +24,34 @@ struct PartitionOptions {
   std::string file;
   double scale = 1.0;
   int parts = 2;
+  std::vector<std::string> weights; // VOLUME=W
 };
+
+// Each tet's weight: W for the tets of each physical volume named in --weight VOLUME=W, else 1.
+std::vector<int> tet_weights(mesh::Mesh const& m, std::vector<std::string> const& weights)
+{
+  std::vector<int> weight;
+  if (weights.empty()) return weight;
+  weight.assign(m.tets.size(), 1);
+  for (auto const& item : weights) {
+    auto const equals = item.find('=');
+    int value = 0;
+    try {
+      std::size_t used = 0;
+      if (equals != std::string::npos) value = std::stoi(item.substr(equals + 1), &used);
+      if (used != item.size() - equals - 1) value = 0;
+    } catch (std::exception const&) {
+      value = 0;
+    }
+    if (equals == std::string::npos || value < 1)
+      throw Error("--weight " + item, "is not VOLUME=W with a whole W of at least 1",
+                  "e.g. --weight pml=7 for a matched layer's tets, which move about seven times a plain tet's bytes");
+    int const tag = m.group_tag(3, item.substr(0, equals));
+    for (std::size_t t = 0; t < m.tets.size(); ++t)
+      if (m.tet_region[t] == tag) weight[t] = value;
+  }
+  return weight;
+}
 
 int run_partition(PartitionOptions const& options)
 {
@@ -28,8 +59,11 @@ int run_partition(PartitionOptions const& options)
   // The numbering a run steps in (Hilbert), so that METIS sees the graph a run would split.
   mesh::order_for_locality(m, mesh::Ordering::hilbert);
   mesh::Topology const topology = mesh::build_topology(m);
-  auto const tet_part = partition::partition_tets(m, topology, options.parts);
+  auto const weight = tet_weights(m, options.weights);
+  auto const tet_part = partition::partition_tets(m, topology, options.parts, weight);
   auto const halos = partition::part_halos(topology, tet_part, options.parts);
+  std::vector<long long> part_weight(options.parts, 0);
+  for (std::size_t t = 0; t < tet_part.size(); ++t) part_weight[tet_part[t]] += weight.empty() ? 1 : weight[t];
 
   // Unknowns: a u per half-edge and an f per tet face (4 per tet); values move as doubles.
   constexpr double bytes = 8;
@@ -39,7 +73,7 @@ int run_partition(PartitionOptions const& options)
               static_cast<long long>(topology.num_vertices), static_cast<long long>(unknowns), options.parts);
   std::printf("%5s %9s %9s %5s | %10s %10s %9s | %10s %10s %9s\n", "part", "tets", "blocks", "nbrs", "u in",
               "pieces in", "KB/step", "ghost tets", "u in", "KB/step");
-  Index largest = 0, two_exchanges = 0, one_exchange = 0, ghost_tets = 0;
+  Index two_exchanges = 0, one_exchange = 0, ghost_tets = 0;
   Index worst_two = 0, worst_one = 0;
   for (int p = 0; p < options.parts; ++p) {
     auto const& h = halos[p];
@@ -48,16 +82,20 @@ int run_partition(PartitionOptions const& options)
                 static_cast<long long>(h.blocks), h.neighbours, static_cast<long long>(h.halo_unknowns),
                 static_cast<long long>(h.halo_pieces), two * bytes / 1e3, static_cast<long long>(h.ghost_tets),
                 static_cast<long long>(one), one * bytes / 1e3);
-    largest = std::max(largest, h.tets);
     two_exchanges += two;
     one_exchange += one;
     ghost_tets += h.ghost_tets;
     worst_two = std::max(worst_two, two);
     worst_one = std::max(worst_one, one);
   }
-  double const mean = static_cast<double>(topology.num_tets()) / options.parts;
-  std::printf("balance: largest part %lld tets, %.1f %% above the mean\n", static_cast<long long>(largest),
-              100 * (largest / mean - 1));
+  long long total = 0, largest = 0;
+  for (auto w : part_weight) {
+    total += w;
+    largest = std::max(largest, w);
+  }
+  std::printf("balance: the heaviest part %.1f %% above the mean%s\n",
+              100 * (largest * options.parts / static_cast<double>(total) - 1),
+              weight.empty() ? " (tets)" : " (tets by their --weight)");
   std::printf("two exchanges per step (u before Faraday, pieces before Ampere): %.1f KB in all, %.1f KB into the "
               "busiest part\n",
               two_exchanges * bytes / 1e3, worst_two * bytes / 1e3);
@@ -76,6 +114,9 @@ void add_partition_command(CLI::App& app, Action* action)
                                                   "each part's size and halo per step");
   command->add_option("file", options->file, "Gmsh mesh (.msh 2.2 or 4.1, ASCII or binary)")->required();
   command->add_option("-n,--parts", options->parts, "Number of parts (ranks)")->capture_default_str();
+  command->add_option("--weight", options->weights,
+                      "VOLUME=W: the tets of a physical volume weigh W (whole, >= 1) instead of 1 (e.g. pml=7: a "
+                      "matched layer's tet moves about seven times a plain tet's bytes); repeatable");
   command->add_option("--scale", options->scale, "Metres per mesh unit (e.g. 1e-3 for a mesh in mm)")
       ->capture_default_str();
   command->callback([options, action] { *action = [options] { return run_partition(*options); }; });

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -102,6 +103,41 @@ TEST(Partition, MetisPartsAreBalancedAndRepeatable)
   }
 }
 
+// A matched layer's tet carries several times a plain tet's work: weights balance the work, not the
+// tets. Half the box weighs 4: two parts each hold half the weight (within METIS's 3 %), so the
+// heavy tets are spread over more parts than their count alone would ask for.
+TEST(Partition, WeightsBalanceTheWork)
+{
+  dgatd::mesh::StructuredBox box;
+  box.cells[0] = 12;
+  box.cells[1] = 10;
+  box.cells[2] = 8;
+  box.jitter = 0.2;
+  auto const m = dgatd::mesh::structured_box(box);
+  auto const topology = dgatd::mesh::build_topology(m);
+  std::vector<int> weight(m.tets.size(), 1);
+  long long total = 0;
+  for (std::size_t t = 0; t < m.tets.size(); ++t) {
+    double x = 0;
+    for (auto v : m.tets[t]) x += m.points[v][0] / 4;
+    if (x < 0.5) weight[t] = 4;
+    total += weight[t];
+  }
+  for (int n : {2, 3}) {
+    auto const parts = partition_tets(m, topology, n, weight);
+    std::vector<long long> part_weight(n, 0), part_tets(n, 0);
+    for (std::size_t t = 0; t < parts.size(); ++t) {
+      part_weight[parts[t]] += weight[t];
+      ++part_tets[parts[t]];
+    }
+    for (int p = 0; p < n; ++p) EXPECT_LE(part_weight[p], 1.03 * total / n + 4) << n << " parts";
+    // Unweighted, the parts would hold equal tets; the heaviest part by tets now holds more than
+    // 1.2 x the lightest.
+    auto const [fewest, most] = std::minmax_element(part_tets.begin(), part_tets.end());
+    EXPECT_GT(*most, 1.2 * *fewest) << n << " parts";
+  }
+}
+
 TEST(Partition, PartCountsOutsideOneToTheTetsAreRefused)
 {
   auto const m = two_tets();
@@ -128,10 +164,20 @@ TEST(Partition, CommandPrintsThePartsAndRefusesABadCount)
   EXPECT_EQ(good.exit_code, 0) << good.err;
   EXPECT_NE(good.out.find("3 parts (METIS"), std::string::npos) << good.out;
   EXPECT_NE(good.out.find("one exchange per step"), std::string::npos) << good.out;
-  auto const bad = dgatd::testing::run_dgatd("partition " + scratch.file("box.msh") + " -n 0", scratch.path());
-  EXPECT_NE(bad.exit_code, 0);
-  EXPECT_NE(bad.err.find("0 parts for"), std::string::npos) << bad.err;
-  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+  auto const weighted =
+      dgatd::testing::run_dgatd("partition " + scratch.file("box.msh") + " -n 2 --weight domain=3", scratch.path());
+  EXPECT_EQ(weighted.exit_code, 0) << weighted.err;
+  EXPECT_NE(weighted.out.find("(tets by their --weight)"), std::string::npos) << weighted.out;
+  for (auto const& [arguments, expected] : {std::pair<std::string, std::string>{" -n 0", "0 parts for"},
+                                            {" --weight domain=0", "--weight domain=0: is not VOLUME=W"},
+                                            {" --weight domain", "--weight domain: is not VOLUME=W"},
+                                            {" --weight domain=1.5", "--weight domain=1.5: is not VOLUME=W"},
+                                            {" --weight nowhere=2", "nowhere"}}) {
+    auto const bad = dgatd::testing::run_dgatd("partition " + scratch.file("box.msh") + arguments, scratch.path());
+    EXPECT_NE(bad.exit_code, 0) << arguments;
+    EXPECT_NE(bad.err.find(expected), std::string::npos) << arguments << ": " << bad.err;
+    EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << arguments << ": " << bad.err;
+  }
 }
 
 } // namespace
