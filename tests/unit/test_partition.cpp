@@ -59,6 +59,17 @@ TEST(Partition, TwoTetsHaloCountedByHand)
   EXPECT_EQ(halos[1].neighbours, 1);
 }
 
+// 12 x 10 x 8 cells of six tets, jittered so that METIS sees no regular grid.
+dgatd::mesh::Mesh jittered_box()
+{
+  dgatd::mesh::StructuredBox box;
+  box.cells[0] = 12;
+  box.cells[1] = 10;
+  box.cells[2] = 8;
+  box.jitter = 0.2;
+  return dgatd::mesh::structured_box(box);
+}
+
 TEST(Partition, OnePartReceivesNothing)
 {
   dgatd::mesh::StructuredBox box;
@@ -77,12 +88,7 @@ TEST(Partition, OnePartReceivesNothing)
 // the u of the two-exchange scheme.
 TEST(Partition, MetisPartsAreBalancedAndRepeatable)
 {
-  dgatd::mesh::StructuredBox box;
-  box.cells[0] = 12;
-  box.cells[1] = 10;
-  box.cells[2] = 8;
-  box.jitter = 0.2;
-  auto const m = dgatd::mesh::structured_box(box);
+  auto const m = jittered_box();
   auto const topology = dgatd::mesh::build_topology(m);
   for (int n : {2, 3, 4}) {
     auto const parts = partition_tets(m, topology, n);
@@ -108,12 +114,7 @@ TEST(Partition, MetisPartsAreBalancedAndRepeatable)
 // heavy tets are spread over more parts than their count alone would ask for.
 TEST(Partition, WeightsBalanceTheWork)
 {
-  dgatd::mesh::StructuredBox box;
-  box.cells[0] = 12;
-  box.cells[1] = 10;
-  box.cells[2] = 8;
-  box.jitter = 0.2;
-  auto const m = dgatd::mesh::structured_box(box);
+  auto const m = jittered_box();
   auto const topology = dgatd::mesh::build_topology(m);
   std::vector<int> weight(m.tets.size(), 1);
   long long total = 0;
