@@ -30,9 +30,8 @@ Error config_error(io::Config const& config, ModelError const& error)
   case ModelSubject::matched_layer: {
     auto const stable_order = error.fact("stable order");
     return Error(where, "[[pml]] region '" + error.name() + "' " + error.problem(),
-                 stable_order
-                     ? "use order = " + format_number(*stable_order) + " (the default), or flat layers"
-                     : error.remedy());
+                 stable_order ? "use order = " + format_number(*stable_order) + " (the default), or flat layers"
+                              : error.remedy());
   }
   case ModelSubject::matched_port:
     return Error(where, "matched port '" + error.name() + "' " + error.problem(), error.remedy());
