@@ -1,6 +1,7 @@
 #include "dgatd/solver/loss_steps.hpp"
 
 #include "dgatd/error.hpp"
+#include "dgatd/vec3.hpp"
 
 #include <algorithm>
 #include <string>
@@ -70,6 +71,38 @@ std::array<double, 18> force_coupling(std::array<double, 18> const& coupling, Au
   return x;
 }
 
+// A stretched subregion's share of the implicit loss, B D W / 2 with B = W^T coupling diag(scale)
+// and D the rule's drive, both sides alike: basis(m, i) is component m of the subregion's basis
+// function i (N of them: its three half-edges, or the tet's four faces), and add(i, j, value) adds
+// to row i, column j of S'.
+template <int N, class Basis, class Add>
+void add_subregion_implicit_loss(Basis const& basis, std::array<double, 18> const& coupling, AuxiliaryRule const& rule,
+                                 double dt, Add const& add)
+{
+  double drive[6][N] = {}; // D W
+  for (int c = 0; c < 6; ++c)
+    for (int j = 0; j < N; ++j)
+      for (int m = 0; m < 3; ++m) drive[c][j] += rule.drive[3 * c + m] * basis(m, j);
+  for (int i = 0; i < N; ++i)
+    for (int c = 0; c < 6; ++c) {
+      double b = 0;
+      for (int m = 0; m < 3; ++m) b += basis(m, i) * coupling[6 * m + c];
+      b *= auxiliary_scale(c, dt);
+      for (int j = 0; j < N; ++j) add(i, j, 0.5 * b * drive[c][j]);
+    }
+}
+
+// W^T n for a subregion's basis as add_subregion_implicit_loss reads it: the direction of a rank-one
+// stretch seen by each basis function.
+template <int N, class Basis>
+std::array<double, N> basis_along(Basis const& basis, Vec3 const& n)
+{
+  std::array<double, N> along{};
+  for (int i = 0; i < N; ++i)
+    for (int m = 0; m < 3; ++m) along[i] += basis(m, i) * n[m];
+  return along;
+}
+
 // The trapezoidal rule for q' + gamma q = x: q^(n+1) = a q^n + d (x^n + x^(n+1)) / 2 with
 // a = (1 - gamma dt / 2) / (1 + gamma dt / 2) and d = dt / (1 + gamma dt / 2), returned as
 // (a, d / 2, weight (1 + a) / 2) from (gamma, weight).
@@ -128,10 +161,10 @@ LossyRows lossy_rows(dga::HostOperators const& host)
     }
     lossy.rank_one_tets.push_back({one.rate, one.electric_weight});
     for (int lv = 0; lv < 4; ++lv) {
-      LossyRows::RankOneSubregion sub{subregions[lv].unknowns, subregions[lv].lossy_rows, {}};
-      for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c) sub.direction[r] += subregions[lv].basis[3 * c + r] * one.direction[c];
-      lossy.rank_one_subregions.push_back(sub);
+      auto const& basis = subregions[lv].basis;
+      lossy.rank_one_subregions.push_back(
+          {subregions[lv].unknowns, subregions[lv].lossy_rows,
+           basis_along<3>([&](int m, int i) { return basis[3 * m + i]; }, one.direction)});
     }
   }
   return lossy;
@@ -158,22 +191,13 @@ LossStepMatrices loss_step_matrices(LossyRows const& lossy, double dt)
     std::copy(x.begin(), x.end(), m.coupling.begin() + 18 * k);
     for (int lv = 0; lv < 4; ++lv) {
       auto const& s = lossy.subregions[4 * k + lv];
-      double drive[6][3] = {}; // D W
-      for (int a = 0; a < 6; ++a)
-        for (int j = 0; j < 3; ++j)
-          for (int c = 0; c < 3; ++c) drive[a][j] += rule.drive[3 * a + c] * s.basis[3 * c + j];
-      for (int r = 0; r < 3; ++r) {
-        if (s.lossy_rows[r] < 0) continue;
-        Index const row = s.lossy_rows[r];
-        for (int c = 0; c < 6; ++c) {
-          double b = 0;
-          for (int mm = 0; mm < 3; ++mm) b += s.basis[3 * mm + r] * lossy.tet_coupling[k][6 * mm + c];
-          b *= auxiliary_scale(c, dt);
-          for (int j = 0; j < 3; ++j)
-            if (s.lossy_rows[j] >= 0)
-              implicit_loss[lossy.matrix_row[row] + s.lossy_rows[j] - lossy.block_first[row]] += 0.5 * b * drive[c][j];
-        }
-      }
+      add_subregion_implicit_loss<3>(
+          [&](int m, int i) { return s.basis[3 * m + i]; }, lossy.tet_coupling[k], rule, dt,
+          [&](int r, int j, double value) {
+            if (s.lossy_rows[r] < 0 || s.lossy_rows[j] < 0) return;
+            Index const row = s.lossy_rows[r];
+            implicit_loss[lossy.matrix_row[row] + s.lossy_rows[j] - lossy.block_first[row]] += value;
+          });
     }
   }
   // The rank-one tets: S' += weight d / 2 b b^T per subregion, b = W^T n.
@@ -234,12 +258,10 @@ MagneticLayer magnetic_layer(dga::HostOperators const& host)
     layer.rank_one_mu.push_back(host.mu[t]);
     layer.rank_one_loss.push_back(host.magnetic_loss[k]);
     layer.rank_one_rates.push_back({one.rate, one.magnetic_weight});
-    for (int lv = 0; lv < 4; ++lv)
-      for (int face = 0; face < 4; ++face) {
-        double b = 0;
-        for (int m = 0; m < 3; ++m) b += basis[12 * lv + 4 * m + face] * one.direction[m];
-        layer.rank_one_direction.push_back(b);
-      }
+    for (int lv = 0; lv < 4; ++lv) {
+      auto const along = basis_along<4>([&](int m, int face) { return basis[12 * lv + 4 * m + face]; }, one.direction);
+      layer.rank_one_direction.insert(layer.rank_one_direction.end(), along.begin(), along.end());
+    }
   }
   return layer;
 }
@@ -262,19 +284,9 @@ MagneticStepMatrices magnetic_step_matrices(MagneticLayer const& layer, double d
     double const* basis = layer.basis.data() + 48 * k;
     // S' = S + sum_lv B_lv D W_lv / 2 by local faces, B_lv = W_lv^T coupling diag(scale) (4 x 6).
     std::array<double, 16> implicit_loss = layer.loss[k];
-    for (int lv = 0; lv < 4; ++lv) {
-      double drive[6][4] = {};
-      for (int c = 0; c < 6; ++c)
-        for (int face = 0; face < 4; ++face)
-          for (int mm = 0; mm < 3; ++mm) drive[c][face] += rule.drive[3 * c + mm] * basis[12 * lv + 4 * mm + face];
-      for (int i = 0; i < 4; ++i)
-        for (int c = 0; c < 6; ++c) {
-          double b = 0;
-          for (int mm = 0; mm < 3; ++mm) b += basis[12 * lv + 4 * mm + i] * layer.coupling[k][6 * mm + c];
-          b *= auxiliary_scale(c, dt);
-          for (int j = 0; j < 4; ++j) implicit_loss[4 * i + j] += 0.5 * b * drive[c][j];
-        }
-    }
+    for (int lv = 0; lv < 4; ++lv)
+      add_subregion_implicit_loss<4>([&](int m, int face) { return basis[12 * lv + 4 * m + face]; }, layer.coupling[k],
+                                     rule, dt, [&](int i, int j, double value) { implicit_loss[4 * i + j] += value; });
     implicit_step(layer.mu[k], implicit_loss, dt, m.loss.data() + 16 * k, m.step_inverse.data() + 16 * k);
   }
   // The rank-one tets: S' += weight d / 2 b_lv b_lv^T per subregion, b_lv = W_lv^T n.

@@ -8,6 +8,7 @@
 // height, h, inner; source and probe positions) are in mesh units and are multiplied by
 // [mesh] scale on load; only the coordinates read from [mesh] file still need MeshConfig::scale.
 
+#include "dgatd/dga/pml.hpp"
 #include "dgatd/kernels/matrix_precision.hpp"
 #include "dgatd/mesh/generators.hpp"
 #include "dgatd/mesh/ordering.hpp"
@@ -52,8 +53,9 @@ struct Material {
 struct Pml {
   std::string region_name; // the physical volume by name, or by tag when empty
   int region_tag = 0;
-  int order = 1;
-  double reflection = 1e-6;
+  // The layer's own defaults (dga::PmlProfile).
+  int order = dga::PmlProfile{}.order;
+  double reflection = dga::PmlProfile{}.reflection;
   int line = 0; // of the [[pml]] header
 };
 
