@@ -38,17 +38,18 @@ inline dgatd::simulation::Problem lossy_box(double sigma)
   return dgatd::simulation::make_problem(std::move(mesh), std::move(materials), {});
 }
 
-// The TEM guide of the absorbing test (PEC plates, PMC sides), with matched layers of thickness
-// `layer` at both ends (region 2) backed by PEC.
-struct LayeredGuide {
+// A mesh with a matched layer (region 2) and its operators.
+struct LayeredProblem {
   dgatd::mesh::Mesh mesh;
   dgatd::mesh::Topology topology;
   dgatd::mesh::Geometry geometry;
   dgatd::dga::HostOperators operators;
 };
 
-inline LayeredGuide layered_guide(double length, int cells, double layer, dgatd::dga::PmlProfile const& profile,
-                                  double jitter, dgatd::dga::AssemblyOptions const& options = {})
+// The TEM guide of the absorbing test (PEC plates, PMC sides), with matched layers of thickness
+// `layer` at both ends (region 2) backed by PEC.
+inline LayeredProblem layered_guide(double length, int cells, double layer, dgatd::dga::PmlProfile const& profile,
+                                    double jitter, dgatd::dga::AssemblyOptions const& options = {})
 {
   dgatd::mesh::StructuredBox box;
   box.size[0] = 0.1;
@@ -58,7 +59,7 @@ inline LayeredGuide layered_guide(double length, int cells, double layer, dgatd:
   box.cells[1] = 4;
   box.cells[2] = cells;
   box.jitter = jitter;
-  LayeredGuide g;
+  LayeredProblem g;
   g.mesh = dgatd::mesh::structured_box(box);
   for (std::size_t t = 0; t < g.mesh.tets.size(); ++t) {
     double z = 0;
@@ -86,9 +87,42 @@ inline LayeredGuide layered_guide(double length, int cells, double layer, dgatd:
   return g;
 }
 
+// A jittered unit cube of cells^3 Kuhn cubes in PEC, whose tets within `layer` of its faces (by
+// their centroid) form a matched shell: slabs stretched along one axis, bars along two, corners along
+// three.
+inline LayeredProblem shelled_box(int cells, double layer, dgatd::dga::AssemblyOptions const& options = {})
+{
+  dgatd::mesh::StructuredBox box;
+  for (int k = 0; k < 3; ++k) box.cells[k] = cells;
+  box.jitter = 0.2;
+  LayeredProblem g;
+  g.mesh = dgatd::mesh::structured_box(box);
+  for (std::size_t t = 0; t < g.mesh.tets.size(); ++t) {
+    dgatd::Vec3 centroid{0, 0, 0};
+    for (auto v : g.mesh.tets[t])
+      for (int k = 0; k < 3; ++k) centroid[k] += g.mesh.points[v][k] / 4;
+    for (double const x : centroid)
+      if (x < layer || x > 1 - layer) g.mesh.tet_region[t] = 2;
+  }
+  g.topology = dgatd::mesh::build_topology(g.mesh);
+  g.geometry = dgatd::mesh::build_geometry(g.mesh, g.topology);
+  std::vector<dgatd::dga::FaceKind> kinds(g.topology.num_faces(), dgatd::dga::FaceKind::interior_or_pmc);
+  for (auto f : g.topology.boundary_faces) kinds[f] = dgatd::dga::FaceKind::pec;
+  std::size_t const n = g.mesh.tets.size();
+  dgatd::dga::Materials materials{std::vector<double>(n, 1.0), std::vector<double>(n, 1.0), {}};
+  std::vector<char> in_layer(n);
+  for (std::size_t t = 0; t < n; ++t) in_layer[t] = g.mesh.tet_region[t] == 2;
+  auto const found =
+      dgatd::dga::add_pml_layer(materials.stretching, g.mesh, g.topology, g.geometry, materials, in_layer, {}, "shell");
+  std::printf("shell: %d tets, %.4f thick, alpha_max %.3f\n", static_cast<int>(found.num_tets), found.thickness,
+              found.alpha_max);
+  g.operators = dgatd::dga::assemble(g.mesh, g.topology, g.geometry, materials, kinds, options);
+  return g;
+}
+
 // A TEM pulse in the middle of the guide, E_y a derivative of a Gaussian of width 0.2 along z (no
 // static part), on the guide's unknowns: its halves run into the layers at normal incidence.
-inline std::vector<double> guide_pulse(LayeredGuide const& g, double length)
+inline std::vector<double> guide_pulse(LayeredProblem const& g, double length)
 {
   dgatd::mesh::MeshView const view{g.mesh, g.topology, g.geometry};
   return dgatd::solver::project_field(view, g.operators.layout, [&](dgatd::Vec3 const& p) {

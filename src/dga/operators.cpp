@@ -145,9 +145,17 @@ std::array<std::array<double, 3>, 3> subregion_stretch_loss(std::array<Vec3, 3> 
   return loss;
 }
 
-// n and g with G = n g^T (|n| = 1) when G is rank one to rounding: its columns are all multiples
-// of the longest one.
-std::optional<std::pair<Vec3, Vec3>> rank_one_factors(Matrix3 const& g)
+// The scalar modes of a stretch with Jacobian G (HostOperators::StretchModes) before the material
+// constant and the subregion's volume: directions n_m, rates gamma_m and weights kappa_m.
+struct Modes {
+  int count = 0;
+  std::array<Vec3, 3> direction{};
+  std::array<double, 3> rate{}, weight{};
+};
+
+// One mode, n and g with G = n g^T (|n| = 1), when G is rank one to rounding: its columns are all
+// multiples of the longest one.
+std::optional<Modes> rank_one_mode(Matrix3 const& g)
 {
   int longest = 0;
   double longest_norm = 0, total = 0;
@@ -167,7 +175,79 @@ std::optional<std::pair<Vec3, Vec3>> rank_one_factors(Matrix3 const& g)
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) residual += (g[3 * i + j] - n[i] * row[j]) * (g[3 * i + j] - n[i] * row[j]);
   if (residual > 1e-24 * total) return std::nullopt;
-  return std::make_pair(n, row);
+  Modes one;
+  one.count = 1;
+  one.direction[0] = n;
+  one.rate[0] = dot(row, n);
+  one.weight[0] = dot(row, row);
+  return one;
+}
+
+// Three modes when G has three distinct real eigenvalues gamma_m whose eigenvectors are well
+// conditioned: with G = sum_m gamma_m v_m w_m^T (w_m . v_l = delta_ml), J^-1 = sum_m v_m w_m^T s / (s + gamma_m)
+// and s det(J) J^-1 J^-T keeps a pole only in its terms m = l, with residue
+// |w_m|^2 (gamma_i - gamma_m) (gamma_j - gamma_m) v_m v_m^T (docs/open_regions.md, section 3).
+std::optional<Modes> three_modes(Matrix3 const& g)
+{
+  double scale = 0;
+  for (double const x : g) scale = std::max(scale, std::abs(x));
+  if (scale == 0) return std::nullopt;
+  // The roots of det(lambda I - G) = lambda^3 - c2 lambda^2 + c1 lambda - c0 by the trigonometric
+  // form of the depressed cubic x^3 + p x + q (lambda = x + c2 / 3), in units of the largest entry.
+  Matrix3 a{};
+  for (int i = 0; i < 9; ++i) a[i] = g[i] / scale;
+  double const c2 = a[0] + a[4] + a[8];
+  double const c1 = a[0] * a[4] - a[1] * a[3] + a[0] * a[8] - a[2] * a[6] + a[4] * a[8] - a[5] * a[7];
+  double const c0 =
+      a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) + a[2] * (a[3] * a[7] - a[4] * a[6]);
+  double const p = c1 - c2 * c2 / 3, q = -2 * c2 * c2 * c2 / 27 + c2 * c1 / 3 - c0;
+  if (!(4 * p * p * p + 27 * q * q < 0)) return std::nullopt; // a repeated or a complex pair
+  double const radius = 2 * std::sqrt(-p / 3);
+  double const angle = std::acos(std::clamp(3 * q / (p * radius), -1.0, 1.0)) / 3;
+  Modes modes;
+  modes.count = 3;
+  std::array<Vec3, 3> rows_left{}; // rows of V^-1: the left eigenvectors w_m
+  Matrix3 v{};                     // the unit right eigenvectors as columns
+  for (int m = 0; m < 3; ++m) {
+    double lambda = radius * std::cos(angle - 2 * M_PI * m / 3) + c2 / 3;
+    for (int newton = 0; newton < 2; ++newton) {
+      double const value = ((lambda - c2) * lambda + c1) * lambda - c0;
+      double const slope = (3 * lambda - 2 * c2) * lambda + c1;
+      if (slope != 0) lambda -= value / slope;
+    }
+    modes.rate[m] = lambda;
+    // The null vector of G - lambda I: the longest cross product of two of its rows.
+    Vec3 const r0{a[0] - lambda, a[1], a[2]}, r1{a[3], a[4] - lambda, a[5]}, r2{a[6], a[7], a[8] - lambda};
+    Vec3 best = cross(r0, r1);
+    for (Vec3 const& candidate : {cross(r1, r2), cross(r2, r0)})
+      if (norm(candidate) > norm(best)) best = candidate;
+    double const length = norm(best);
+    if (length == 0) return std::nullopt;
+    modes.direction[m] = scaled(best, 1 / length);
+    for (int i = 0; i < 3; ++i) v[3 * i + m] = modes.direction[m][i];
+  }
+  Matrix3 inverse = v;
+  if (!invert_general(inverse.data(), 3)) return std::nullopt;
+  for (int m = 0; m < 3; ++m) rows_left[m] = {inverse[3 * m], inverse[3 * m + 1], inverse[3 * m + 2]};
+  // |v_m| |w_m| bounds how much the modes' weights cancel one another (their rounding grows with its
+  // square); past 10 the general form is the safer one.
+  for (auto const& w : rows_left)
+    if (norm(w) > 10) return std::nullopt;
+  double residual = 0;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      double sum = 0;
+      for (int m = 0; m < 3; ++m) sum += modes.rate[m] * modes.direction[m][i] * rows_left[m][j];
+      residual = std::max(residual, std::abs(sum - a[3 * i + j]));
+    }
+  if (residual > 1e-12) return std::nullopt;
+  for (int m = 0; m < 3; ++m) {
+    int const i = (m + 1) % 3, j = (m + 2) % 3;
+    modes.weight[m] = dot(rows_left[m], rows_left[m]) * (modes.rate[i] - modes.rate[m]) *
+                      (modes.rate[j] - modes.rate[m]) * scale * scale;
+  }
+  for (double& rate : modes.rate) rate *= scale;
+  return modes;
 }
 
 // c |r| [R0 | R1] (3 x 6 row-major): a subregion's coupling to its auxiliaries is W^T times it.
@@ -206,7 +286,7 @@ void assemble_magnetic_stretching(mesh::Mesh const& mesh, mesh::Topology const& 
   ops.magnetic_coupling.resize(num_stretched);
   ops.magnetic_loss.resize(num_stretched);
   ops.magnetic_basis.resize(num_stretched);
-  ops.stretched_tet_rank_one.assign(num_stretched, {});
+  ops.stretched_tet_modes.assign(num_stretched, {});
   host_parallel_for("dgatd::assemble::stretched_tets", static_cast<std::int64_t>(num_stretched), [&](std::int64_t k) {
     Index const t = ops.stretched_tets[k];
     auto const rates = stretch_rates(stretching.tet_jacobian[t]);
@@ -214,15 +294,20 @@ void assemble_magnetic_stretching(mesh::Mesh const& mesh, mesh::Topology const& 
     ops.stretched_tet_rates[k] = packed_rates(rates);
     ops.electric_coupling[k] = tet_stretch_coupling(materials.eps[t] * subregion_volume, rates);
     ops.magnetic_coupling[k] = tet_stretch_coupling(materials.mu[t] * subregion_volume, rates);
-    if (auto const factors = rank_one_factors(stretching.tet_jacobian[t]);
-        factors && options.reduce_rank_one_stretches) {
-      auto& one = ops.stretched_tet_rank_one[k];
-      auto const& [n, g] = *factors;
-      one.rank_one = true;
-      one.direction = n;
-      one.rate = dot(g, n);
-      one.electric_weight = materials.eps[t] * subregion_volume * dot(g, g);
-      one.magnetic_weight = materials.mu[t] * subregion_volume * dot(g, g);
+    if (options.split_stretch_modes) {
+      auto const& jacobian = stretching.tet_jacobian[t];
+      auto modes = rank_one_mode(jacobian);
+      if (!modes) modes = three_modes(jacobian);
+      if (modes) {
+        auto& split = ops.stretched_tet_modes[k];
+        split.count = modes->count;
+        for (int m = 0; m < modes->count; ++m) {
+          split.direction[m] = modes->direction[m];
+          split.rate[m] = modes->rate[m];
+          split.electric_weight[m] = materials.eps[t] * subregion_volume * modes->weight[m];
+          split.magnetic_weight[m] = materials.mu[t] * subregion_volume * modes->weight[m];
+        }
+      }
     }
     ops.magnetic_loss[k] = {};
     ops.magnetic_basis[k] = {};

@@ -12,6 +12,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -248,6 +249,13 @@ void Simulation::Impl::report_start(std::int64_t first_step) const
     out << "  PML '" << layer.name << "': " << layer.num_tets << " tets, " << layer.thickness << " m thick ("
         << layer.thickness / layer.element_size << " mean edges), alpha_max = " << layer.alpha_max
         << " 1/s, alpha_max dt = " << layer.alpha_max * plan.dt << "\n";
+  if (auto const& modes = p.operators.stretched_tet_modes; !modes.empty()) {
+    auto with = [&](int count) {
+      return std::count_if(modes.begin(), modes.end(), [&](auto const& m) { return m.count == count; });
+    };
+    out << "  stretched tets: " << modes.size() << ", " << with(1) << " with one auxiliary per subregion, " << with(3)
+        << " with three, " << with(0) << " with six (docs/open_regions.md, section 3)\n";
+  }
   if (first_step > 0)
     out << "  restarting from " << options.restart_from << " at step " << first_step << " (t = " << first_step * plan.dt
         << " s)\n";

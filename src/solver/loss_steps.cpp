@@ -92,8 +92,8 @@ void add_subregion_implicit_loss(Basis const& basis, std::array<double, 18> cons
     }
 }
 
-// W^T n for a subregion's basis as add_subregion_implicit_loss reads it: the direction of a rank-one
-// stretch seen by each basis function.
+// W^T n for a subregion's basis as add_subregion_implicit_loss reads it: the direction n of a
+// stretch's mode seen by each basis function.
 template <int N, class Basis>
 std::array<double, N> basis_along(Basis const& basis, Vec3 const& n)
 {
@@ -106,7 +106,7 @@ std::array<double, N> basis_along(Basis const& basis, Vec3 const& n)
 // The trapezoidal rule for q' + gamma q = x: q^(n+1) = a q^n + d (x^n + x^(n+1)) / 2 with
 // a = (1 - gamma dt / 2) / (1 + gamma dt / 2) and d = dt / (1 + gamma dt / 2), returned as
 // (a, d / 2, weight (1 + a) / 2) from (gamma, weight).
-std::array<double, 3> rank_one_rule(std::array<double, 2> const& rate_weight, double dt)
+std::array<double, 3> modal_rule(std::array<double, 2> const& rate_weight, double dt)
 {
   double const half = 0.5 * rate_weight[0] * dt;
   double const a = (1 - half) / (1 + half);
@@ -151,20 +151,30 @@ LossyRows lossy_rows(dga::HostOperators const& host)
   }
   lossy.conductance = host.conductance;
   for (std::size_t k = 0; k < host.stretched_tets.size(); ++k) {
-    auto const& one = host.stretched_tet_rank_one[k];
+    auto const& modes = host.stretched_tet_modes[k];
     auto const* subregions = host.stretched_subregions.data() + 4 * k;
-    if (!one.rank_one) {
+    auto add_modal = [&](auto& group) {
+      int const count = group.modes;
+      for (int m = 0; m < count; ++m) group.rates.push_back({modes.rate[m], modes.electric_weight[m]});
+      for (int lv = 0; lv < 4; ++lv) {
+        auto const& basis = subregions[lv].basis;
+        auto& added = group.subregions.emplace_back();
+        added.unknowns = subregions[lv].unknowns;
+        added.lossy_rows = subregions[lv].lossy_rows;
+        for (int m = 0; m < count; ++m) {
+          auto const along = basis_along<3>([&](int c, int i) { return basis[3 * c + i]; }, modes.direction[m]);
+          std::copy(along.begin(), along.end(), added.direction.begin() + 3 * m);
+        }
+      }
+    };
+    if (modes.count == 1)
+      add_modal(lossy.one_mode);
+    else if (modes.count == 3)
+      add_modal(lossy.three_modes);
+    else {
       lossy.tet_rates.push_back(host.stretched_tet_rates[k]);
       lossy.tet_coupling.push_back(host.electric_coupling[k]);
       lossy.subregions.insert(lossy.subregions.end(), subregions, subregions + 4);
-      continue;
-    }
-    lossy.rank_one_tets.push_back({one.rate, one.electric_weight});
-    for (int lv = 0; lv < 4; ++lv) {
-      auto const& basis = subregions[lv].basis;
-      lossy.rank_one_subregions.push_back(
-          {subregions[lv].unknowns, subregions[lv].lossy_rows,
-           basis_along<3>([&](int m, int i) { return basis[3 * m + i]; }, one.direction)});
     }
   }
   return lossy;
@@ -172,7 +182,8 @@ LossyRows lossy_rows(dga::HostOperators const& host)
 
 LossStepMatrices loss_step_matrices(LossyRows const& lossy, double dt)
 {
-  bool const with_layers = !lossy.subregions.empty() || !lossy.rank_one_subregions.empty();
+  bool const with_layers =
+      !lossy.subregions.empty() || !lossy.one_mode.subregions.empty() || !lossy.three_modes.subregions.empty();
   LossStepMatrices m;
   m.loss.resize(lossy.conductance.size());
   m.step_inverse.resize(with_layers ? m.loss.size() : 0);
@@ -200,24 +211,32 @@ LossStepMatrices loss_step_matrices(LossyRows const& lossy, double dt)
           });
     }
   }
-  // The rank-one tets: S' += weight d / 2 b b^T per subregion, b = W^T n.
-  m.rank_one.resize(3 * lossy.rank_one_tets.size());
-  for (std::size_t k = 0; k < lossy.rank_one_tets.size(); ++k) {
-    auto const rule = rank_one_rule(lossy.rank_one_tets[k], dt);
-    std::copy(rule.begin(), rule.end(), m.rank_one.begin() + 3 * k);
-    double const implicit = lossy.rank_one_tets[k][1] * rule[1];
-    for (int lv = 0; lv < 4; ++lv) {
-      auto const& s = lossy.rank_one_subregions[4 * k + lv];
-      for (int r = 0; r < 3; ++r) {
-        if (s.lossy_rows[r] < 0) continue;
-        Index const row = s.lossy_rows[r];
-        for (int j = 0; j < 3; ++j)
-          if (s.lossy_rows[j] >= 0)
-            implicit_loss[lossy.matrix_row[row] + s.lossy_rows[j] - lossy.block_first[row]] +=
-                implicit * s.direction[r] * s.direction[j];
+  // The modal tets: S' += weight d / 2 b b^T per mode and subregion, b = W^T n.
+  auto add_modal = [&](auto const& group, std::vector<double>& rules) {
+    std::size_t const modes = group.modes;
+    rules.resize(3 * group.rates.size());
+    for (std::size_t k = 0; k < group.num_tets(); ++k)
+      for (std::size_t mode = 0; mode < modes; ++mode) {
+        std::size_t const km = modes * k + mode;
+        auto const rule = modal_rule(group.rates[km], dt);
+        std::copy(rule.begin(), rule.end(), rules.begin() + 3 * km);
+        double const implicit = group.rates[km][1] * rule[1];
+        for (int lv = 0; lv < 4; ++lv) {
+          auto const& s = group.subregions[4 * k + lv];
+          double const* b = s.direction.data() + 3 * mode;
+          for (int r = 0; r < 3; ++r) {
+            if (s.lossy_rows[r] < 0) continue;
+            Index const row = s.lossy_rows[r];
+            for (int j = 0; j < 3; ++j)
+              if (s.lossy_rows[j] >= 0)
+                implicit_loss[lossy.matrix_row[row] + s.lossy_rows[j] - lossy.block_first[row]] +=
+                    implicit * b[r] * b[j];
+          }
+        }
       }
-    }
-  }
+  };
+  add_modal(lossy.one_mode, m.one_mode_rule);
+  add_modal(lossy.three_modes, m.three_mode_rule);
   std::vector<double> a;
   std::size_t offset = 0;
   for (std::size_t r = 0; r < lossy.block_size.size(); r += lossy.block_size[r]) {
@@ -230,8 +249,8 @@ LossStepMatrices loss_step_matrices(LossyRows const& lossy, double dt)
       for (int j = 0; j < d; ++j) {
         double l = 0;
         for (int c = 0; c < d; ++c) l += a[i * d + c] * 0.5 * implicit_loss[offset + c * d + j];
-        m.loss[offset + i * d + j] = l;
-        if (with_layers) m.step_inverse[offset + i * d + j] = a[i * d + j];
+        m.loss[offset + j * d + i] = l;
+        if (with_layers) m.step_inverse[offset + j * d + i] = a[i * d + j];
       }
     offset += size;
   }
@@ -243,24 +262,31 @@ MagneticLayer magnetic_layer(dga::HostOperators const& host)
   MagneticLayer layer;
   for (std::size_t k = 0; k < host.stretched_tets.size(); ++k) {
     Index const t = host.stretched_tets[k];
-    auto const& one = host.stretched_tet_rank_one[k];
+    auto const& modes = host.stretched_tet_modes[k];
     auto const& basis = host.magnetic_basis[k];
-    if (!one.rank_one) {
+    auto add_modal = [&](auto& group) {
+      group.tets.push_back(t);
+      group.mu.push_back(host.mu[t]);
+      group.loss.push_back(host.magnetic_loss[k]);
+      for (int m = 0; m < modes.count; ++m) group.rates.push_back({modes.rate[m], modes.magnetic_weight[m]});
+      for (int lv = 0; lv < 4; ++lv)
+        for (int m = 0; m < modes.count; ++m) {
+          auto const along =
+              basis_along<4>([&](int c, int face) { return basis[12 * lv + 4 * c + face]; }, modes.direction[m]);
+          group.direction.insert(group.direction.end(), along.begin(), along.end());
+        }
+    };
+    if (modes.count == 1)
+      add_modal(layer.one_mode);
+    else if (modes.count == 3)
+      add_modal(layer.three_modes);
+    else {
       layer.tets.push_back(t);
       layer.rates.push_back(host.stretched_tet_rates[k]);
       layer.mu.push_back(host.mu[t]);
       layer.loss.push_back(host.magnetic_loss[k]);
       layer.coupling.push_back(host.magnetic_coupling[k]);
       layer.basis.insert(layer.basis.end(), basis.begin(), basis.end());
-      continue;
-    }
-    layer.rank_one_tets.push_back(t);
-    layer.rank_one_mu.push_back(host.mu[t]);
-    layer.rank_one_loss.push_back(host.magnetic_loss[k]);
-    layer.rank_one_rates.push_back({one.rate, one.magnetic_weight});
-    for (int lv = 0; lv < 4; ++lv) {
-      auto const along = basis_along<4>([&](int m, int face) { return basis[12 * lv + 4 * m + face]; }, one.direction);
-      layer.rank_one_direction.insert(layer.rank_one_direction.end(), along.begin(), along.end());
     }
   }
   return layer;
@@ -289,23 +315,32 @@ MagneticStepMatrices magnetic_step_matrices(MagneticLayer const& layer, double d
                                      rule, dt, [&](int i, int j, double value) { implicit_loss[4 * i + j] += value; });
     implicit_step(layer.mu[k], implicit_loss, dt, m.loss.data() + 16 * k, m.step_inverse.data() + 16 * k);
   }
-  // The rank-one tets: S' += weight d / 2 b_lv b_lv^T per subregion, b_lv = W_lv^T n.
-  std::size_t const ones = layer.rank_one_tets.size();
-  m.rank_one_loss.resize(16 * ones);
-  m.rank_one_step_inverse.resize(16 * ones);
-  m.rank_one_rule.resize(3 * ones);
-  for (std::size_t k = 0; k < ones; ++k) {
-    auto const rule = rank_one_rule(layer.rank_one_rates[k], dt);
-    std::copy(rule.begin(), rule.end(), m.rank_one_rule.begin() + 3 * k);
-    double const implicit = layer.rank_one_rates[k][1] * rule[1];
-    double const* b = layer.rank_one_direction.data() + 16 * k;
-    std::array<double, 16> implicit_loss = layer.rank_one_loss[k];
-    for (int lv = 0; lv < 4; ++lv)
-      for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 4; ++j) implicit_loss[4 * i + j] += implicit * b[4 * lv + i] * b[4 * lv + j];
-    implicit_step(layer.rank_one_mu[k], implicit_loss, dt, m.rank_one_loss.data() + 16 * k,
-                  m.rank_one_step_inverse.data() + 16 * k);
-  }
+  // The modal tets: S' += weight d / 2 b_lv b_lv^T per mode and subregion, b_lv = W_lv^T n.
+  auto add_modal = [&](auto const& group, MagneticModalMatrices& matrices) {
+    std::size_t const tets = group.tets.size();
+    std::size_t const modes = group.modes;
+    matrices.loss.resize(16 * tets);
+    matrices.step_inverse.resize(16 * tets);
+    matrices.rule.resize(3 * group.rates.size());
+    for (std::size_t k = 0; k < tets; ++k) {
+      std::array<double, 16> implicit_loss = group.loss[k];
+      for (std::size_t mode = 0; mode < modes; ++mode) {
+        std::size_t const km = modes * k + mode;
+        auto const rule = modal_rule(group.rates[km], dt);
+        std::copy(rule.begin(), rule.end(), matrices.rule.begin() + 3 * km);
+        double const implicit = group.rates[km][1] * rule[1];
+        for (std::size_t lv = 0; lv < 4; ++lv) {
+          double const* b = group.direction.data() + 16 * modes * k + 4 * (modes * lv + mode);
+          for (int i = 0; i < 4; ++i)
+            for (int j = 0; j < 4; ++j) implicit_loss[4 * i + j] += implicit * b[i] * b[j];
+        }
+      }
+      implicit_step(group.mu[k], implicit_loss, dt, matrices.loss.data() + 16 * k,
+                    matrices.step_inverse.data() + 16 * k);
+    }
+  };
+  add_modal(layer.one_mode, m.one_mode);
+  add_modal(layer.three_modes, m.three_modes);
   return m;
 }
 

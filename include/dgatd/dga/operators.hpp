@@ -52,10 +52,11 @@ struct AssemblyOptions {
   // Order the dual blocks (and with them the unknowns) by decreasing size, so that a launch over
   // blocks sees equal work side by side; otherwise blocks follow the vertex numbering.
   bool group_blocks_by_degree = false;
-  // Step the matched layers' tets whose stretch is rank one with one auxiliary per subregion
-  // instead of six (HostOperators::RankOneStretch); off, every stretched tet takes the general
-  // form, which gives the same fields to rounding (the tests compare the two).
-  bool reduce_rank_one_stretches = true;
+  // Step the matched layers' tets whose stretch splits into one or three scalar modes with one
+  // auxiliary per mode and subregion instead of six (HostOperators::StretchModes); off, every
+  // stretched tet takes the general form, which gives the same fields to rounding (the tests
+  // compare the two).
+  bool split_stretch_modes = true;
 };
 
 // The unknowns: free half-edges first, in dual-block order (each block contiguous), then the
@@ -108,18 +109,24 @@ struct HostOperators {
   std::vector<std::array<double, 18>> stretched_tet_rates;
   std::vector<std::array<double, 18>> electric_coupling;
   std::vector<std::array<double, 18>> magnetic_coupling;
-  // Where a tet's stretch is rank one, G = n g^T with n a unit vector (a flat layer; a shell's
-  // slabs, stretched along one axis), s det(J) J^-1 J^-T = (s + gamma) I - S + |g|^2 n n^T / (s + gamma)
-  // with gamma = g . n: the six auxiliaries of each subregion reduce to one, q' + gamma q = n . e,
-  // and the current's coupling to c |r| |g|^2 n q (docs/open_regions.md, section 3).
-  struct RankOneStretch {
-    bool rank_one = false;
-    std::array<double, 3> direction{}; // n
-    double rate = 0;                   // gamma
-    double electric_weight = 0;        // eps_t |t|/4 |g|^2
-    double magnetic_weight = 0;        // mu_t |t|/4 |g|^2
+  // Where a tet's stretch splits into scalar modes, s det(J) J^-1 J^-T = (s + c2) I - S +
+  // sum_m kappa_m n_m n_m^T / (s + gamma_m) (|n_m| = 1) and each mode takes one scalar auxiliary per
+  // subregion, q' + gamma q = n . e, coupled to the current by eps |r| kappa_m n_m q instead of six
+  // (docs/open_regions.md, section 3):
+  // - one mode where G is rank one, G = n g^T (a flat layer; a shell's slabs, stretched along one
+  //   axis): gamma = g . n, kappa = |g|^2;
+  // - three where G has three distinct real eigenvalues gamma_m with right and left eigenvectors
+  //   v_m, w_m (w_m . v_m = 1) of condition |v_m| |w_m| <= 10 (a shell's bars and corners):
+  //   kappa_m = |v_m|^2 |w_m|^2 (gamma_i - gamma_m) (gamma_j - gamma_m), i, j the other two;
+  // - none (the general form) elsewhere: complex or close eigenvalues.
+  struct StretchModes {
+    int count = 0;
+    std::array<Vec3, 3> direction{};         // n_m
+    std::array<double, 3> rate{};            // gamma_m
+    std::array<double, 3> electric_weight{}; // eps_t |t|/4 kappa_m
+    std::array<double, 3> magnetic_weight{}; // mu_t |t|/4 kappa_m
   };
-  std::vector<RankOneStretch> stretched_tet_rank_one;
+  std::vector<StretchModes> stretched_tet_modes;
   // Ampere's side, subregion lv of stretched tet k at 4 k + lv (one with no free half-edge has
   // the zero slot and no rows).
   struct StretchedSubregion {

@@ -116,7 +116,7 @@ struct MagneticStretchBefore {
 };
 
 // f^(n+1/2) = f~ - L (f~ + f^(n-1/2)) - K force on stretched tet k (tet t, its row k of L and K),
-// written to f and to updated (MagneticStretchAfter, MagneticRankOneAfter).
+// written to f and to updated (MagneticStretchAfter, MagneticModalAfter).
 template <class Matrices, class Previous, class Field>
 KOKKOS_INLINE_FUNCTION void correct_stretched_tet(Matrices const& loss, Matrices const& step_inverse,
                                                   Previous const& previous, Field const& f, std::size_t k, Index t,
@@ -178,36 +178,41 @@ struct MagneticStretchAfter {
   }
 };
 
-// The stretched tets whose stretch is rank one (HostOperators::RankOneStretch), one auxiliary phi
-// per subregion, as MagneticStretchAfter:
-//   f^(n+1/2) = f~ - L (f~ + f^(n-1/2)) - K weight (1 + a) / 2 sum_lv phi_lv b_lv,
-//   phi_lv^(n+1/2) = a phi_lv^(n-1/2) + d / 2 b_lv . (f^(n-1/2) + f^(n+1/2)),   b_lv = W_lv^T n.
-template <class TetLayout, class MemorySpace>
-struct MagneticRankOneAfter {
+// The stretched tets whose stretch splits into Modes scalar modes (HostOperators::StretchModes), one
+// auxiliary phi per mode and subregion, as MagneticStretchAfter:
+//   f^(n+1/2) = f~ - L (f~ + f^(n-1/2)) - K sum_m weight_m (1 + a_m) / 2 sum_lv phi_lv,m b_lv,m,
+//   phi_lv,m^(n+1/2) = a_m phi_lv,m^(n-1/2) + d_m / 2 b_lv,m . (f^(n-1/2) + f^(n+1/2)),   b_lv,m = W_lv^T n_m,
+// per tet mode m's rule at 3 m, phi_lv,m at Modes lv + m and b_lv,m by local faces at 4 (Modes lv + m).
+template <int Modes, class TetLayout, class MemorySpace>
+struct MagneticModalAfter {
   Kokkos::View<Index*, MemorySpace> tets;
   Kokkos::View<Real* [4], TetLayout, MemorySpace> f;
   Kokkos::View<Real* [4], MemorySpace> previous;
-  Kokkos::View<Real* [16], MemorySpace> loss;         // L, 4 x 4 row-major
-  Kokkos::View<Real* [16], MemorySpace> step_inverse; // K, 4 x 4 row-major
-  Kokkos::View<Real* [16], MemorySpace> direction;    // b_lv by local faces, row lv
-  Kokkos::View<Real* [3], MemorySpace> rule;          // a, d / 2, weight (1 + a) / 2
-  Kokkos::View<Real* [4], MemorySpace> phi;           // one per subregion
+  Kokkos::View<Real* [16], MemorySpace> loss;               // L, 4 x 4 row-major
+  Kokkos::View<Real* [16], MemorySpace> step_inverse;       // K, 4 x 4 row-major
+  Kokkos::View<Real * [16 * Modes], MemorySpace> direction; // b_lv,m
+  Kokkos::View<Real * [3 * Modes], MemorySpace> rule;       // a, d / 2, weight (1 + a) / 2 per mode
+  Kokkos::View<Real * [4 * Modes], MemorySpace> phi;        // one per mode and subregion
   Kokkos::View<std::uint32_t const*, MemorySpace> edge_signs;
   Kokkos::View<Real* [6], TetLayout, MemorySpace> edge_pieces;
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
   {
     Index const t = tets(k);
     Real updated[4], force[4] = {0, 0, 0, 0};
-    for (int lv = 0; lv < 4; ++lv) {
-      Real const weighted = rule(k, 2) * phi(k, lv);
-      for (int face = 0; face < 4; ++face) force[face] += weighted * direction(k, 4 * lv + face);
-    }
+    for (int lv = 0; lv < 4; ++lv)
+      for (int m = 0; m < Modes; ++m) {
+        Real const weighted = rule(k, 3 * m + 2) * phi(k, Modes * lv + m);
+        for (int face = 0; face < 4; ++face) force[face] += weighted * direction(k, 4 * (Modes * lv + m) + face);
+      }
     correct_stretched_tet(loss, step_inverse, previous, f, k, t, force, updated);
-    for (int lv = 0; lv < 4; ++lv) {
-      Real x = 0;
-      for (int face = 0; face < 4; ++face) x += direction(k, 4 * lv + face) * (previous(k, face) + updated[face]);
-      phi(k, lv) = rule(k, 0) * phi(k, lv) + rule(k, 1) * x;
-    }
+    Real sum[4];
+    for (int face = 0; face < 4; ++face) sum[face] = previous(k, face) + updated[face];
+    for (int lv = 0; lv < 4; ++lv)
+      for (int m = 0; m < Modes; ++m) {
+        Real x = 0;
+        for (int face = 0; face < 4; ++face) x += direction(k, 4 * (Modes * lv + m) + face) * sum[face];
+        phi(k, Modes * lv + m) = rule(k, 3 * m) * phi(k, Modes * lv + m) + rule(k, 3 * m + 1) * x;
+      }
     write_edge_pieces(edge_pieces, t, edge_signs(t), updated);
   }
 };

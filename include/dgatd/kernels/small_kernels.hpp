@@ -55,8 +55,9 @@ struct GatherRows {
 // The stretched tets k of a matched layer (FractionedLeapfrog's losses), Ampere's side. Before
 // Ampere, each of the tet's subregions lv keeps its half-edges' u^n and computes W_lv^T X psi_lv^n,
 // its piece of the force of each of its lossy rows (X already holds the weight of psi^n in the
-// step's average), at 12 k + 3 lv + r. A subregion's numbers sit in its tet's row (3 lv + r,
-// 9 lv + i, 6 lv + c), so the work items of a GPU warp read neighbouring rows.
+// step's average), at (3 lv + r) n + k for n tets. A subregion's numbers sit in its tet's row
+// (3 lv + r, 9 lv + i, 6 lv + c) and its pieces in the tet's column, so the work items of a GPU warp
+// read and write neighbouring numbers.
 template <class MemorySpace>
 struct StretchedTetForce {
   Kokkos::View<Index* [12], MemorySpace> unknowns; // per tet, 3 lv + k for subregion lv
@@ -82,34 +83,54 @@ struct StretchedTetForce {
         if (rows(k, 3 * lv + r) < 0) continue;
         Real g = 0;
         for (int m = 0; m < 3; ++m) g += basis(k, 9 * lv + 3 * m + r) * y[m];
-        pieces(12 * k + 3 * lv + r) = g;
+        pieces((3 * lv + r) * unknowns.extent(0) + k) = g;
       }
     }
   }
 };
 
-// The stretched tets whose stretch is rank one (HostOperators::RankOneStretch), one auxiliary q per
-// subregion, before Ampere like StretchedTetForce: subregion lv keeps its half-edges' u^n and writes
-// the pieces weight (1 + a) / 2 q_lv^n (W_lv^T n)_r at first_piece + 12 k + 3 lv + r.
-template <class MemorySpace>
-struct RankOneTetForce {
+// The stretched tets whose stretch splits into Modes scalar modes (HostOperators::StretchModes: one
+// where it is rank one, three where G has three distinct real eigenvalues), one auxiliary q per mode
+// and subregion, q^(n+1) = a q^n + d / 2 (W^T n) . (u^n + u^(n+1)). Before Ampere, subregion lv of
+// tet k writes the pieces sum_m weight_m (1 + a_m) / 2 q_lv,m^n (W_lv^T n_m)_r at
+// first_piece + (3 lv + r) n + k (n tets, as StretchedTetForce) and leaves in q the part of q^(n+1)
+// that u^n gives,
+// a q^n + d / 2 (W^T n) . u^n, so that ModalTetAuxiliary needs only u^(n+1).
+// Per tet, mode m's rule at 3 m, subregion lv's q at Modes lv + m and its W^T n_m at 3 (Modes lv + m).
+template <int Modes, class MemorySpace>
+struct ModalTetForce {
   Kokkos::View<Index* [12], MemorySpace> unknowns; // per tet, 3 lv + k for subregion lv
   Kokkos::View<Index* [12], MemorySpace> rows;
-  Kokkos::View<Real* [12], MemorySpace> direction; // W_lv^T n
-  Kokkos::View<Real* [3], MemorySpace> rule;       // a, d / 2, weight (1 + a) / 2
+  Kokkos::View<Real * [12 * Modes], MemorySpace> direction; // W_lv^T n_m
+  Kokkos::View<Real * [3 * Modes], MemorySpace> rule;       // a, d / 2, weight (1 + a) / 2 per mode
   Kokkos::View<Real*, MemorySpace> u;
-  Kokkos::View<Real* [4], MemorySpace> q;
-  Kokkos::View<Real* [12], MemorySpace> previous;
+  Kokkos::View<Real * [4 * Modes], MemorySpace> q;
   Kokkos::View<Real*, MemorySpace> pieces;
   std::size_t first_piece;
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
   {
-    Real const weight = rule(k, 2);
+    Real advance[Modes], half_drive[Modes], weight[Modes];
+    for (int m = 0; m < Modes; ++m) {
+      advance[m] = rule(k, 3 * m);
+      half_drive[m] = rule(k, 3 * m + 1);
+      weight[m] = rule(k, 3 * m + 2);
+    }
     for (int lv = 0; lv < 4; ++lv) {
-      Real const force = weight * q(k, lv);
-      for (int m = 0; m < 3; ++m) previous(k, 3 * lv + m) = u(unknowns(k, 3 * lv + m));
-      for (int r = 0; r < 3; ++r)
-        if (rows(k, 3 * lv + r) >= 0) pieces(first_piece + 12 * k + 3 * lv + r) = force * direction(k, 3 * lv + r);
+      Real now[3], force[Modes];
+      for (int j = 0; j < 3; ++j) now[j] = u(unknowns(k, 3 * lv + j));
+      for (int m = 0; m < Modes; ++m) {
+        Real const previous = q(k, Modes * lv + m);
+        Real x = 0;
+        for (int j = 0; j < 3; ++j) x += direction(k, 3 * (Modes * lv + m) + j) * now[j];
+        force[m] = weight[m] * previous;
+        q(k, Modes * lv + m) = advance[m] * previous + half_drive[m] * x;
+      }
+      for (int r = 0; r < 3; ++r) {
+        if (rows(k, 3 * lv + r) < 0) continue;
+        Real piece = 0;
+        for (int m = 0; m < Modes; ++m) piece += force[m] * direction(k, 3 * (Modes * lv + m) + r);
+        pieces(first_piece + (3 * lv + r) * unknowns.extent(0) + k) = piece;
+      }
     }
   }
 };
@@ -123,23 +144,27 @@ KOKKOS_INLINE_FUNCTION void subregion_step_sum(Unknowns const& unknowns, Previou
   for (int j = 0; j < 3; ++j) sum[j] = previous(k, 3 * lv + j) + u(unknowns(k, 3 * lv + j));
 }
 
-// After the step, the rank-one tets' auxiliaries: q^(n+1) = a q^n + d / 2 (W^T n) . (u^n + u^(n+1)).
-template <class MemorySpace>
-struct RankOneTetAuxiliary {
+// After the step, the modal tets' auxiliaries: q^(n+1) = (a q^n + d / 2 (W^T n) . u^n) + d / 2 (W^T n) . u^(n+1),
+// the first part left in q by ModalTetForce.
+template <int Modes, class MemorySpace>
+struct ModalTetAuxiliary {
   Kokkos::View<Index* [12], MemorySpace> unknowns;
-  Kokkos::View<Real* [12], MemorySpace> direction;
-  Kokkos::View<Real* [3], MemorySpace> rule;
+  Kokkos::View<Real * [12 * Modes], MemorySpace> direction;
+  Kokkos::View<Real * [3 * Modes], MemorySpace> rule;
   Kokkos::View<Real*, MemorySpace> u;
-  Kokkos::View<Real* [12], MemorySpace> previous;
-  Kokkos::View<Real* [4], MemorySpace> q;
+  Kokkos::View<Real * [4 * Modes], MemorySpace> q;
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
   {
-    Real const advance = rule(k, 0), half_drive = rule(k, 1);
+    Real half_drive[Modes];
+    for (int m = 0; m < Modes; ++m) half_drive[m] = rule(k, 3 * m + 1);
     for (int lv = 0; lv < 4; ++lv) {
-      Real sum[3], x = 0;
-      subregion_step_sum(unknowns, previous, u, k, lv, sum);
-      for (int j = 0; j < 3; ++j) x += direction(k, 3 * lv + j) * sum[j];
-      q(k, lv) = advance * q(k, lv) + half_drive * x;
+      Real next[3];
+      for (int j = 0; j < 3; ++j) next[j] = u(unknowns(k, 3 * lv + j));
+      for (int m = 0; m < Modes; ++m) {
+        Real x = 0;
+        for (int j = 0; j < 3; ++j) x += direction(k, 3 * (Modes * lv + m) + j) * next[j];
+        q(k, Modes * lv + m) += half_drive[m] * x;
+      }
     }
   }
 };
@@ -194,15 +219,17 @@ struct StretchedTetAuxiliary {
   }
 };
 
-// The loss term of a lossy dual block: u(rows(r)) -= sum_j L(matrix_row(r) + j) sum(block_first(r) + j),
-// j over the block's size(r) rows, and in matched layers also sum_j K(matrix_row(r) + j)
-// force(block_first(r) + j) (see FractionedLeapfrog's losses).
+// The loss term of a lossy dual block: u(rows(r)) -= sum_j L_ij sum(block_first(r) + j), j over the
+// block's size(r) rows, and in matched layers also sum_j K_ij force(block_first(r) + j) (see
+// FractionedLeapfrog's losses). A block's L and K are stored by columns, L_ij at
+// row_entry(r) + j size(r) (row_entry(r) its entry i, j = 0), so that the rows of a block, on
+// neighbouring threads of a GPU warp, read neighbouring entries.
 template <class MemorySpace>
 struct LossCorrection {
   Kokkos::View<Index*, MemorySpace> rows;
   Kokkos::View<Index*, MemorySpace> block_first;
   Kokkos::View<Index*, MemorySpace> size;
-  Kokkos::View<std::int64_t*, MemorySpace> matrix_row;
+  Kokkos::View<std::int64_t*, MemorySpace> row_entry;
   Kokkos::View<Real*, MemorySpace> loss;
   Kokkos::View<Real*, MemorySpace> sum;
   Kokkos::View<Real*, MemorySpace> step_inverse; // K, empty without matched layers
@@ -211,9 +238,10 @@ struct LossCorrection {
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t r) const
   {
     double correction = 0;
-    for (Index j = 0; j < size(r); ++j) correction += loss(matrix_row(r) + j) * sum(block_first(r) + j);
+    std::int64_t const first = row_entry(r), stride = size(r);
+    for (Index j = 0; j < size(r); ++j) correction += loss(first + j * stride) * sum(block_first(r) + j);
     if (step_inverse.extent(0) > 0)
-      for (Index j = 0; j < size(r); ++j) correction += step_inverse(matrix_row(r) + j) * force(block_first(r) + j);
+      for (Index j = 0; j < size(r); ++j) correction += step_inverse(first + j * stride) * force(block_first(r) + j);
     u(rows(r)) -= correction;
   }
 };

@@ -11,6 +11,22 @@
 
 namespace dgatd::solver {
 
+// Ampere's side of the stretched tets whose stretch splits into Modes scalar modes: per tet and
+// mode m its rate gamma and weight eps |t|/4 kappa at Modes k + m; per subregion (4 k + lv) its
+// unknowns, rows and W^T n_m at 3 m + r.
+template <int Modes>
+struct ModalTets {
+  static constexpr int modes = Modes;
+  struct Subregion {
+    std::array<Index, 3> unknowns;
+    std::array<Index, 3> lossy_rows;
+    std::array<double, 3 * Modes> direction;
+  };
+  std::vector<std::array<double, 2>> rates;
+  std::vector<Subregion> subregions;
+  std::size_t num_tets() const { return subregions.size() / 4; }
+};
+
 // The lossy rows of Ampere's update: the unknowns of every dual block with losses, with per row its
 // block's first row among the lossy rows, the block's size and where the row of its matrices starts
 // (matrices packed like HostOperators::conductance).
@@ -26,32 +42,39 @@ struct LossyRows {
   std::vector<std::array<double, 18>> tet_rates;
   std::vector<std::array<double, 18>> tet_coupling;
   std::vector<dga::HostOperators::StretchedSubregion> subregions;
-  // Those whose stretch is rank one (HostOperators::RankOneStretch): per tet its rate gamma and
-  // weight eps |t|/4 |g|^2, per subregion (4 k + lv) its unknowns, rows and W^T n.
-  struct RankOneSubregion {
-    std::array<Index, 3> unknowns;
-    std::array<Index, 3> lossy_rows;
-    std::array<double, 3> direction;
-  };
-  std::vector<std::array<double, 2>> rank_one_tets;
-  std::vector<RankOneSubregion> rank_one_subregions;
+  // Those whose stretch splits into one or three scalar modes (HostOperators::StretchModes).
+  ModalTets<1> one_mode;
+  ModalTets<3> three_modes;
 };
 LossyRows lossy_rows(dga::HostOperators const& host);
 
-// Per lossy block L = K S' / 2 and, with matched layers, K = (Meps / dt + S' / 2)^-1; per stretched
+// Per lossy block L = K S' / 2 and, with matched layers, K = (Meps / dt + S' / 2)^-1, each stored by
+// columns (entry (i, j) at the block's offset + j d + i: kernels::LossCorrection); per stretched
 // tet its subregions' common auxiliary advance A (6 x 6), drive D (6 x 3, from the Cartesian e_r =
 // W_r u^_r) and force coupling X = c |t|/4 [R0 | R1] (I + A) / 2 (3 x 6, the force on the
 // subregion's rows W_r^T X psi_r), all row-major (solver/losses.hpp has the equations).
-// Per rank-one tet (a, d / 2, weight (1 + a) / 2): q^(n+1) = a q^n + d/2 (W^T n) . (u^n + u^(n+1)),
-// the force weight (1 + a) / 2 q^n W^T n.
+// Per modal tet and mode (a, d / 2, weight (1 + a) / 2), at 3 (Modes k + m):
+// q^(n+1) = a q^n + d/2 (W^T n) . (u^n + u^(n+1)), the force weight (1 + a) / 2 q^n W^T n.
 struct LossStepMatrices {
   std::vector<double> loss;
   std::vector<double> step_inverse;
   std::vector<double> advance, drive, coupling;
-  std::vector<double> rank_one;
+  std::vector<double> one_mode_rule, three_mode_rule;
 };
 // Throws dgatd::ModelError (the time step, with the fact dt) when a block's implicit step is singular at dt.
 LossStepMatrices loss_step_matrices(LossyRows const& rows, double dt);
+
+// Faraday's side of the tets whose stretch splits into Modes scalar modes: per tet its mu and loss,
+// per mode its rate gamma and weight mu |t|/4 kappa (at Modes k + m), and per subregion lv and mode
+// m W_lv^T n_m by local faces (at 16 Modes k + 4 (Modes lv + m)).
+template <int Modes>
+struct MagneticModalTets {
+  static constexpr int modes = Modes;
+  std::vector<Index> tets;
+  std::vector<std::array<double, 16>> mu, loss;
+  std::vector<std::array<double, 2>> rates;
+  std::vector<double> direction;
+};
 
 // Faraday's side of the matched layers, per stretched tet (HostOperators' magnetic terms).
 struct MagneticLayer {
@@ -61,12 +84,8 @@ struct MagneticLayer {
   std::vector<std::array<double, 16>> loss;
   std::vector<std::array<double, 18>> coupling;
   std::vector<double> basis; // 48 per tet (HostOperators::magnetic_basis)
-  // The rank-one tets: per tet its mu and loss (as above), rate gamma and weight mu |t|/4 |g|^2, and
-  // per subregion lv W_lv^T n by local faces (4 x 4, row lv).
-  std::vector<Index> rank_one_tets;
-  std::vector<std::array<double, 16>> rank_one_mu, rank_one_loss;
-  std::vector<std::array<double, 2>> rank_one_rates;
-  std::vector<double> rank_one_direction; // 16 per tet
+  MagneticModalTets<1> one_mode;
+  MagneticModalTets<3> three_modes;
 };
 MagneticLayer magnetic_layer(dga::HostOperators const& host);
 
@@ -74,10 +93,14 @@ MagneticLayer magnetic_layer(dga::HostOperators const& host);
 // Cartesian h, as on Ampere's side), the loss L = K S' / 2 and K = (Mmu / dt + S' / 2)^-1 of its
 // implicit step (4 x 4) and the force coupling X = c |t|/4 [R0 | R1] (I + A) / 2 (3 x 6): the tet's
 // force is sum_lv W_lv^T X phi_lv, with W_lv its subregions' dual bases (MagneticLayer::basis).
-// For the rank-one tets, L and K (16 each) and the rule (a, d / 2, weight (1 + a) / 2) as on Ampere's side.
+// For the modal tets, L and K (16 each) and the rule (a, d / 2, weight (1 + a) / 2 per mode) as on
+// Ampere's side.
+struct MagneticModalMatrices {
+  std::vector<double> loss, step_inverse, rule;
+};
 struct MagneticStepMatrices {
   std::vector<double> advance, drive, loss, step_inverse, coupling;
-  std::vector<double> rank_one_loss, rank_one_step_inverse, rank_one_rule;
+  MagneticModalMatrices one_mode, three_modes;
 };
 // Throws dgatd::ModelError (the time step, with the fact dt) when a tet's implicit step is singular at dt.
 MagneticStepMatrices magnetic_step_matrices(MagneticLayer const& layer, double dt);

@@ -40,30 +40,30 @@ public:
     rows_ = kernels::upload_flat<IndexView>("dgatd::loss_rows", lossy_.rows);
     block_first_ = kernels::upload_flat<IndexView>("dgatd::loss_block_first", lossy_.block_first);
     block_size_ = kernels::upload_flat<IndexView>("dgatd::loss_block_size", lossy_.block_size);
-    matrix_row_ =
-        kernels::upload_flat<Kokkos::View<std::int64_t*, memory_space>>("dgatd::loss_matrix_row", lossy_.matrix_row);
+    // Entry (i, 0) of each row's block, whose matrices loss_step_matrices stores by columns.
+    std::vector<std::int64_t> row_entry(lossy_.rows.size());
+    for (std::size_t r = 0; r < row_entry.size(); ++r) {
+      std::int64_t const i = static_cast<std::int64_t>(r) - lossy_.block_first[r];
+      row_entry[r] = lossy_.matrix_row[r] - i * lossy_.block_size[r] + i;
+    }
+    row_entry_ = kernels::upload_flat<Kokkos::View<std::int64_t*, memory_space>>("dgatd::loss_row_entry", row_entry);
     sum_ = Kokkos::View<Real*, memory_space>("dgatd::loss_sum", lossy_.rows.size());
     if (!with_layers()) return;
     force_ = Kokkos::View<Real*, memory_space>("dgatd::stretch_force", lossy_.rows.size());
-    std::size_t const n = lossy_.subregions.size(), ones = lossy_.rank_one_subregions.size();
+    std::size_t const n = lossy_.subregions.size();
     psi_ = Kokkos::View<Real* [24], memory_space>("dgatd::psi", n / 4);
     psi_previous_ = Kokkos::View<Real* [12], memory_space>("dgatd::psi_u_previous", n / 4);
     subregion_unknowns_ = upload_indices("dgatd::stretched_unknowns", lossy_.subregions, &Subregion::unknowns);
     subregion_rows_ = upload_indices("dgatd::stretched_rows", lossy_.subregions, &Subregion::lossy_rows);
-    std::vector<double> basis, direction;
+    std::vector<double> basis;
     for (auto const& subregion : lossy_.subregions)
       basis.insert(basis.end(), subregion.basis.begin(), subregion.basis.end());
     subregion_basis_ = kernels::upload_table<36, memory_space>("dgatd::stretched_basis", basis);
-    q_ = Kokkos::View<Real* [4], memory_space>("dgatd::q", ones / 4);
-    q_previous_ = Kokkos::View<Real* [12], memory_space>("dgatd::q_u_previous", ones / 4);
-    rank_one_unknowns_ =
-        upload_indices("dgatd::rank_one_unknowns", lossy_.rank_one_subregions, &RankOneSubregion::unknowns);
-    rank_one_rows_ = upload_indices("dgatd::rank_one_rows", lossy_.rank_one_subregions, &RankOneSubregion::lossy_rows);
-    for (auto const& subregion : lossy_.rank_one_subregions)
-      direction.insert(direction.end(), subregion.direction.begin(), subregion.direction.end());
-    rank_one_direction_ = kernels::upload_table<12, memory_space>("dgatd::rank_one_direction", direction);
-    // Each lossy row's pieces of force (kernels::GatherForce), subregion by subregion: the general
-    // tets' at 3 s + r, then the rank-one tets' at 3 (n + s) + r.
+    one_mode_ = Modal<1>(lossy_.one_mode, "one_mode", 3 * n);
+    three_modes_ = Modal<3>(lossy_.three_modes, "three_modes", 3 * (n + lossy_.one_mode.subregions.size()));
+    // Each lossy row's pieces of force (kernels::GatherForce), subregion by subregion: those of the
+    // general tets' subregions s = 4 k + lv at (3 lv + r) n / 4 + k, then the one-mode and the
+    // three-mode tets' likewise after them.
     std::vector<Index> offsets(lossy_.rows.size() + 1, 0);
     auto count = [&](auto const& subregions) {
       for (auto const& subregion : subregions)
@@ -71,22 +71,27 @@ public:
           if (row >= 0) ++offsets[static_cast<std::size_t>(row) + 1];
     };
     count(lossy_.subregions);
-    count(lossy_.rank_one_subregions);
+    count(lossy_.one_mode.subregions);
+    count(lossy_.three_modes.subregions);
     for (std::size_t r = 0; r < lossy_.rows.size(); ++r) offsets[r + 1] += offsets[r];
     std::vector<Index> pieces_of_row(static_cast<std::size_t>(offsets.back()));
     std::vector<Index> next(offsets.begin(), offsets.end() - 1);
     auto place = [&](auto const& subregions, std::size_t first) {
+      std::size_t const tets = subregions.size() / 4;
       for (std::size_t s = 0; s < subregions.size(); ++s)
-        for (int k = 0; k < 3; ++k)
-          if (Index const row = subregions[s].lossy_rows[k]; row >= 0)
+        for (std::size_t r = 0; r < 3; ++r)
+          if (Index const row = subregions[s].lossy_rows[r]; row >= 0)
             pieces_of_row[static_cast<std::size_t>(next[static_cast<std::size_t>(row)]++)] =
-                static_cast<Index>(first + 3 * s + k);
+                static_cast<Index>(first + (3 * (s % 4) + r) * tets + s / 4);
     };
     place(lossy_.subregions, 0);
-    place(lossy_.rank_one_subregions, 3 * n);
+    place(lossy_.one_mode.subregions, one_mode_.first_piece);
+    place(lossy_.three_modes.subregions, three_modes_.first_piece);
     force_offsets_ = kernels::upload_flat<IndexView>("dgatd::stretch_force_offsets", offsets);
     force_pieces_of_row_ = kernels::upload_flat<IndexView>("dgatd::stretch_force_pieces_of_row", pieces_of_row);
-    force_pieces_ = Kokkos::View<Real*, memory_space>("dgatd::stretch_force_pieces", 3 * (n + ones));
+    force_pieces_ =
+        Kokkos::View<Real*, memory_space>("dgatd::stretch_force_pieces", 3 * (n + lossy_.one_mode.subregions.size() +
+                                                                              lossy_.three_modes.subregions.size()));
   }
 
   void set_dt(Context const& c) override
@@ -99,24 +104,27 @@ public:
     tet_advance_ = kernels::upload_table<36, memory_space>("dgatd::stretched_advance", m.advance);
     tet_drive_ = kernels::upload_table<18, memory_space>("dgatd::stretched_drive", m.drive);
     tet_coupling_ = kernels::upload_table<18, memory_space>("dgatd::stretched_coupling", m.coupling);
-    rank_one_rule_ = kernels::upload_table<3, memory_space>("dgatd::rank_one_rule", m.rank_one);
+    one_mode_.set_rule(m.one_mode_rule);
+    three_modes_.set_rule(m.three_mode_rule);
   }
 
   void reset(Context const&) override
   {
     Kokkos::deep_copy(psi_, 0.0);
-    Kokkos::deep_copy(q_, 0.0);
+    Kokkos::deep_copy(one_mode_.q, 0.0);
+    Kokkos::deep_copy(three_modes_.q, 0.0);
   }
 
   std::string name() const override { return with_layers() ? "losses_and_layer_electric" : "losses"; }
-  // Per lossy row: its index, block start, size and matrix row, u^ read twice and written once, the
+  // Per lossy row: its index, block start, size and first entry, u^ read twice and written once, the
   // row sums written, read and written, and its row of L (and of K with layers) from the block's
   // entries; with layers also the force per row (its offset, written and read), per stretched tet
   // the coupling X (18), advance (36) and drive (18) matrices, and per subregion its unknowns (read
   // twice) and rows, its basis (9, read twice), psi read twice and written, u^ of its half-edges
   // read twice and kept (written and read), its three force pieces written, then gathered by index;
-  // per rank-one tet its rule (3, read twice), per subregion its unknowns (twice), rows, W^T n (3,
-  // twice), q read twice and written, u^ and the pieces as above.
+  // per modal tet its rule (3 per mode, read twice), per subregion its unknowns (twice), rows, u^ of
+  // its half-edges (twice), W^T n (3 per mode, twice), q (one per mode) read and written twice and
+  // its three force pieces as above.
   std::int64_t bytes_per_step() const override
   {
     auto const rows = static_cast<std::int64_t>(lossy_.rows.size());
@@ -127,11 +135,10 @@ public:
         rows * (3 * index + static_cast<std::int64_t>(sizeof(std::int64_t)) + 6 * real) + entries * real;
     if (!with_layers()) return bytes;
     auto const subregions = static_cast<std::int64_t>(lossy_.subregions.size());
-    auto const ones = static_cast<std::int64_t>(lossy_.rank_one_subregions.size());
     auto const pieces = static_cast<std::int64_t>(force_pieces_of_row_.extent(0));
     bytes += entries * real + rows * (index + 2 * real) + pieces * (index + real) +
              subregions / 4 * (18 + 36 + 18) * real + subregions * (9 * index + (2 * 9 + 3 * 6 + 4 * 3 + 3) * real) +
-             ones / 4 * 2 * 3 * real + ones * (9 * index + (2 * 3 + 3 + 4 * 3 + 3) * real);
+             one_mode_.bytes_per_step() + three_modes_.bytes_per_step();
     return bytes;
   }
 
@@ -144,10 +151,8 @@ public:
                       kernels::StretchedTetForce<memory_space>{subregion_unknowns_, subregion_rows_, subregion_basis_,
                                                                tet_coupling_, c.fields.u, psi_, psi_previous_,
                                                                force_pieces_});
-    kernels::for_each("dgatd::q_force", c.space, lossy_.rank_one_subregions.size() / 4,
-                      kernels::RankOneTetForce<memory_space>{rank_one_unknowns_, rank_one_rows_, rank_one_direction_,
-                                                             rank_one_rule_, c.fields.u, q_, q_previous_, force_pieces_,
-                                                             3 * lossy_.subregions.size()});
+    one_mode_.force(c, force_pieces_);
+    three_modes_.force(c, force_pieces_);
     kernels::for_each("dgatd::psi_force_rows", c.space, lossy_.rows.size(),
                       kernels::GatherForce<memory_space>{force_offsets_, force_pieces_of_row_, force_pieces_, force_});
   }
@@ -156,36 +161,43 @@ public:
   {
     gather_rows(c, true);
     kernels::for_each("dgatd::losses", c.space, lossy_.rows.size(),
-                      kernels::LossCorrection<memory_space>{rows_, block_first_, block_size_, matrix_row_, matrices_,
+                      kernels::LossCorrection<memory_space>{rows_, block_first_, block_size_, row_entry_, matrices_,
                                                             sum_, step_inverse_, force_, c.fields.u});
     if (!with_layers()) return;
     kernels::for_each("dgatd::psi", c.space, lossy_.subregions.size() / 4,
                       kernels::StretchedTetAuxiliary<memory_space>{subregion_unknowns_, subregion_basis_, tet_advance_,
                                                                    tet_drive_, c.fields.u, psi_previous_, psi_});
-    kernels::for_each("dgatd::q", c.space, lossy_.rank_one_subregions.size() / 4,
-                      kernels::RankOneTetAuxiliary<memory_space>{rank_one_unknowns_, rank_one_direction_,
-                                                                 rank_one_rule_, c.fields.u, q_previous_, q_});
+    one_mode_.advance(c);
+    three_modes_.advance(c);
   }
 
-  // psi, six per stretched subregion of the general form, then q, one per subregion of a rank-one tet.
-  std::size_t state_size(std::int64_t) const override { return psi_.size() + q_.size(); }
+  // psi, six per stretched subregion of the general form, then q, one per mode and subregion of the
+  // one-mode tets, then of the three-mode tets.
+  std::size_t state_size(std::int64_t) const override
+  {
+    return psi_.size() + one_mode_.q.size() + three_modes_.q.size();
+  }
   void save(std::vector<double>& state) const override
   {
     kernels::append_rows(psi_, state);
-    kernels::append_rows(q_, state);
+    kernels::append_rows(one_mode_.q, state);
+    kernels::append_rows(three_modes_.q, state);
   }
   void restore(Context const&, double const* state) override
   {
     kernels::fill_rows(psi_, state);
-    kernels::fill_rows(q_, state + psi_.size());
+    kernels::fill_rows(one_mode_.q, state + psi_.size());
+    kernels::fill_rows(three_modes_.q, state + psi_.size() + one_mode_.q.size());
   }
 
 private:
   using IndexView = Kokkos::View<Index*, memory_space>;
   using Subregion = dga::HostOperators::StretchedSubregion;
-  using RankOneSubregion = LossyRows::RankOneSubregion;
 
-  bool with_layers() const { return !lossy_.subregions.empty() || !lossy_.rank_one_subregions.empty(); }
+  bool with_layers() const
+  {
+    return !lossy_.subregions.empty() || !lossy_.one_mode.subregions.empty() || !lossy_.three_modes.subregions.empty();
+  }
 
   // Three indices per subregion (its unknowns or its rows), a tet's four subregions in its row.
   template <class Item>
@@ -199,6 +211,54 @@ private:
     return view;
   }
 
+  // The stretched tets whose stretch splits into Modes scalar modes (LossyRows::ModalTets), by tet:
+  // their subregions' unknowns, rows and W^T n_m, q per mode and subregion, per tet the rule
+  // (a, d / 2, weight (1 + a) / 2 per mode); their force pieces start at first_piece.
+  template <int Modes>
+  struct Modal {
+    Kokkos::View<Index*[12], memory_space> unknowns, rows;
+    Kokkos::View<Real * [12 * Modes], memory_space> direction;
+    Kokkos::View<Real * [4 * Modes], memory_space> q;
+    Kokkos::View<Real * [3 * Modes], memory_space> rule;
+    std::size_t first_piece = 0;
+    std::string name;
+
+    Modal() = default;
+    Modal(ModalTets<Modes> const& tets, std::string const& group, std::size_t first)
+        : unknowns(
+              upload_indices("dgatd::" + group + "_unknowns", tets.subregions, &ModalTets<Modes>::Subregion::unknowns)),
+          rows(upload_indices("dgatd::" + group + "_rows", tets.subregions, &ModalTets<Modes>::Subregion::lossy_rows)),
+          q("dgatd::" + group + "_q", tets.num_tets()), first_piece(first), name(group)
+    {
+      std::vector<double> along;
+      for (auto const& subregion : tets.subregions)
+        along.insert(along.end(), subregion.direction.begin(), subregion.direction.end());
+      direction = kernels::upload_table<12 * Modes, memory_space>("dgatd::" + group + "_direction", along);
+    }
+    void set_rule(std::vector<double> const& rules)
+    {
+      rule = kernels::upload_table<3 * Modes, memory_space>("dgatd::" + name + "_rule", rules);
+    }
+    void force(Context const& c, Kokkos::View<Real*, memory_space> const& pieces) const
+    {
+      kernels::for_each(("dgatd::" + name + "_force").c_str(), c.space, q.extent(0),
+                        kernels::ModalTetForce<Modes, memory_space>{unknowns, rows, direction, rule, c.fields.u, q,
+                                                                    pieces, first_piece});
+    }
+    void advance(Context const& c) const
+    {
+      kernels::for_each(("dgatd::" + name + "_q").c_str(), c.space, q.extent(0),
+                        kernels::ModalTetAuxiliary<Modes, memory_space>{unknowns, direction, rule, c.fields.u, q});
+    }
+    std::int64_t bytes_per_step() const
+    {
+      auto const tets = static_cast<std::int64_t>(q.extent(0));
+      constexpr auto index = static_cast<std::int64_t>(sizeof(Index));
+      constexpr auto real = static_cast<std::int64_t>(sizeof(Real));
+      return tets * (2 * 3 * Modes * real + 4 * (9 * index + (2 * 3 + 2 * 3 * Modes + 4 * Modes + 3) * real));
+    }
+  };
+
   void gather_rows(Context const& c, bool accumulate) const
   {
     kernels::for_each("dgatd::loss_rows", c.space, lossy_.rows.size(),
@@ -207,12 +267,12 @@ private:
 
   LossyRows lossy_;
   Kokkos::View<Index*, memory_space> rows_, block_first_, block_size_;
-  Kokkos::View<std::int64_t*, memory_space> matrix_row_;
-  Kokkos::View<Real*, memory_space> matrices_;                             // L_v, packed like the conductance
+  Kokkos::View<std::int64_t*, memory_space> row_entry_;
+  Kokkos::View<Real*, memory_space> matrices_;                             // L_v, block by block, by columns
   Kokkos::View<Real*, memory_space> sum_;                                  // u^n, then u^n + u~, of the lossy rows
   Kokkos::View<Real*, memory_space> step_inverse_;                         // K_v, with layers only
   Kokkos::View<Real*, memory_space> force_;                                // g, per lossy row
-  Kokkos::View<Real*, memory_space> force_pieces_;                         // each subregion's part of g, at 3 s + r
+  Kokkos::View<Real*, memory_space> force_pieces_;                         // each subregion's part of g, by tet group
   Kokkos::View<Index*, memory_space> force_offsets_, force_pieces_of_row_; // the pieces of each row
   // The stretched tets' subregions, a tet's four in its row (kernels::StretchedTetForce): their
   // unknowns, lossy rows and basis W, psi, u^n of their half-edges; per tet the rule and the force's
@@ -224,13 +284,8 @@ private:
   Kokkos::View<Real* [36], memory_space> tet_advance_;  // A
   Kokkos::View<Real* [18], memory_space> tet_drive_;    // D
   Kokkos::View<Real* [18], memory_space> tet_coupling_; // X = c |t|/4 [R0 | R1] (I + A) / 2
-  // The rank-one tets' subregions, by tet: unknowns, rows, W^T n, u^n of their half-edges, q by
-  // tet; per tet the rule (a, d / 2, weight (1 + a) / 2).
-  Kokkos::View<Index*[12], memory_space> rank_one_unknowns_, rank_one_rows_;
-  Kokkos::View<Real* [12], memory_space> rank_one_direction_;
-  Kokkos::View<Real* [12], memory_space> q_previous_;
-  Kokkos::View<Real* [4], memory_space> q_;
-  Kokkos::View<Real* [3], memory_space> rank_one_rule_;
+  Modal<1> one_mode_;
+  Modal<3> three_modes_;
 };
 
 #define DGATD_LOSSES_INSTANCES(PREFIX, SPACE)                                                                          \

@@ -32,12 +32,7 @@ public:
         tets_(kernels::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::stretched_tets", layer_.tets)),
         previous_("dgatd::stretched_f_previous", layer_.tets.size()), phi_("dgatd::phi", layer_.tets.size()),
         basis_(kernels::upload_table<48, memory_space>("dgatd::stretched_tet_basis", layer_.basis)),
-        rank_one_tets_(
-            kernels::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::rank_one_tets", layer_.rank_one_tets)),
-        rank_one_previous_("dgatd::rank_one_f_previous", layer_.rank_one_tets.size()),
-        rank_one_phi_("dgatd::rank_one_phi", layer_.rank_one_tets.size()),
-        rank_one_direction_(
-            kernels::upload_table<16, memory_space>("dgatd::rank_one_tet_direction", layer_.rank_one_direction))
+        one_mode_(layer_.one_mode, "one_mode"), three_modes_(layer_.three_modes, "three_modes")
   {
   }
 
@@ -49,41 +44,38 @@ public:
     loss_ = kernels::upload_table<16, memory_space>("dgatd::stretched_tet_loss", m.loss);
     step_inverse_ = kernels::upload_table<16, memory_space>("dgatd::stretched_tet_step_inverse", m.step_inverse);
     coupling_ = kernels::upload_table<18, memory_space>("dgatd::stretched_tet_coupling", m.coupling);
-    rank_one_loss_ = kernels::upload_table<16, memory_space>("dgatd::rank_one_tet_loss", m.rank_one_loss);
-    rank_one_step_inverse_ =
-        kernels::upload_table<16, memory_space>("dgatd::rank_one_tet_step_inverse", m.rank_one_step_inverse);
-    rank_one_rule_ = kernels::upload_table<3, memory_space>("dgatd::rank_one_tet_rule", m.rank_one_rule);
+    one_mode_.set_matrices(m.one_mode);
+    three_modes_.set_matrices(m.three_modes);
   }
 
   void reset(Context const&) override
   {
     Kokkos::deep_copy(phi_, 0.0);
-    Kokkos::deep_copy(rank_one_phi_, 0.0);
+    Kokkos::deep_copy(one_mode_.phi, 0.0);
+    Kokkos::deep_copy(three_modes_.phi, 0.0);
   }
 
   std::string name() const override { return "layer_magnetic"; }
   // Per stretched tet: its index twice, f^ read twice and written once, f^(n-1/2) written and read,
   // L and K (16 each), X (18), the bases (48), phi (24) read and written, the advance (36) and drive
-  // (18) matrices, the edge signs and the six edge pieces written; per rank-one tet the same with
-  // W_lv^T n (16) and the rule (3) in place of X, the bases and the rule's matrices, and four phi.
+  // (18) matrices, the edge signs and the six edge pieces written; per modal tet the same with
+  // W_lv^T n_m (16 per mode) and the rule (3 per mode) in place of X, the bases and the rule's
+  // matrices, and four phi per mode.
   std::int64_t bytes_per_step() const override
   {
     auto const general = static_cast<std::int64_t>(
         2 * sizeof(Index) + (3 * 4 + 2 * 4 + 2 * 16 + 18 + 48 + 2 * 24 + 36 + 18 + 6) * sizeof(Real) +
         sizeof(std::uint32_t));
-    auto const rank_one = static_cast<std::int64_t>(
-        2 * sizeof(Index) + (3 * 4 + 2 * 4 + 2 * 16 + 16 + 3 + 2 * 4 + 6) * sizeof(Real) + sizeof(std::uint32_t));
-    return static_cast<std::int64_t>(layer_.tets.size()) * general +
-           static_cast<std::int64_t>(layer_.rank_one_tets.size()) * rank_one;
+    return static_cast<std::int64_t>(layer_.tets.size()) * general + one_mode_.bytes_per_step() +
+           three_modes_.bytes_per_step();
   }
 
   void before_faraday(Context const& c) override
   {
     kernels::for_each("dgatd::phi", c.space, layer_.tets.size(),
                       kernels::MagneticStretchBefore<TetLayout, memory_space>{tets_, c.fields.f, previous_});
-    kernels::for_each(
-        "dgatd::rank_one_phi", c.space, layer_.rank_one_tets.size(),
-        kernels::MagneticStretchBefore<TetLayout, memory_space>{rank_one_tets_, c.fields.f, rank_one_previous_});
+    one_mode_.before(c);
+    three_modes_.before(c);
   }
 
   void after_faraday(Context const& c) override
@@ -92,27 +84,81 @@ public:
                       kernels::MagneticStretchAfter<TetLayout, memory_space>{
                           tets_, c.fields.f, previous_, loss_, step_inverse_, coupling_, basis_, phi_, advance_, drive_,
                           c.operators.tet_edge_signs, c.fields.edge_pieces});
-    kernels::for_each("dgatd::magnetic_rank_one", c.space, layer_.rank_one_tets.size(),
-                      kernels::MagneticRankOneAfter<TetLayout, memory_space>{
-                          rank_one_tets_, c.fields.f, rank_one_previous_, rank_one_loss_, rank_one_step_inverse_,
-                          rank_one_direction_, rank_one_rule_, rank_one_phi_, c.operators.tet_edge_signs,
-                          c.fields.edge_pieces});
+    one_mode_.after(c);
+    three_modes_.after(c);
   }
 
-  // phi, 24 per stretched tet of the general form, then 4 per rank-one tet.
-  std::size_t state_size(std::int64_t) const override { return phi_.size() + rank_one_phi_.size(); }
+  // phi, 24 per stretched tet of the general form, then one per mode and subregion of the one-mode
+  // tets, then of the three-mode tets.
+  std::size_t state_size(std::int64_t) const override
+  {
+    return phi_.size() + one_mode_.phi.size() + three_modes_.phi.size();
+  }
   void save(std::vector<double>& state) const override
   {
     kernels::append_rows(phi_, state);
-    kernels::append_rows(rank_one_phi_, state);
+    kernels::append_rows(one_mode_.phi, state);
+    kernels::append_rows(three_modes_.phi, state);
   }
   void restore(Context const&, double const* state) override
   {
     kernels::fill_rows(phi_, state);
-    kernels::fill_rows(rank_one_phi_, state + phi_.size());
+    kernels::fill_rows(one_mode_.phi, state + phi_.size());
+    kernels::fill_rows(three_modes_.phi, state + phi_.size() + one_mode_.phi.size());
   }
 
 private:
+  // The tets whose stretch splits into Modes scalar modes (kernels::MagneticModalAfter): their
+  // f^(n-1/2), phi per mode and subregion, W_lv^T n_m, L, K and the rule per mode.
+  template <int Modes>
+  struct Modal {
+    Kokkos::View<Index*, memory_space> tets;
+    Kokkos::View<Real* [4], memory_space> previous;
+    Kokkos::View<Real * [4 * Modes], memory_space> phi;
+    Kokkos::View<Real * [16 * Modes], memory_space> direction;
+    Kokkos::View<Real*[16], memory_space> loss, step_inverse;
+    Kokkos::View<Real * [3 * Modes], memory_space> rule;
+    std::string name;
+
+    Modal(MagneticModalTets<Modes> const& group, std::string const& label)
+        : tets(kernels::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::" + label + "_tets", group.tets)),
+          previous("dgatd::" + label + "_f_previous", group.tets.size()),
+          phi("dgatd::" + label + "_phi", group.tets.size()),
+          direction(
+              kernels::upload_table<16 * Modes, memory_space>("dgatd::" + label + "_tet_direction", group.direction)),
+          name(label)
+    {
+    }
+    void set_matrices(MagneticModalMatrices const& m)
+    {
+      loss = kernels::upload_table<16, memory_space>("dgatd::" + name + "_tet_loss", m.loss);
+      step_inverse = kernels::upload_table<16, memory_space>("dgatd::" + name + "_tet_step_inverse", m.step_inverse);
+      rule = kernels::upload_table<3 * Modes, memory_space>("dgatd::" + name + "_tet_rule", m.rule);
+    }
+    void before(Context const& c) const
+    {
+      kernels::for_each(("dgatd::" + name + "_phi").c_str(), c.space, tets.extent(0),
+                        kernels::MagneticStretchBefore<TetLayout, memory_space>{tets, c.fields.f, previous});
+    }
+    void after(Context const& c) const
+    {
+      kernels::for_each(("dgatd::magnetic_" + name).c_str(), c.space, tets.extent(0),
+                        kernels::MagneticModalAfter<Modes, TetLayout, memory_space>{
+                            tets, c.fields.f, previous, loss, step_inverse, direction, rule, phi,
+                            c.operators.tet_edge_signs, c.fields.edge_pieces});
+    }
+    // Its index twice, f^ read twice and written once, f^(n-1/2) written and read, L and K, the
+    // directions and rule, phi read and written, the edge signs and the six edge pieces written.
+    std::int64_t bytes_per_step() const
+    {
+      return static_cast<std::int64_t>(tets.extent(0)) *
+             static_cast<std::int64_t>(2 * sizeof(Index) +
+                                       (3 * 4 + 2 * 4 + 2 * 16 + 16 * Modes + 3 * Modes + 2 * 4 * Modes + 6) *
+                                           sizeof(Real) +
+                                       sizeof(std::uint32_t));
+    }
+  };
+
   MagneticLayer layer_;
   Kokkos::View<Index*, memory_space> tets_;
   Kokkos::View<Real* [4], memory_space> previous_; // f^(n-1/2)
@@ -123,14 +169,8 @@ private:
   Kokkos::View<Real* [16], memory_space> loss_;         // L
   Kokkos::View<Real* [16], memory_space> step_inverse_; // K
   Kokkos::View<Real* [18], memory_space> coupling_;     // X
-  // The tets whose stretch is rank one, one phi per subregion (kernels::MagneticRankOneAfter).
-  Kokkos::View<Index*, memory_space> rank_one_tets_;
-  Kokkos::View<Real* [4], memory_space> rank_one_previous_;
-  Kokkos::View<Real* [4], memory_space> rank_one_phi_;
-  Kokkos::View<Real* [16], memory_space> rank_one_direction_; // W_lv^T n by local faces, row lv
-  Kokkos::View<Real* [16], memory_space> rank_one_loss_;
-  Kokkos::View<Real* [16], memory_space> rank_one_step_inverse_;
-  Kokkos::View<Real* [3], memory_space> rank_one_rule_;
+  Modal<1> one_mode_;
+  Modal<3> three_modes_;
 };
 
 #define DGATD_MAGNETIC_STRETCH_INSTANCES(PREFIX, SPACE)                                                                \
