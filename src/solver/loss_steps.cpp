@@ -154,14 +154,13 @@ LossyRows lossy_rows(dga::HostOperators const& host)
     auto const& modes = host.stretched_tet_modes[k];
     auto const* subregions = host.stretched_subregions.data() + 4 * k;
     auto add_modal = [&](auto& group) {
-      int const count = group.modes;
-      for (int m = 0; m < count; ++m) group.rates.push_back({modes.rate[m], modes.electric_weight[m]});
+      for (int m = 0; m < group.modes; ++m) group.rates.push_back({modes.rate[m], modes.electric_weight[m]});
       for (int lv = 0; lv < 4; ++lv) {
         auto const& basis = subregions[lv].basis;
         auto& added = group.subregions.emplace_back();
         added.unknowns = subregions[lv].unknowns;
         added.lossy_rows = subregions[lv].lossy_rows;
-        for (int m = 0; m < count; ++m) {
+        for (int m = 0; m < group.modes; ++m) {
           auto const along = basis_along<3>([&](int c, int i) { return basis[3 * c + i]; }, modes.direction[m]);
           std::copy(along.begin(), along.end(), added.direction.begin() + 3 * m);
         }
@@ -190,6 +189,12 @@ LossStepMatrices loss_step_matrices(LossyRows const& lossy, double dt)
   // S' = S + sum_r B_r D_r W_r / 2 over the stretched subregions, placed at their rows, with
   // B_r = W_r^T coupling diag(scale).
   std::vector<double> implicit_loss = lossy.conductance;
+  // Adds value at rows lossy_rows[r], lossy_rows[j] of S' (nothing where either is PEC).
+  auto add_at = [&](std::array<Index, 3> const& lossy_rows, int r, int j, double value) {
+    if (lossy_rows[r] < 0 || lossy_rows[j] < 0) return;
+    Index const row = lossy_rows[r];
+    implicit_loss[lossy.matrix_row[row] + lossy_rows[j] - lossy.block_first[row]] += value;
+  };
   std::size_t const n = lossy.tet_rates.size();
   m.advance.resize(36 * n);
   m.drive.resize(18 * n);
@@ -202,13 +207,8 @@ LossStepMatrices loss_step_matrices(LossyRows const& lossy, double dt)
     std::copy(x.begin(), x.end(), m.coupling.begin() + 18 * k);
     for (int lv = 0; lv < 4; ++lv) {
       auto const& s = lossy.subregions[4 * k + lv];
-      add_subregion_implicit_loss<3>(
-          [&](int m, int i) { return s.basis[3 * m + i]; }, lossy.tet_coupling[k], rule, dt,
-          [&](int r, int j, double value) {
-            if (s.lossy_rows[r] < 0 || s.lossy_rows[j] < 0) return;
-            Index const row = s.lossy_rows[r];
-            implicit_loss[lossy.matrix_row[row] + s.lossy_rows[j] - lossy.block_first[row]] += value;
-          });
+      add_subregion_implicit_loss<3>([&](int m, int i) { return s.basis[3 * m + i]; }, lossy.tet_coupling[k], rule, dt,
+                                     [&](int r, int j, double value) { add_at(s.lossy_rows, r, j, value); });
     }
   }
   // The modal tets: S' += weight d / 2 b b^T per mode and subregion, b = W^T n.
@@ -224,14 +224,8 @@ LossStepMatrices loss_step_matrices(LossyRows const& lossy, double dt)
         for (int lv = 0; lv < 4; ++lv) {
           auto const& s = group.subregions[4 * k + lv];
           double const* b = s.direction.data() + 3 * mode;
-          for (int r = 0; r < 3; ++r) {
-            if (s.lossy_rows[r] < 0) continue;
-            Index const row = s.lossy_rows[r];
-            for (int j = 0; j < 3; ++j)
-              if (s.lossy_rows[j] >= 0)
-                implicit_loss[lossy.matrix_row[row] + s.lossy_rows[j] - lossy.block_first[row]] +=
-                    implicit * b[r] * b[j];
-          }
+          for (int r = 0; r < 3; ++r)
+            for (int j = 0; j < 3; ++j) add_at(s.lossy_rows, r, j, implicit * b[r] * b[j]);
         }
       }
   };
@@ -268,9 +262,9 @@ MagneticLayer magnetic_layer(dga::HostOperators const& host)
       group.tets.push_back(t);
       group.mu.push_back(host.mu[t]);
       group.loss.push_back(host.magnetic_loss[k]);
-      for (int m = 0; m < modes.count; ++m) group.rates.push_back({modes.rate[m], modes.magnetic_weight[m]});
+      for (int m = 0; m < group.modes; ++m) group.rates.push_back({modes.rate[m], modes.magnetic_weight[m]});
       for (int lv = 0; lv < 4; ++lv)
-        for (int m = 0; m < modes.count; ++m) {
+        for (int m = 0; m < group.modes; ++m) {
           auto const along =
               basis_along<4>([&](int c, int face) { return basis[12 * lv + 4 * c + face]; }, modes.direction[m]);
           group.direction.insert(group.direction.end(), along.begin(), along.end());

@@ -94,8 +94,7 @@ struct StretchedTetForce {
 // and subregion, q^(n+1) = a q^n + d / 2 (W^T n) . (u^n + u^(n+1)). Before Ampere, subregion lv of
 // tet k writes the pieces sum_m weight_m (1 + a_m) / 2 q_lv,m^n (W_lv^T n_m)_r at
 // first_piece + (3 lv + r) n + k (n tets, as StretchedTetForce) and leaves in q the part of q^(n+1)
-// that u^n gives,
-// a q^n + d / 2 (W^T n) . u^n, so that ModalTetAuxiliary needs only u^(n+1).
+// that u^n gives, a q^n + d / 2 (W^T n) . u^n, so that ModalTetAuxiliary needs only u^(n+1).
 // Per tet, mode m's rule at 3 m, subregion lv's q at Modes lv + m and its W^T n_m at 3 (Modes lv + m).
 template <int Modes, class MemorySpace>
 struct ModalTetForce {
