@@ -23,6 +23,12 @@ inline double to_minus_one_to_one(std::uint64_t z)
   return 2.0 * static_cast<double>(z >> 11) / static_cast<double>(1ULL << 53) - 1.0;
 }
 
+// The number uniform_minus_one_to_one gives at its n-th call (from 0) from state seed, directly.
+inline double nth_uniform_minus_one_to_one(std::uint64_t seed, std::uint64_t n)
+{
+  return to_minus_one_to_one(splitmix64_mix(seed + (n + 1) * splitmix64_increment));
+}
+
 // The next number of the sequence in [-1, 1); state advances.
 inline double uniform_minus_one_to_one(std::uint64_t& state)
 {

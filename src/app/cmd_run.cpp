@@ -4,12 +4,14 @@
 #include "dgatd/error.hpp"
 #include "dgatd/io/input/config.hpp"
 #include "dgatd/simulation/simulation.hpp"
+#include "partition/partition.hpp"
 
 #include <atomic>
 #include <csignal>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace dgatd::app {
 namespace {
@@ -51,24 +53,47 @@ private:
 
 int run_simulation(io::Config const& config, RunOptions const& options)
 {
+  auto const& ranks = world();
+  bool const reporting = !ranks || ranks->rank() == 0;
   simulation::SimulationOptions settings;
   settings.output_path = options.output_override;
   settings.restart_from = options.restart_from;
-  settings.report = &std::cout;
+  settings.report = reporting ? &std::cout : nullptr;
   settings.stop_requested = &stop_requested;
+  settings.communicator = ranks;
+  settings.partitioner = [](mesh::Mesh const& mesh, mesh::Topology const& topology, int parts,
+                            std::vector<int> const& weight) {
+    return partition::partition_tets(mesh, topology, parts, weight);
+  };
   StopSignals const signals;
   simulation::Simulation simulation(config, settings);
   auto const result = simulation.run();
   if (result.complete) return 0;
-  std::cerr << "dgatd: " << (stopping_signal == SIGTERM ? "terminated" : "interrupted") << " after " << result.steps
-            << " of " << simulation.plan().steps << " steps; " << simulation.output_path()
-            << " holds the results so far (complete = 0); continue with: dgatd run " << options.config_path
-            << (options.output_override.empty() ? "" : " -o " + options.output_override) << " --restart "
-            << result.checkpoint << "\n";
+  if (reporting) {
+    std::cerr << "dgatd: " << (stopping_signal == SIGTERM ? "terminated" : "interrupted") << " after " << result.steps
+              << " of " << simulation.plan().steps << " steps; " << simulation.output_path()
+              << " holds the results so far (complete = 0); ";
+    if (result.checkpoint.empty())
+      std::cerr << "a run over several ranks writes no checkpoint yet (issue 21)\n";
+    else
+      std::cerr << "continue with: dgatd run " << options.config_path
+                << (options.output_override.empty() ? "" : " -o " + options.output_override) << " --restart "
+                << result.checkpoint << "\n";
+  }
   return 128 + (stopping_signal ? static_cast<int>(stopping_signal) : SIGINT);
 }
 
-int run(RunOptions const& options) { return run_simulation(io::load_config(options.config_path), options); }
+// Every rank reads the configuration, and all stop on an error in it together.
+int run(RunOptions const& options)
+{
+  io::Config config;
+  auto const read = [&] { config = io::load_config(options.config_path); };
+  if (world())
+    parallel::together(*world(), read);
+  else
+    read();
+  return run_simulation(config, options);
+}
 
 } // namespace
 

@@ -2,13 +2,19 @@
 // Each subcommand registers its options on the CLI and returns the action main runs once Kokkos
 // is initialised.
 
+#include "dgatd/parallel/communicator.hpp"
+
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <memory>
 
 namespace dgatd::app {
 
 using Action = std::function<int()>;
+
+// The ranks of an MPI run (`mpirun -n N dgatd run ...`, an MPI build); nullptr in one process.
+std::shared_ptr<parallel::Communicator> const& world();
 
 // Adds a subcommand to app; when the user picks it, *action is set to what it runs.
 void add_info_command(CLI::App& app, Action* action);

@@ -6,7 +6,13 @@
 #include "dgatd/device_info.hpp"
 #include "dgatd/error.hpp"
 #include "dgatd/kokkos_compat.hpp"
+#include "dgatd/parallel/communicator.hpp"
 #include "dgatd/version.hpp"
+#ifdef DGATD_HAVE_MPI
+#include "partition/mpi_communicator.hpp"
+
+#include <mpi.h>
+#endif
 
 #include <Kokkos_Core.hpp>
 
@@ -14,12 +20,34 @@
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace {
+
+std::shared_ptr<dgatd::parallel::Communicator> world_communicator;
+
+#ifdef DGATD_HAVE_MPI
+// MPI for the life of main, around Kokkos: initialised before it and finalised after it.
+class MpiSession {
+public:
+  MpiSession(int& argc, char**& argv)
+  {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  }
+  ~MpiSession()
+  {
+    world_communicator.reset();
+    MPI_Finalize();
+  }
+  MpiSession(MpiSession const&) = delete;
+  MpiSession& operator=(MpiSession const&) = delete;
+};
+#endif
 
 // The GPU Kokkos will be asked to use: --kokkos-device-id (--kokkos-device before 3.7), else
 // KOKKOS_DEVICE_ID, else 0. Anything unparsable is left for Kokkos to reject.
@@ -86,6 +114,8 @@ void print_version_banner(dgatd::DeviceInfo const& device, dgatd::CudaCompatibil
 
 } // namespace
 
+std::shared_ptr<dgatd::parallel::Communicator> const& dgatd::app::world() { return world_communicator; }
+
 int main(int argc, char* argv[])
 {
   // Kokkos options go to Kokkos, everything else to the command line parser.
@@ -127,20 +157,37 @@ int main(int argc, char* argv[])
     return 0;
   }
 
-  // dgatd does not span ranks yet (issue 21): under `mpirun -n N` every rank would run the whole
-  // problem and write the same files over each other. Refused on every rank, said once, by rank 0.
-  if (auto const launched = launched_as_rank()) {
-    if (launched->rank == 0)
-      std::cerr << "dgatd: error: "
-                << dgatd::Error("mpirun",
-                                "started as " + std::to_string(launched->size) + " ranks (" + launched->variable +
-                                    "), but dgatd does not span ranks yet: each would run "
-                                    "the whole problem and write the same files",
-                                "run dgatd as one process, without mpirun")
-                       .what()
-                << '\n';
-    return 1;
+  // Under `mpirun -n N` only `dgatd run` spans the ranks, and only in an MPI build; anything else
+  // would run N times over and write the same files. Refused on every rank, said once, by rank 0.
+  auto const launched = launched_as_rank();
+  if (launched) {
+    std::optional<dgatd::Error> refusal;
+#ifdef DGATD_HAVE_MPI
+    if (!app.got_subcommand("run"))
+      refusal = dgatd::Error("mpirun",
+                             "started as " + std::to_string(launched->size) + " ranks (" + launched->variable +
+                                 "), but only dgatd run spans ranks",
+                             "run this command as one process, without mpirun");
+#else
+    refusal = dgatd::Error("mpirun",
+                           "started as " + std::to_string(launched->size) + " ranks (" + launched->variable +
+                               "), but this dgatd was built without MPI: each rank would run the whole problem",
+                           "build dgatd with MPI (libopenmpi-dev installed, DGATD_ENABLE_MPI), or run it as one "
+                           "process, without mpirun");
+#endif
+    if (refusal) {
+      if (launched->rank == 0) std::cerr << "dgatd: error: " << refusal->what() << '\n';
+      return 1;
+    }
   }
+#ifdef DGATD_HAVE_MPI
+  std::optional<MpiSession> mpi;
+  if (launched) {
+    mpi.emplace(argc, argv);
+    world_communicator = std::make_shared<dgatd::parallel::MpiCommunicator>(MPI_COMM_WORLD);
+  }
+#endif
+  int const rank = world_communicator ? world_communicator->rank() : 0;
 
   // libgomp has read its environment already, so this changes no binding: it only keeps Kokkos from
   // warning on every start that OMP_PROC_BIND is unset.
@@ -161,10 +208,19 @@ int main(int argc, char* argv[])
     Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_argv.data());
     if (show_version) print_version_banner(device, compatibility);
     return action ? action() : 0;
-  } catch (dgatd::Error const& e) {
-    std::cerr << "dgatd: error: " << e.what() << '\n';
+  } catch (dgatd::parallel::CollectiveError const& e) {
+    // Every rank has it: said once, and each rank ends normally.
+    if (rank == 0) std::cerr << "dgatd: error: " << e.what() << '\n';
   } catch (std::exception const& e) {
-    std::cerr << "dgatd: error: " << e.what() << '\n';
+    if (!world_communicator) {
+      std::cerr << "dgatd: error: " << e.what() << '\n';
+      return 1;
+    }
+    // On this rank alone: the others may be waiting for it in a collective, so all are stopped.
+    std::cerr << "dgatd: error (rank " << rank << "): " << e.what() << '\n';
+#ifdef DGATD_HAVE_MPI
+    MPI_Abort(MPI_COMM_WORLD, 1);
+#endif
   }
   return 1;
 }

@@ -659,6 +659,12 @@ void assemble_losses(mesh::MeshView const& m, Materials const& materials, std::v
 
 } // namespace
 
+DofLayout dof_layout(mesh::Topology const& topology, std::vector<FaceKind> const& face_kind,
+                     AssemblyOptions const& options)
+{
+  return number_unknowns(topology, edge_kinds(topology, face_kind), options);
+}
+
 Index DofLayout::block_of(Index dof) const
 {
   auto it = std::upper_bound(block_offset.begin(), block_offset.end(), dof);

@@ -1,6 +1,7 @@
 #include "partition/partition.hpp"
 
 #include "dgatd/error.hpp"
+#include "dgatd/parallel/decomposition.hpp"
 
 #include <metis.h>
 
@@ -62,20 +63,8 @@ std::vector<PartHalo> part_halos(mesh::Topology const& topology, std::vector<int
   std::vector<PartHalo> halos(parts);
   for (Index t = 0; t < tets; ++t) ++halos[tet_part[t]].tets;
 
-  // The owner of each vertex: the part of most of its tets, the lowest such part on a tie.
-  std::vector<int> owner(topology.num_vertices);
-  std::vector<Index> count(parts, 0);
-  for (Index v = 0; v < topology.num_vertices; ++v) {
-    int best = -1;
-    for (Index k = topology.v2t_offsets[v]; k < topology.v2t_offsets[v + 1]; ++k) {
-      int const p = tet_part[topology.v2t[k]];
-      ++count[p];
-      if (best < 0 || count[p] > count[best] || (count[p] == count[best] && p < best)) best = p;
-    }
-    for (Index k = topology.v2t_offsets[v]; k < topology.v2t_offsets[v + 1]; ++k) count[tet_part[topology.v2t[k]]] = 0;
-    owner[v] = std::max(best, 0);
-    ++halos[owner[v]].blocks;
-  }
+  auto const owner = parallel::vertex_owners(topology, tet_part, parts);
+  for (int o : owner) ++halos[o].blocks;
 
   // The half-edges of tet t's edges at its vertices: three per vertex, twelve in all.
   auto for_half_edges = [&](Index t, auto&& visit) {

@@ -53,8 +53,11 @@ int surface_tag(mesh::Mesh const& mesh, std::string const& name, std::string con
               "use one of: " + known_groups(mesh, 2));
 }
 
-Problem make_problem(mesh::Mesh mesh, dga::Materials materials, BoundaryKinds const& boundary,
-                     dga::AssemblyOptions const& options, std::vector<PmlLayerSpec> const& layers)
+namespace {
+
+// Everything of make_problem but the operators.
+Problem describe_problem(mesh::Mesh mesh, dga::Materials materials, BoundaryKinds const& boundary,
+                         std::vector<PmlLayerSpec> const& layers)
 {
   Problem p;
   p.mesh = std::move(mesh);
@@ -79,11 +82,43 @@ Problem make_problem(mesh::Mesh mesh, dga::Materials materials, BoundaryKinds co
     if (has(boundary.port_tags, p.topology.face_tag[f])) p.face_kinds[f] = dga::FaceKind::port;
     if (has(boundary.matched_port_tags, p.topology.face_tag[f])) p.face_kinds[f] = dga::FaceKind::interior_or_pmc;
   }
+  return p;
+}
+
+} // namespace
+
+Problem make_problem(mesh::Mesh mesh, dga::Materials materials, BoundaryKinds const& boundary,
+                     dga::AssemblyOptions const& options, std::vector<PmlLayerSpec> const& layers)
+{
+  Problem p = describe_problem(std::move(mesh), std::move(materials), boundary, layers);
   p.operators = dga::assemble(p.mesh, p.topology, p.geometry, p.materials, p.face_kinds, options);
   return p;
 }
 
-Problem make_problem(io::Config const& config, mesh::Mesh mesh)
+Problem make_part_problem(Problem const& global, parallel::MeshPart const& part, dga::AssemblyOptions const& options)
+{
+  Problem p;
+  p.mesh = part.mesh;
+  p.topology = mesh::build_topology(p.mesh);
+  p.geometry = mesh::build_geometry(p.mesh, p.topology);
+  auto const& from = global.materials;
+  for (Index t : part.global_tet) {
+    p.materials.eps.push_back(from.eps[t]);
+    p.materials.mu.push_back(from.mu[t]);
+    if (!from.sigma.empty()) p.materials.sigma.push_back(from.sigma[t]);
+    if (!from.stretching.empty()) p.materials.stretching.tet_jacobian.push_back(from.stretching.tet_jacobian[t]);
+  }
+  // A face on the part's rim has one tet here but is what it is in the whole mesh: interior faces stay
+  // interior, so no half-edge of a halo block is taken for PEC that is not.
+  auto const face_global = parallel::global_faces(part, p.topology, global.topology);
+  p.face_kinds.resize(face_global.size());
+  for (std::size_t f = 0; f < face_global.size(); ++f) p.face_kinds[f] = global.face_kinds[face_global[f]];
+  p.layers = global.layers;
+  p.operators = dga::assemble(p.mesh, p.topology, p.geometry, p.materials, p.face_kinds, options);
+  return p;
+}
+
+Problem make_problem(io::Config const& config, mesh::Mesh mesh, bool assemble_operators)
 {
   std::size_t const num_tets = mesh.tets.size();
   dga::Materials materials{std::vector<double>(num_tets, dga::eps0), std::vector<double>(num_tets, dga::mu0), {}};
@@ -122,6 +157,7 @@ Problem make_problem(io::Config const& config, mesh::Mesh mesh)
   }
   auto problem = [&] {
     try {
+      if (!assemble_operators) return describe_problem(std::move(mesh), std::move(materials), boundary, layers);
       return make_problem(std::move(mesh), std::move(materials), boundary, {}, layers);
     } catch (ModelError const& e) {
       throw config_error(config, e);

@@ -128,7 +128,7 @@ std::string Recorder::finish(std::int64_t step, bool complete)
   if (step > unflushed_from_) flush_probes(step);
   std::string checkpoint;
   if (!complete) progress_.finish();
-  if (!complete && blown_up_at_ < 0) {
+  if (!complete && blown_up_at_ < 0 && !checkpoint_file_.empty()) {
     save_checkpoint();
     checkpoint = checkpoint_file_;
   }

@@ -5,8 +5,8 @@
 
 #include "dgatd/io/output/writer.hpp"
 #include "dgatd/mesh/mesh.hpp"
-#include "dgatd/solver/formulation.hpp"
 #include "dgatd/mesh/view.hpp"
+#include "dgatd/solver/formulation.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -53,7 +53,8 @@ struct RecordingPlan {
 class Recorder {
 public:
   // write_checkpoint writes the run's whole state to a path; the recorder calls it once the output
-  // is flushed, so that a restart from that checkpoint finds every row before it.
+  // is flushed, so that a restart from that checkpoint finds every row before it. An empty
+  // checkpoint_file: the run writes none, not even when it is stopped.
   Recorder(RecordingPlan const& plan, std::unique_ptr<io::RunWriter> writer, solver::Formulation& formulation,
            mesh::MeshView const& mesh, std::string checkpoint_file,
            std::function<void(std::string const&)> write_checkpoint);

@@ -62,14 +62,20 @@ void fill_frame(mesh::MeshView const& m, dga::DofLayout const& layout, Subregion
 
 } // namespace
 
+Index containing_tet(mesh::MeshView const& m, std::string const& name, Vec3 const& x)
+{
+  Index const tet = mesh::locate_tet(m, x);
+  if (tet < 0)
+    throw Error(name, "position " + format_point(x) + " lies outside the mesh",
+                "move it inside the computational domain");
+  return tet;
+}
+
 SubregionFrame locate_subregion(mesh::MeshView const& m, dga::DofLayout const& layout, std::string const& name,
                                 Vec3 const& x)
 {
   SubregionFrame frame;
-  frame.tet = mesh::locate_tet(m, x);
-  if (frame.tet < 0)
-    throw Error(name, "position " + format_point(x) + " lies outside the mesh",
-                "move it inside the computational domain");
+  frame.tet = containing_tet(m, name, x);
   auto const lambda = mesh::barycentric(m.mesh, frame.tet, x);
   frame.local_vertex = static_cast<int>(std::max_element(lambda.begin(), lambda.end()) - lambda.begin());
   fill_frame(m, layout, frame);
@@ -145,21 +151,29 @@ CurrentStencil edge_current_stencil(mesh::MeshView const& m, dga::HostOperators 
 PrescribedStencil te10_port_stencil(mesh::MeshView const& m, dga::DofLayout const& layout, int surface_tag,
                                     std::string const& surface_name)
 {
-  std::vector<Index> edges;
+  return te10_port_stencil(m, m, layout, surface_tag, surface_name);
+}
+
+PrescribedStencil te10_port_stencil(mesh::MeshView const& whole, mesh::MeshView const& m, dga::DofLayout const& layout,
+                                    int surface_tag, std::string const& surface_name)
+{
   double x_min = std::numeric_limits<double>::infinity(), x_max = -x_min;
-  for (Index f : mesh::surface_faces(m.topology, surface_tag)) {
-    for (Index v : m.topology.face_vertices[f]) {
-      x_min = std::min(x_min, m.mesh.points[v][0]);
-      x_max = std::max(x_max, m.mesh.points[v][0]);
+  auto const whole_faces = mesh::surface_faces(whole.topology, surface_tag);
+  if (whole_faces.empty())
+    throw Error("port '" + surface_name + "'", "the surface has no faces in the mesh",
+                "name a physical surface of the mesh in the port source");
+  for (Index f : whole_faces)
+    for (Index v : whole.topology.face_vertices[f]) {
+      x_min = std::min(x_min, whole.mesh.points[v][0]);
+      x_max = std::max(x_max, whole.mesh.points[v][0]);
     }
+  std::vector<Index> edges;
+  for (Index f : mesh::surface_faces(m.topology, surface_tag)) {
     Index const t = m.topology.face_tets[f][0];
     for (int j = 0; j < 4; ++j)
       if (m.topology.tet_faces[t][j] == f)
         for (int i = 0; i < 3; ++i) edges.push_back(m.topology.tet_edges[t][mesh::tet_face_edge(j, i)]);
   }
-  if (edges.empty())
-    throw Error("port '" + surface_name + "'", "the surface has no faces in the mesh",
-                "name a physical surface of the mesh in the port source");
   std::sort(edges.begin(), edges.end());
   edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
   double const width = x_max - x_min;
@@ -363,10 +377,12 @@ std::vector<std::pair<Index, double>> mode_projections(mesh::MeshView const& m,
   return edge_weights;
 }
 
-// The port's rows: both free halves of each of its edges, with c_e summed over the edge's faces. The
-// rim's halves lie on the guide's PEC walls and are not unknowns.
+// The port's rows: both free halves of each of its edges (of the blocks owned marks, all where it is
+// empty), with c_e summed over the edge's faces. The rim's halves lie on the guide's PEC walls and
+// are not unknowns.
 void add_port_rows(dga::HostOperators const& ops, std::vector<std::pair<Index, double>> const& edge_weights,
-                   mesh::Topology const& topology, std::string const& name, MatchedPortStencil& stencil)
+                   mesh::Topology const& topology, std::vector<char> const& owned, std::string const& name,
+                   MatchedPortStencil& stencil)
 {
   for (std::size_t i = 0; i < edge_weights.size();) {
     Index const e = edge_weights[i].first;
@@ -374,7 +390,7 @@ void add_port_rows(dga::HostOperators const& ops, std::vector<std::pair<Index, d
     for (; i < edge_weights.size() && edge_weights[i].first == e; ++i) c += edge_weights[i].second;
     for (Index h : topology.edge_half_edges[e]) {
       Index const dof = ops.layout.dof_of_half_edge[h];
-      if (dof >= ops.layout.num_free) continue;
+      if (dof >= ops.layout.num_free || (!owned.empty() && !owned[ops.layout.block_of(dof)])) continue;
       if (std::binary_search(ops.lossy_blocks.begin(), ops.lossy_blocks.end(), ops.layout.block_of(dof)))
         refuse_port(name, "touches a lossy region (sigma, an absorbing surface or a matched layer)",
                     "keep the guide lossless at the port; the port itself absorbs the TE10 wave");
@@ -390,18 +406,32 @@ MatchedPortStencil matched_te10_port_stencil(mesh::MeshView const& m, dga::HostO
                                              std::vector<double> const& eps, std::vector<double> const& mu,
                                              int surface_tag, std::string const& surface_name)
 {
-  auto const faces = exterior_port_faces(m, surface_tag, surface_name);
-  auto const shape = mesh::surface_shape(m, faces);
-  auto const plane = port_plane(m, faces, shape, surface_name);
-  auto const rectangle = port_rectangle(m, faces, shape, plane, surface_name);
-  auto const [eps_behind, mu_behind] = medium_behind(faces, eps, mu, surface_name);
+  return matched_te10_port_stencil(m, eps, mu, m, ops, {}, surface_tag, surface_name);
+}
+
+MatchedPortStencil matched_te10_port_stencil(mesh::MeshView const& whole, std::vector<double> const& whole_eps,
+                                             std::vector<double> const& whole_mu, mesh::MeshView const& m,
+                                             dga::HostOperators const& ops, std::vector<char> const& owned_blocks,
+                                             int surface_tag, std::string const& surface_name)
+{
+  auto const whole_faces = exterior_port_faces(whole, surface_tag, surface_name);
+  auto const whole_shape = mesh::surface_shape(whole, whole_faces);
+  auto const plane = port_plane(whole, whole_faces, whole_shape, surface_name);
+  auto const rectangle = port_rectangle(whole, whole_faces, whole_shape, plane, surface_name);
+  auto const [eps_behind, mu_behind] = medium_behind(whole_faces, whole_eps, whole_mu, surface_name);
   MatchedPortStencil stencil;
   stencil.width = rectangle.width;
   stencil.height = rectangle.height;
   stencil.admittance = std::sqrt(eps_behind / mu_behind);
   stencil.cutoff = M_PI / (stencil.width * std::sqrt(eps_behind * mu_behind));
   stencil.peak_voltage = std::sqrt(stencil.width * stencil.height / 2);
-  add_port_rows(ops, mode_projections(m, faces, shape, plane, rectangle), m.topology, surface_name, stencil);
+  // A part may hold none of the port, or some of its faces: each is seen from its tet, which the
+  // part holds with the face.
+  std::vector<mesh::SurfaceFace> faces;
+  for (Index f : mesh::surface_faces(m.topology, surface_tag)) faces.push_back({f, m.topology.face_tets[f][0]});
+  auto const shape = mesh::surface_shape(m, faces);
+  add_port_rows(ops, mode_projections(m, faces, shape, plane, rectangle), m.topology, owned_blocks, surface_name,
+                stencil);
   stencil.response = apply_block_inverses(ops, stencil.rows, stencil.projection);
   for (std::size_t i = 0; i < stencil.response.rows.size(); ++i)
     for (std::size_t j = 0; j < stencil.rows.size(); ++j)

@@ -12,6 +12,14 @@
 
 namespace dgatd::kernels {
 
+// Which rows, blocks or tets a sum over ranks counts on this one (its own; the others' copies count
+// on their owners): all where flags is empty, as in a run of one process.
+template <class MemorySpace>
+struct OwnedMask {
+  Kokkos::View<char*, MemorySpace> flags;
+  KOKKOS_INLINE_FUNCTION bool has(Index i) const { return flags.extent(0) == 0 || flags(i) != 0; }
+};
+
 // u(rows(i)) += factor weights(i): a current source's contribution.
 template <class MemorySpace>
 struct ScatterAdd {
@@ -254,7 +262,11 @@ struct LanczosAlpha {
   Kokkos::View<Real*, MemorySpace> q;
   Kokkos::View<Index*, MemorySpace> row_curl;
   Kokkos::View<Real*, MemorySpace> curl;
-  KOKKOS_INLINE_FUNCTION void operator()(Index r, double& sum) const { sum -= q(r) * curl(row_curl(r)); }
+  OwnedMask<MemorySpace> owned;
+  KOKKOS_INLINE_FUNCTION void operator()(Index r, double& sum) const
+  {
+    if (owned.has(r)) sum -= q(r) * curl(row_curl(r));
+  }
 };
 
 // The three-term recurrence w = K q - alpha q - beta q_previous, and the same on the products with
@@ -270,13 +282,14 @@ struct LanczosRecurrence {
   Kokkos::View<Real*, MemorySpace> p_previous;
   Real alpha;
   Real beta;
+  OwnedMask<MemorySpace> owned;
   KOKKOS_INLINE_FUNCTION void operator()(Index r, double& sum) const
   {
     Real const w = -minus_k_q(r) - alpha * q(r) - beta * q_previous(r);
     Real const meps_w = -curl(row_curl(r)) - alpha * p(r) - beta * p_previous(r);
     q_previous(r) = w;
     p_previous(r) = meps_w;
-    sum += w * meps_w;
+    if (owned.has(r)) sum += w * meps_w;
   }
 };
 
@@ -300,8 +313,10 @@ struct BlockQuadraticForm {
   Kokkos::View<std::int64_t*, MemorySpace> block_matrix_offset;
   Kokkos::View<Real*, MemorySpace> x;
   Kokkos::View<Real*, MemorySpace> y;
+  OwnedMask<MemorySpace> owned;
   KOKKOS_INLINE_FUNCTION void operator()(Index b, double& acc) const
   {
+    if (!owned.has(b)) return;
     Index const first = block_offset(b);
     Index const d = block_offset(b + 1) - first;
     std::int64_t const m = block_matrix_offset(b);
@@ -319,8 +334,10 @@ struct TetQuadraticForm {
   Kokkos::View<Real* [16], TetLayout, MemorySpace> mu;
   Kokkos::View<Real* [4], TetLayout, MemorySpace> f_old;
   Kokkos::View<Real* [4], TetLayout, MemorySpace> f_new;
+  OwnedMask<MemorySpace> owned;
   KOKKOS_INLINE_FUNCTION void operator()(Index t, double& acc) const
   {
+    if (!owned.has(t)) return;
     for (int i = 0; i < 4; ++i) {
       double row = 0;
       for (int j = 0; j < 4; ++j) row += mu(t, 4 * i + j) * f_new(t, j);

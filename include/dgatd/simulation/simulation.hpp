@@ -11,6 +11,7 @@
 
 #include "dgatd/io/input/config.hpp"
 #include "dgatd/io/output/writer.hpp"
+#include "dgatd/parallel/communicator.hpp"
 #include "dgatd/simulation/problem.hpp"
 #include "dgatd/solver/formulation.hpp"
 
@@ -20,6 +21,7 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace dgatd::simulation {
 
@@ -55,6 +57,14 @@ struct SimulationOptions {
   std::function<std::unique_ptr<io::RunWriter>(std::string const& path, io::RunAttributes const& attributes,
                                                io::ResumePoint const* resume)>
       writer;
+  // A run over several ranks (docs/parallel.md): every rank builds its Simulation from the same
+  // configuration and options, with its own communicator; nullptr, or one rank, runs this process
+  // alone. Rank 0 reads the mesh, splits its tets with partitioner (weight: each tet's relative work)
+  // and writes the output; the others' report and writer are not used.
+  std::shared_ptr<parallel::Communicator> communicator;
+  std::function<std::vector<int>(mesh::Mesh const& mesh, mesh::Topology const& topology, int parts,
+                                 std::vector<int> const& weight)>
+      partitioner;
 };
 
 struct RunResult {
@@ -64,6 +74,10 @@ struct RunResult {
   std::string checkpoint; // the checkpoint written at the stop, empty when none was
   StageTimes times;
 };
+
+// What a tet inside a matched layer weighs against a plain one in the partition of a run over
+// several ranks: about the bytes its step moves (docs/open_regions.md, section 3).
+inline constexpr int stretched_tet_weight = 6;
 
 class Simulation {
 public:
@@ -99,6 +113,7 @@ private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
   void set_up(mesh::Mesh* given_mesh);
+  void set_up_over_ranks(mesh::Mesh* given_mesh);
 };
 
 // Prints "time: meshing ..., stepping ... (steps/s, GDoF/s); output ..." for a run of `steps` steps

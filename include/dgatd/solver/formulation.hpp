@@ -8,6 +8,7 @@
 // This header is the interface alone (no Kokkos); solver/formulations.hpp has the two
 // implementations on an execution space.
 
+#include "dgatd/parallel/decomposition.hpp"
 #include "dgatd/solver/formulation_kind.hpp"
 #include "dgatd/solver/stencils.hpp"
 #include "dgatd/solver/waveform.hpp"
@@ -15,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,6 +66,7 @@ public:
   ProbeSamples(std::size_t probes, std::vector<double> values) : probes_(probes), values_(std::move(values)) {}
   std::size_t probes() const { return probes_; }
   std::size_t rows() const { return probes_ == 0 ? 0 : values_.size() / (6 * probes_); }
+  std::vector<double> const& values() const { return values_; }
   Vec3 e(std::size_t row, std::size_t probe) const { return at(row, probe, 0); }
   Vec3 h(std::size_t row, std::size_t probe) const { return at(row, probe, 3); }
 
@@ -75,6 +78,28 @@ private:
   }
   std::size_t probes_ = 0;
   std::vector<double> values_;
+};
+
+// What a formulation needs to step one rank's part of a problem over several ranks
+// (parallel/decomposition.hpp): the halo exchange, what this rank owns (its sums count those), the
+// stability bound's start field, and for snapshots the whole mesh's id of each local edge and face
+// this rank owns (-1 for the others).
+struct Distribution {
+  std::shared_ptr<parallel::Communicator> communicator;
+  parallel::HaloPlan halo;
+  std::vector<char> owned_blocks;
+  std::vector<char> owned_tets;
+  std::vector<double> lanczos_start;
+  std::vector<Index> owned_edge_global;
+  std::vector<Index> owned_face_global;
+  Index global_edges = 0;
+  Index global_faces = 0;
+};
+
+// One rank's halo exchange: the values it sends per step and the wall time its exchanges took so far.
+struct HaloStatistics {
+  std::size_t values_sent = 0;
+  double seconds = 0;
 };
 
 class Formulation {
@@ -97,6 +122,14 @@ public:
   virtual std::vector<PortSeries> port_series() const = 0;
   // Replaces the probes; record_probes() then samples them all after a step.
   virtual void set_probes(std::vector<ProbeStencil> const& probes) = 0;
+
+  // Makes this the formulation of one rank of a run over several ranks, after its sources are added
+  // (fractioned only). Collective, as are from then on step_with_energy, estimate_stability,
+  // take_probe_samples (each probe read on one rank, summed over all) and shared_fields (in the whole
+  // mesh's numbering).
+  virtual void distribute(Distribution distribution) = 0;
+  // This rank's halo exchange (zero in one process).
+  virtual HaloStatistics halo() const { return {}; }
 
   virtual void step() = 0;
   // The leapfrog's conserved energy W^n of the step taken (see FractionedLeapfrog); only where

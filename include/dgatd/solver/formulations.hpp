@@ -42,7 +42,6 @@ public:
     probes_ = ProbeRecorder<ExecutionSpace>(space_, probes, topology_, layout_);
   }
   void step() override { leapfrog_.step(); }
-  ProbeSamples take_probe_samples() override { return probes_.take_samples(); }
   FormulationState state() const override
   {
     FormulationState s;
@@ -124,15 +123,43 @@ public:
   bool has_energy() const override { return true; }
   double step_with_energy() override { return this->leapfrog_.step_with_energy(); }
   void record_probes() override { this->probes_.record(this->leapfrog_.fields()); }
+
+  void distribute(Distribution distribution) override
+  {
+    distribution_ = std::move(distribution);
+    this->leapfrog_.distribute(distribution_.communicator, distribution_.halo, distribution_.owned_blocks,
+                               distribution_.owned_tets, std::move(distribution_.lanczos_start));
+  }
+  HaloStatistics halo() const override { return this->leapfrog_.halo(); }
+  // A probe reads zero on every rank but the one that holds it.
+  ProbeSamples take_probe_samples() override
+  {
+    auto samples = this->probes_.take_samples();
+    if (!distribution_.communicator) return samples;
+    auto values = samples.values();
+    distribution_.communicator->sum(values.data(), values.size());
+    return ProbeSamples(samples.probes(), std::move(values));
+  }
   SharedFields shared_fields() const override
   {
     std::vector<double> u, f;
     this->leapfrog_.state(u, f);
-    return {dga::sum_to_edges(this->topology_, this->layout_, u), dga::sum_to_faces(this->topology_, f)};
+    SharedFields local{dga::sum_to_edges(this->topology_, this->layout_, u), dga::sum_to_faces(this->topology_, f)};
+    auto const& d = distribution_;
+    if (!d.communicator) return local;
+    SharedFields global{std::vector<double>(d.global_edges, 0.0), std::vector<double>(d.global_faces, 0.0)};
+    for (std::size_t e = 0; e < d.owned_edge_global.size(); ++e)
+      if (d.owned_edge_global[e] >= 0) global.edge_circulations[d.owned_edge_global[e]] = local.edge_circulations[e];
+    for (std::size_t f = 0; f < d.owned_face_global.size(); ++f)
+      if (d.owned_face_global[f] >= 0) global.face_circulations[d.owned_face_global[f]] = local.face_circulations[f];
+    d.communicator->sum(global.edge_circulations.data(), global.edge_circulations.size());
+    d.communicator->sum(global.face_circulations.data(), global.face_circulations.size());
+    return global;
   }
 
 private:
   std::vector<MatchedPort<ExecutionSpace> const*> ports_;
+  Distribution distribution_;
 };
 
 template <class ExecutionSpace>
@@ -185,8 +212,13 @@ public:
            s.e_unknowns.size() == static_cast<std::size_t>(this->topology_.num_edges()) &&
            s.h_unknowns.size() == static_cast<std::size_t>(this->topology_.num_faces()) && s.auxiliary.empty();
   }
+  ProbeSamples take_probe_samples() override { return this->probes_.take_samples(); }
   bool has_energy() const override { return false; }
   double step_with_energy() override { throw std::logic_error("the assembled formulation has no energy"); }
+  void distribute(Distribution) override
+  {
+    throw std::logic_error("the assembled formulation does not run over several ranks");
+  }
   void record_probes() override
   {
     this->probes_.record(this->leapfrog_.edge_circulations(), this->leapfrog_.face_circulations());

@@ -12,7 +12,10 @@
 #include "dgatd/kernels/faraday.hpp"
 #include "dgatd/kernels/small_kernels.hpp"
 #include "dgatd/kernels/upload.hpp"
+#include "dgatd/parallel/communicator.hpp"
+#include "dgatd/parallel/decomposition.hpp"
 #include "dgatd/solver/formulation.hpp"
+#include "dgatd/solver/halo_exchange.hpp"
 #include "dgatd/solver/losses.hpp"
 #include "dgatd/solver/magnetic_stretch.hpp"
 #include "dgatd/solver/stability.hpp"
@@ -49,11 +52,13 @@ public:
 
   // Adds a term after those already there: at each point of a step the terms run in the order they
   // were added. It starts from the current field and, once dt is set, from the current dt.
+  // A run over several ranks keeps its halo exchange the last term, so that the halo unknowns take
+  // their owners' values once every other term has set u^(n+1).
   template <class SomeTerm>
   SomeTerm& add_term(std::unique_ptr<SomeTerm> term)
   {
     SomeTerm& added = *term;
-    terms_.push_back(std::move(term));
+    terms_.insert(halo_ ? terms_.end() - 1 : terms_.end(), std::move(term));
     if (dt_ > 0) added.set_dt(context());
     added.reset(context());
     return added;
@@ -81,6 +86,20 @@ public:
     t.after_ampere(c);
     t.correct(c);
     t.end_step(c);
+  }
+
+  // Steps one rank's part of a problem over several ranks (parallel/decomposition.hpp): the halo
+  // exchange joins the terms (and runs once now), energies and the stability bound's sums count what
+  // this rank owns and are summed over the ranks, and the bound starts from the one-process run's
+  // field (lanczos_start: u^ of the local unknowns). Collective.
+  void distribute(std::shared_ptr<parallel::Communicator> communicator, parallel::HaloPlan const& plan,
+                  std::vector<char> const& owned_blocks, std::vector<char> const& owned_tets,
+                  std::vector<double> lanczos_start);
+  bool distributed() const { return halo_ != nullptr; }
+  // This rank's halo exchange: the values it sends per step and its time so far (zero in one process).
+  HaloStatistics halo() const
+  {
+    return halo_ ? HaloStatistics{halo_->values_sent(), halo_->seconds()} : HaloStatistics{};
   }
 
   // Steps taken since the initial field: the sources' clock.
@@ -135,7 +154,8 @@ public:
   // u.Meps u over the free unknowns.
   double electric_energy(Kokkos::View<Real*, memory_space> const& u) const;
 
-  StabilityBound estimate_stability(double tolerance = 1e-6, int max_iterations = 20000, std::uint64_t seed = 7);
+  StabilityBound estimate_stability(double tolerance = 1e-6, int max_iterations = 20000,
+                                    std::uint64_t seed = stability_seed);
 
 private:
   Context context() const { return {space_, ops_, fields_, dt_, steps_}; }
@@ -156,6 +176,12 @@ private:
   FieldSet fields_;
   Kokkos::View<Real* [4], TetLayout, memory_space> f_previous_;
   std::vector<std::unique_ptr<TermType>> terms_;
+  // A run over several ranks (distribute): the exchange among terms_, the mask of this rank's own
+  // blocks, tets and free rows, and the stability bound's start field.
+  HaloExchange<ExecutionSpace, TetLayout>* halo_ = nullptr;
+  std::shared_ptr<parallel::Communicator> communicator_;
+  kernels::OwnedMask<memory_space> owned_blocks_, owned_tets_, owned_rows_;
+  std::vector<double> lanczos_start_;
   double dt_ = 0;
   std::int64_t steps_ = 0;
 };
@@ -209,25 +235,59 @@ void FractionedLeapfrog<ExecutionSpace, TetLayout>::set_initial_field(std::vecto
 }
 
 template <class ExecutionSpace, class TetLayout>
+void FractionedLeapfrog<ExecutionSpace, TetLayout>::distribute(std::shared_ptr<parallel::Communicator> communicator,
+                                                               parallel::HaloPlan const& plan,
+                                                               std::vector<char> const& owned_blocks,
+                                                               std::vector<char> const& owned_tets,
+                                                               std::vector<double> lanczos_start)
+{
+  if (halo_) throw std::logic_error("FractionedLeapfrog::distribute called twice");
+  if (owned_blocks.size() != static_cast<std::size_t>(ops_.num_blocks) ||
+      owned_tets.size() != static_cast<std::size_t>(ops_.num_tets) ||
+      lanczos_start.size() != static_cast<std::size_t>(ops_.num_unknowns))
+    throw std::invalid_argument("the ownership given to FractionedLeapfrog::distribute does not fit its operators");
+  using Flags = Kokkos::View<char*, memory_space>;
+  owned_blocks_.flags = kernels::upload_flat<Flags>("dgatd::owned_blocks", owned_blocks);
+  owned_tets_.flags = kernels::upload_flat<Flags>("dgatd::owned_tets", owned_tets);
+  auto const host_block_offset = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ops_.block_offset);
+  std::vector<char> owned_rows(ops_.num_free, 0);
+  for (std::size_t b = 0; b < owned_blocks.size(); ++b)
+    for (Index r = host_block_offset(b); r < host_block_offset(b + 1); ++r) owned_rows[r] = owned_blocks[b];
+  owned_rows_.flags = kernels::upload_flat<Flags>("dgatd::owned_rows", owned_rows);
+  lanczos_start_ = std::move(lanczos_start);
+  communicator_ = communicator;
+  for (auto& term : terms_) term->distribute(*communicator_, context());
+  halo_ = &add_term(std::make_unique<HaloExchange<ExecutionSpace, TetLayout>>(std::move(communicator), plan));
+}
+
+template <class ExecutionSpace, class TetLayout>
 double FractionedLeapfrog<ExecutionSpace, TetLayout>::electric_energy(Kokkos::View<Real*, memory_space> const& u) const
 {
-  return electric_product(space_, ops_, u, u);
+  double sum = electric_product(space_, ops_, u, u, owned_blocks_);
+  if (communicator_) communicator_->sum(&sum, 1);
+  return sum;
 }
 
 template <class ExecutionSpace, class TetLayout>
 StabilityBound FractionedLeapfrog<ExecutionSpace, TetLayout>::estimate_stability(double tolerance, int max_iterations,
                                                                                  std::uint64_t seed)
 {
-  return solver::estimate_stability(space_, ops_, tolerance, max_iterations, seed);
+  if (!halo_) return solver::estimate_stability(space_, ops_, tolerance, max_iterations, seed);
+  DistributedLanczos<memory_space> distributed;
+  distributed.communicator = communicator_.get();
+  distributed.owned_rows = owned_rows_;
+  distributed.exchange = [this](Kokkos::View<Real*, memory_space> const& u) { halo_->exchange(space_, u); };
+  distributed.start = lanczos_start_;
+  return solver::estimate_stability(space_, ops_, tolerance, max_iterations, seed, &distributed);
 }
 
 template <class ExecutionSpace, class TetLayout>
 double FractionedLeapfrog<ExecutionSpace, TetLayout>::magnetic_cross_energy() const
 {
   double sum = 0;
-  Kokkos::parallel_reduce("dgatd::magnetic_energy",
-                          Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Index>>(space_, 0, ops_.num_tets),
-                          kernels::TetQuadraticForm<TetLayout, memory_space>{ops_.mu, f_previous_, fields_.f}, sum);
+  Kokkos::parallel_reduce(
+      "dgatd::magnetic_energy", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Index>>(space_, 0, ops_.num_tets),
+      kernels::TetQuadraticForm<TetLayout, memory_space>{ops_.mu, f_previous_, fields_.f, owned_tets_}, sum);
   return sum;
 }
 
@@ -237,7 +297,7 @@ double FractionedLeapfrog<ExecutionSpace, TetLayout>::advance(bool with_energy)
   Context const c = context();
   double energy = 0;
   if (with_energy) {
-    energy += 0.5 * electric_energy(fields_.u);
+    energy += 0.5 * electric_product(space_, ops_, fields_.u, fields_.u, owned_blocks_);
     Kokkos::deep_copy(space_, f_previous_, fields_.f);
   }
   at(&TermType::before_faraday, c);
@@ -252,6 +312,7 @@ double FractionedLeapfrog<ExecutionSpace, TetLayout>::advance(bool with_energy)
   at(&TermType::correct, c);
   ++steps_;
   at(&TermType::end_step, c);
+  if (with_energy && communicator_) communicator_->sum(&energy, 1);
   return energy;
 }
 

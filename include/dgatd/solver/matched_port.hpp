@@ -53,6 +53,15 @@ public:
            2 * static_cast<std::int64_t>(response_rows_.extent(0)) * (sizeof(Index) + 3 * sizeof(Real));
   }
 
+  // Each rank holds the port's rows of the blocks it owns: the voltage and the self-coupling are
+  // sums over the ranks.
+  void distribute(parallel::Communicator const& communicator, Context const& c) override
+  {
+    communicator_ = &communicator;
+    communicator.sum(&self_coupling_, 1);
+    admittance_.restart({modal_voltage(c)});
+  }
+
   void set_dt(Context const& c) override { admittance_.set_dt(c.dt); }
   void reset(Context const& c) override { admittance_.restart({modal_voltage(c)}); }
 
@@ -79,8 +88,10 @@ public:
 private:
   double modal_voltage(Context const& c) const
   {
-    return kernels::sum_over("dgatd::matched_port_voltage", c.space, rows_.extent(0),
-                             kernels::WeightedGather<memory_space>{rows_, projection_, c.fields.u});
+    double voltage = kernels::sum_over("dgatd::matched_port_voltage", c.space, rows_.extent(0),
+                                       kernels::WeightedGather<memory_space>{rows_, projection_, c.fields.u});
+    if (communicator_) communicator_->sum(&voltage, 1);
+    return voltage;
   }
 
   void scatter_current(Context const& c, double factor) const
@@ -90,6 +101,7 @@ private:
   }
 
   std::string name_;
+  parallel::Communicator const* communicator_ = nullptr;
   double self_coupling_;
   PortAdmittance admittance_;
   Kokkos::View<Index*, memory_space> rows_, response_rows_;

@@ -49,9 +49,9 @@ private:
 
   double admittance_, cutoff_, dt_ = 0;
   std::function<double(double)> incident_;
-  std::vector<double> voltage_;                   // V^0..V^n
-  std::vector<double> drive_;                     // s^(1/2)..s^(n-1/2)
-  std::vector<double> kernel_;                    // y_0, y_1, ..., grown as the run goes
+  std::vector<double> voltage_;                     // V^0..V^n
+  std::vector<double> drive_;                       // s^(1/2)..s^(n-1/2)
+  std::vector<double> kernel_;                      // y_0, y_1, ..., grown as the run goes
   long double series_last_ = 0, series_before_ = 0; // the last two coefficients of sqrt(...)
 };
 

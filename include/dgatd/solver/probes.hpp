@@ -138,8 +138,7 @@ private:
   std::vector<double> samples_; // the layout ProbeSamples reads: [row][probe][Ex Ey Ez Hx Hy Hz]
 };
 
-#define DGATD_PROBE_RECORDER_INSTANCES(PREFIX, SPACE)                                                          \
-  PREFIX template class ProbeRecorder<SPACE>;
+#define DGATD_PROBE_RECORDER_INSTANCES(PREFIX, SPACE) PREFIX template class ProbeRecorder<SPACE>;
 DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_PROBE_RECORDER_INSTANCES, extern)
 
 } // namespace dgatd::solver

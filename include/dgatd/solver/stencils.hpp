@@ -22,6 +22,9 @@ struct SubregionFrame {
   std::array<int, 3> faces{};
   std::array<Vec3, 3> w_dual{};
 };
+// The tet holding x (mesh::locate_tet); throws dgatd::Error naming what is located (name) when x
+// lies outside the mesh.
+Index containing_tet(mesh::MeshView const& m, std::string const& name, Vec3 const& x);
 // Throws dgatd::Error naming what is located (name) when x lies outside the mesh.
 SubregionFrame locate_subregion(mesh::MeshView const& m, dga::DofLayout const& layout, std::string const& name,
                                 Vec3 const& x);
@@ -76,6 +79,9 @@ struct PrescribedStencil {
 // The port lies in a plane z = const; a is its x extent.
 PrescribedStencil te10_port_stencil(mesh::MeshView const& m, dga::DofLayout const& layout, int surface_tag,
                                     std::string const& surface_name);
+// The same on one rank's part m of a run over several ranks: the profile from the whole mesh's port.
+PrescribedStencil te10_port_stencil(mesh::MeshView const& whole, mesh::MeshView const& m, dga::DofLayout const& layout,
+                                    int surface_tag, std::string const& surface_name);
 
 // A matched TE10 port (docs/open_regions.md section 4) on a planar exterior surface: the port's
 // rectangle has the broad side a along u and the narrow side b along v (v's largest component
@@ -99,6 +105,14 @@ struct MatchedPortStencil {
 // it or touches a lossy block.
 MatchedPortStencil matched_te10_port_stencil(mesh::MeshView const& m, dga::HostOperators const& ops,
                                              std::vector<double> const& eps, std::vector<double> const& mu,
+                                             int surface_tag, std::string const& surface_name);
+// The same on one rank's part m (ops its operators) of a run over several ranks: the port's shape,
+// mode and medium from the whole mesh (with its tets' eps and mu), its rows those of the part's
+// port edges in the blocks owned_blocks marks, and self_coupling over those rows only (to be summed
+// over the ranks).
+MatchedPortStencil matched_te10_port_stencil(mesh::MeshView const& whole, std::vector<double> const& whole_eps,
+                                             std::vector<double> const& whole_mu, mesh::MeshView const& m,
+                                             dga::HostOperators const& ops, std::vector<char> const& owned_blocks,
                                              int surface_tag, std::string const& surface_name);
 // Initial half-edge values of a field given as a function: u^(v,e) = e(x_mid) . (half-edge vector
 // oriented like e), x_mid the middle of the half-edge; PEC and port unknowns stay zero.

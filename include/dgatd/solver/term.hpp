@@ -17,6 +17,7 @@
 //   end_step         values prescribed at t^(n+1)
 
 #include "dgatd/kernels/device_operators.hpp"
+#include "dgatd/parallel/communicator.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -48,6 +49,11 @@ public:
   // The field was set anew (a term being added starts from the current field too): own state to
   // its start.
   virtual void reset(Context const&) {}
+
+  // The run is one rank's part of a run over several ranks (FractionedLeapfrog::distribute): a term
+  // that sums over the problem (a port's modal voltage) sums over the ranks from now on through
+  // communicator, which outlives it, starting from the current field. Collective.
+  virtual void distribute(parallel::Communicator const& /*communicator*/, Context const&) {}
 
   virtual void before_faraday(Context const&) {}
   virtual void after_faraday(Context const&) {}

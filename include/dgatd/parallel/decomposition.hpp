@@ -1,0 +1,73 @@
+#pragma once
+// A problem over several ranks (docs/parallel.md): which rank owns which vertex (its dual block,
+// Ampere's work) and which tets each rank steps, the mesh of one rank's part, and the halo exchange
+// that keeps the unknowns of the blocks it does not own equal to their owners'.
+//
+// A rank steps Faraday on every tet around its own vertices (its own tets and one layer of ghost
+// tets), so Ampere finds every edge piece its blocks sum at home, and Ampere on the blocks of all
+// vertices of those tets; the blocks it does not own (halo blocks) then take their owners' values,
+// once per step. Local ids keep the order of the global ones (vertices and tets ascending), so each
+// owned block sums in the order of the one-process run and the fields agree with it bit for bit.
+
+#include "dgatd/dga/operators.hpp"
+#include "dgatd/mesh/mesh.hpp"
+#include "dgatd/mesh/topology.hpp"
+#include "dgatd/parallel/communicator.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace dgatd::parallel {
+
+// The owner of each vertex for a partition of the tets: the part of most of the tets around it, the
+// lowest such part on a tie.
+std::vector<int> vertex_owners(mesh::Topology const& topology, std::vector<int> const& tet_part, int parts);
+
+// The rank that owns a tet (counts it in energies and sums): the owner of its lowest vertex, which
+// steps it.
+inline int tet_owner(mesh::Mesh const& mesh, std::vector<int> const& vertex_owner, Index t)
+{
+  auto const& v = mesh.tets[t];
+  Index lowest = v[0];
+  for (int i = 1; i < 4; ++i) lowest = v[i] < lowest ? v[i] : lowest;
+  return vertex_owner[lowest];
+}
+
+// The mesh one rank steps, in local ids, with its maps to the global ones.
+struct MeshPart {
+  int rank = 0;
+  int ranks = 1;
+  mesh::Mesh mesh;
+  std::vector<Index> global_vertex; // ascending
+  std::vector<Index> global_tet;    // ascending
+  std::vector<char> owns_vertex;    // per local vertex
+  std::vector<char> owns_tet;       // per local tet (tet_owner)
+  Index local_tet(Index global) const;
+};
+
+// Rank's part: the tets around the vertices it owns plus extra_tets (global ids: what a probe on
+// this rank reads beyond them), and the surface triangles among their faces. Throws dgatd::Error
+// when the rank owns no vertex (more ranks than the mesh can share).
+MeshPart make_mesh_part(mesh::Mesh const& global, std::vector<int> const& vertex_owner, int rank, int ranks,
+                        std::vector<Index> const& extra_tets = {});
+
+// Global id of each local edge and face of a part (through the tets, which keep their vertex order).
+std::vector<Index> global_edges(MeshPart const& part, mesh::Topology const& local, mesh::Topology const& global);
+std::vector<Index> global_faces(MeshPart const& part, mesh::Topology const& local, mesh::Topology const& global);
+
+// Per halo block unknown, the owner's unknown that it copies, and what each neighbour copies from
+// here: send_dofs[neighbours[n].send_offset ...] are packed for neighbour n, and the values received
+// from it go to receive_dofs[neighbours[n].receive_offset ...]. Built collectively.
+struct HaloPlan {
+  std::vector<NeighbourExchange> neighbours;
+  std::vector<Index> send_dofs;
+  std::vector<Index> receive_dofs;
+};
+HaloPlan make_halo_plan(Communicator const& communicator, MeshPart const& part, mesh::Topology const& local,
+                        dga::DofLayout const& layout, std::vector<int> const& vertex_owner);
+
+// A mesh as bytes and back, for rank 0 to hand the mesh it read or generated to the others.
+std::vector<char> pack_mesh(mesh::Mesh const& mesh);
+mesh::Mesh unpack_mesh(std::vector<char> const& bytes);
+
+} // namespace dgatd::parallel

@@ -1,0 +1,81 @@
+#pragma once
+// The halo exchange of a run over several ranks as a term of the leapfrog (docs/parallel.md): at the
+// end of every step, after every other term has set u^(n+1), each halo block's unknowns take the
+// values of the rank that owns the block, so the next Faraday reads on every tet of the part what
+// the one-process run reads. Packed and unpacked on the device; the messages go through host
+// buffers (a copy each way on a GPU; none on a host backend).
+
+#include "dgatd/kernels/small_kernels.hpp"
+#include "dgatd/kernels/upload.hpp"
+#include "dgatd/parallel/communicator.hpp"
+#include "dgatd/parallel/decomposition.hpp"
+#include "dgatd/solver/term.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dgatd::solver {
+
+template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>>
+class HaloExchange final : public Term<ExecutionSpace, TetLayout> {
+public:
+  using memory_space = typename ExecutionSpace::memory_space;
+  using Context = typename Term<ExecutionSpace, TetLayout>::Context;
+  using Vector = Kokkos::View<Real*, memory_space>;
+
+  HaloExchange(std::shared_ptr<parallel::Communicator> communicator, parallel::HaloPlan const& plan)
+      : communicator_(std::move(communicator)), neighbours_(plan.neighbours),
+        send_dofs_(kernels::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::halo_send_dofs", plan.send_dofs)),
+        receive_dofs_(
+            kernels::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::halo_receive_dofs", plan.receive_dofs)),
+        send_("dgatd::halo_send", plan.send_dofs.size()), receive_("dgatd::halo_receive", plan.receive_dofs.size()),
+        send_host_(Kokkos::create_mirror_view(send_)), receive_host_(Kokkos::create_mirror_view(receive_))
+  {
+  }
+
+  // u's halo unknowns from their owners; collective.
+  void exchange(ExecutionSpace const& space, Vector const& u)
+  {
+    Kokkos::Timer timer;
+    kernels::for_each("dgatd::halo_pack", space, send_.extent(0),
+                      kernels::GatherRows<memory_space>{send_dofs_, u, send_, false});
+    Kokkos::deep_copy(space, send_host_, send_);
+    space.fence();
+    communicator_->start_exchange(neighbours_, send_host_.data(), receive_host_.data());
+    communicator_->finish_exchange();
+    Kokkos::deep_copy(space, receive_, receive_host_);
+    kernels::for_each("dgatd::halo_unpack", space, receive_.extent(0),
+                      kernels::ScatterSet<memory_space>{receive_dofs_, receive_, u, 1.0});
+    seconds_ += timer.seconds();
+  }
+
+  std::string name() const override { return "halo_exchange"; }
+  // Per value sent: its index, u^ read, the buffer written and read; per value received: the same
+  // and u^ written.
+  std::int64_t bytes_per_step() const override
+  {
+    auto const values = static_cast<std::int64_t>(send_.extent(0) + receive_.extent(0));
+    return values * static_cast<std::int64_t>(sizeof(Index) + 3 * sizeof(Real));
+  }
+  std::size_t values_sent() const { return send_.extent(0); }
+  // Wall time in exchanges so far: packing, copies, messages and the wait for the neighbours (which
+  // holds what a slower neighbour takes longer), to the unpacking launched.
+  double seconds() const { return seconds_; }
+
+  void reset(Context const& c) override { exchange(c.space, c.fields.u); }
+  void end_step(Context const& c) override { exchange(c.space, c.fields.u); }
+
+private:
+  std::shared_ptr<parallel::Communicator> communicator_;
+  std::vector<parallel::NeighbourExchange> neighbours_;
+  Kokkos::View<Index*, memory_space> send_dofs_, receive_dofs_;
+  Vector send_, receive_;
+  typename Vector::host_mirror_type send_host_, receive_host_;
+  double seconds_ = 0;
+};
+
+} // namespace dgatd::solver

@@ -1,0 +1,280 @@
+#include "dgatd/parallel/decomposition.hpp"
+
+#include "dgatd/error.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+namespace dgatd::parallel {
+
+std::vector<int> vertex_owners(mesh::Topology const& topology, std::vector<int> const& tet_part, int parts)
+{
+  std::vector<int> owner(topology.num_vertices);
+  std::vector<Index> count(parts, 0);
+  for (Index v = 0; v < topology.num_vertices; ++v) {
+    int best = -1;
+    for (Index k = topology.v2t_offsets[v]; k < topology.v2t_offsets[v + 1]; ++k) {
+      int const p = tet_part[topology.v2t[k]];
+      ++count[p];
+      if (best < 0 || count[p] > count[best] || (count[p] == count[best] && p < best)) best = p;
+    }
+    for (Index k = topology.v2t_offsets[v]; k < topology.v2t_offsets[v + 1]; ++k) count[tet_part[topology.v2t[k]]] = 0;
+    owner[v] = std::max(best, 0);
+  }
+  return owner;
+}
+
+Index MeshPart::local_tet(Index global) const
+{
+  auto const it = std::lower_bound(global_tet.begin(), global_tet.end(), global);
+  return it != global_tet.end() && *it == global ? static_cast<Index>(it - global_tet.begin()) : -1;
+}
+
+MeshPart make_mesh_part(mesh::Mesh const& global, std::vector<int> const& vertex_owner, int rank, int ranks,
+                        std::vector<Index> const& extra_tets)
+{
+  MeshPart part;
+  part.rank = rank;
+  part.ranks = ranks;
+  for (Index t = 0; t < global.num_tets(); ++t)
+    for (Index v : global.tets[t])
+      if (vertex_owner[v] == rank) {
+        part.global_tet.push_back(t);
+        break;
+      }
+  if (part.global_tet.empty())
+    throw Error("mpirun",
+                "rank " + std::to_string(rank) + " of " + std::to_string(ranks) + " got no vertex of " + global.source +
+                    " (" + std::to_string(global.num_tets()) + " tets)",
+                "run on fewer ranks");
+  part.global_tet.insert(part.global_tet.end(), extra_tets.begin(), extra_tets.end());
+  std::sort(part.global_tet.begin(), part.global_tet.end());
+  part.global_tet.erase(std::unique(part.global_tet.begin(), part.global_tet.end()), part.global_tet.end());
+
+  std::vector<Index> local_of(global.num_vertices(), -1);
+  for (Index t : part.global_tet)
+    for (Index v : global.tets[t]) local_of[v] = 0;
+  for (Index v = 0; v < global.num_vertices(); ++v)
+    if (local_of[v] == 0) {
+      local_of[v] = static_cast<Index>(part.global_vertex.size());
+      part.global_vertex.push_back(v);
+    }
+
+  auto& m = part.mesh;
+  m.source = global.source;
+  m.groups = global.groups;
+  m.reoriented_tets = global.reoriented_tets;
+  for (Index v : part.global_vertex) {
+    m.points.push_back(global.points[v]);
+    part.owns_vertex.push_back(vertex_owner[v] == rank);
+  }
+  std::vector<std::array<Index, 3>> local_faces;
+  for (Index t : part.global_tet) {
+    auto const& g = global.tets[t];
+    m.tets.push_back({local_of[g[0]], local_of[g[1]], local_of[g[2]], local_of[g[3]]});
+    m.tet_region.push_back(global.tet_region[t]);
+    part.owns_tet.push_back(tet_owner(global, vertex_owner, t) == rank);
+    auto const& l = m.tets.back();
+    for (int skip = 0; skip < 4; ++skip) {
+      std::array<Index, 3> face{};
+      for (int i = 0, k = 0; i < 4; ++i)
+        if (i != skip) face[k++] = l[i];
+      std::sort(face.begin(), face.end());
+      local_faces.push_back(face);
+    }
+  }
+  std::sort(local_faces.begin(), local_faces.end());
+  // A surface triangle belongs to the part when it is a face of one of the part's tets.
+  for (std::size_t i = 0; i < global.boundary_triangles.size(); ++i) {
+    auto const& g = global.boundary_triangles[i];
+    std::array<Index, 3> face{local_of[g[0]], local_of[g[1]], local_of[g[2]]};
+    if (face[0] < 0 || face[1] < 0 || face[2] < 0) continue;
+    std::array<Index, 3> key = face;
+    std::sort(key.begin(), key.end());
+    if (!std::binary_search(local_faces.begin(), local_faces.end(), key)) continue;
+    m.boundary_triangles.push_back(face);
+    m.boundary_triangle_tag.push_back(global.boundary_triangle_tag[i]);
+  }
+  return part;
+}
+
+namespace {
+
+template <std::size_t N>
+std::vector<Index> global_entities(MeshPart const& part, std::vector<std::array<Index, N>> const& local_of_tet,
+                                   std::vector<std::array<Index, N>> const& global_of_tet, Index num_local)
+{
+  std::vector<Index> global(num_local, -1);
+  for (std::size_t t = 0; t < part.global_tet.size(); ++t)
+    for (std::size_t k = 0; k < N; ++k) global[local_of_tet[t][k]] = global_of_tet[part.global_tet[t]][k];
+  return global;
+}
+
+} // namespace
+
+std::vector<Index> global_edges(MeshPart const& part, mesh::Topology const& local, mesh::Topology const& global)
+{
+  return global_entities(part, local.tet_edges, global.tet_edges, local.num_edges());
+}
+
+std::vector<Index> global_faces(MeshPart const& part, mesh::Topology const& local, mesh::Topology const& global)
+{
+  return global_entities(part, local.tet_faces, global.tet_faces, local.num_faces());
+}
+
+HaloPlan make_halo_plan(Communicator const& communicator, MeshPart const& part, mesh::Topology const& local,
+                        dga::DofLayout const& layout, std::vector<int> const& vertex_owner)
+{
+  int const ranks = communicator.size();
+  auto const num_global_vertices = static_cast<std::int64_t>(vertex_owner.size());
+  // A half-edge by its global vertex and the global vertex at the edge's other end.
+  auto key = [&](Index v, Index other) {
+    return part.global_vertex[v] * num_global_vertices + part.global_vertex[other];
+  };
+  std::vector<std::vector<std::int64_t>> requests(ranks);
+  std::vector<std::vector<Index>> receive(ranks);
+  for (Index v = 0; v < local.num_vertices; ++v) {
+    if (part.owns_vertex[v]) continue;
+    int const owner = vertex_owner[part.global_vertex[v]];
+    for (Index h = local.v2e_offsets[v]; h < local.v2e_offsets[v + 1]; ++h) {
+      Index const dof = layout.dof_of_half_edge[h];
+      if (dof >= layout.num_free) continue;
+      auto const& ends = local.edge_vertices[local.v2e[h]];
+      requests[owner].push_back(key(v, ends[0] == v ? ends[1] : ends[0]));
+      receive[owner].push_back(dof);
+    }
+  }
+  auto const asked = communicator.all_to_all(requests);
+
+  HaloPlan plan;
+  for (int r = 0; r < ranks; ++r) {
+    if (asked[r].empty() && receive[r].empty()) continue;
+    NeighbourExchange n;
+    n.rank = r;
+    n.send_offset = plan.send_dofs.size();
+    n.send_count = asked[r].size();
+    n.receive_offset = plan.receive_dofs.size();
+    n.receive_count = receive[r].size();
+    for (std::int64_t k : asked[r]) {
+      auto local_vertex = [&](std::int64_t global) {
+        auto const it = std::lower_bound(part.global_vertex.begin(), part.global_vertex.end(), global);
+        if (it == part.global_vertex.end() || *it != global)
+          throw std::logic_error("a halo request names a vertex this rank does not hold");
+        return static_cast<Index>(it - part.global_vertex.begin());
+      };
+      Index const v = local_vertex(k / num_global_vertices);
+      Index const other = local_vertex(k % num_global_vertices);
+      Index half_edge = -1;
+      for (Index h = local.v2e_offsets[v]; h < local.v2e_offsets[v + 1] && half_edge < 0; ++h) {
+        auto const& ends = local.edge_vertices[local.v2e[h]];
+        if (ends[0] == other || ends[1] == other) half_edge = h;
+      }
+      if (half_edge < 0) throw std::logic_error("a halo request names an edge this rank does not hold");
+      plan.send_dofs.push_back(layout.dof_of_half_edge[half_edge]);
+    }
+    plan.receive_dofs.insert(plan.receive_dofs.end(), receive[r].begin(), receive[r].end());
+    plan.neighbours.push_back(n);
+  }
+  return plan;
+}
+
+namespace {
+
+class Packer {
+public:
+  template <class T>
+  void put(std::vector<T> const& values)
+  {
+    static_assert(std::is_trivially_copyable<T>::value, "packed values are copied as bytes");
+    put_size(values.size());
+    auto const* first = reinterpret_cast<char const*>(values.data());
+    bytes.insert(bytes.end(), first, first + values.size() * sizeof(T));
+  }
+  void put(std::string const& text) { put(std::vector<char>(text.begin(), text.end())); }
+  void put_size(std::uint64_t n)
+  {
+    auto const* first = reinterpret_cast<char const*>(&n);
+    bytes.insert(bytes.end(), first, first + sizeof n);
+  }
+  std::vector<char> bytes;
+};
+
+class Unpacker {
+public:
+  explicit Unpacker(std::vector<char> const& bytes) : bytes_(bytes) {}
+  template <class T>
+  void get(std::vector<T>& values)
+  {
+    values.resize(get_size());
+    take(values.data(), values.size() * sizeof(T));
+  }
+  void get(std::string& text)
+  {
+    std::vector<char> chars;
+    get(chars);
+    text.assign(chars.begin(), chars.end());
+  }
+  std::uint64_t get_size()
+  {
+    std::uint64_t n = 0;
+    take(&n, sizeof n);
+    return n;
+  }
+
+private:
+  void take(void* to, std::size_t n)
+  {
+    if (next_ + n > bytes_.size()) throw std::logic_error("a packed mesh ends early");
+    if (n > 0) std::memcpy(to, bytes_.data() + next_, n);
+    next_ += n;
+  }
+  std::vector<char> const& bytes_;
+  std::size_t next_ = 0;
+};
+
+} // namespace
+
+std::vector<char> pack_mesh(mesh::Mesh const& m)
+{
+  Packer p;
+  p.put(m.source);
+  p.put(m.points);
+  p.put(m.tets);
+  p.put(m.tet_region);
+  p.put(m.boundary_triangles);
+  p.put(m.boundary_triangle_tag);
+  p.put_size(m.groups.size());
+  for (auto const& g : m.groups) {
+    p.put(std::vector<int>{g.dim, g.tag});
+    p.put(g.name);
+  }
+  p.put_size(static_cast<std::uint64_t>(m.reoriented_tets));
+  return std::move(p.bytes);
+}
+
+mesh::Mesh unpack_mesh(std::vector<char> const& bytes)
+{
+  Unpacker u(bytes);
+  mesh::Mesh m;
+  u.get(m.source);
+  u.get(m.points);
+  u.get(m.tets);
+  u.get(m.tet_region);
+  u.get(m.boundary_triangles);
+  u.get(m.boundary_triangle_tag);
+  m.groups.resize(u.get_size());
+  for (auto& g : m.groups) {
+    std::vector<int> dim_tag;
+    u.get(dim_tag);
+    g.dim = dim_tag.at(0);
+    g.tag = dim_tag.at(1);
+    u.get(g.name);
+  }
+  m.reoriented_tets = static_cast<Index>(u.get_size());
+  return m;
+}
+
+} // namespace dgatd::parallel

@@ -1,0 +1,298 @@
+// Runs over several ranks (issue 21), started by ctest under mpiexec with 2 and 3 ranks: each case
+// runs a shipped configuration, shrunk to seconds, once over all ranks and once on rank 0 alone, and
+// rank 0 compares what the two wrote. The parts keep the global order of vertices and tets, so each
+// owned block sums in the one-process order: probes and snapshots must agree bit for bit, energies
+// (sums over the ranks' own blocks and tets, in another order) and the stability bound (a Lanczos
+// iteration of such sums) to rounding. The run over ranks is given the one-process dt, which its
+// Lanczos bound (to rounding) would otherwise move in the last bit.
+#include "dgatd/error.hpp"
+#include "dgatd/io/input/config.hpp"
+#include "dgatd/io/output/writer.hpp"
+#include "dgatd/simulation/simulation.hpp"
+#include "partition/mpi_communicator.hpp"
+#include "partition/partition.hpp"
+#include "run_helpers.hpp"
+#include "scratch_directory.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+using dgatd::Vec3;
+using dgatd::testing::ScratchDirectory;
+using dgatd::testing::slurp;
+
+std::shared_ptr<dgatd::parallel::Communicator> world;
+
+// What a run writes, kept in memory.
+struct Record {
+  std::vector<double> probes;    // per step, per probe: Ex Ey Ez Hx Hy Hz
+  std::vector<double> energy;    // per sample
+  std::vector<double> snapshots; // per snapshot, per tet: e then h
+  std::vector<double> ports;     // per matched port: its incident then its total modal voltages
+  bool complete = false;
+};
+
+class MemoryWriter final : public dgatd::io::RunWriter {
+public:
+  explicit MemoryWriter(std::shared_ptr<Record> record) : record_(std::move(record)) {}
+  void write_mesh(std::vector<Vec3> const&, std::vector<std::array<std::int32_t, 4>> const&,
+                  std::vector<std::int32_t> const&) override
+  {
+  }
+  std::size_t add_probe(std::string const&, Vec3 const&) override { return probes_++; }
+  void append_step(double, std::vector<dgatd::io::ProbeSample> const& samples) override
+  {
+    for (auto const& s : samples)
+      for (Vec3 const& v : {s.e, s.h}) record_->probes.insert(record_->probes.end(), v.begin(), v.end());
+  }
+  void append_energy(double, double value) override { record_->energy.push_back(value); }
+  void write_snapshot(double, std::vector<Vec3> const& e, std::vector<Vec3> const& h) override
+  {
+    for (auto const* field : {&e, &h})
+      for (Vec3 const& v : *field) record_->snapshots.insert(record_->snapshots.end(), v.begin(), v.end());
+  }
+  void write_port(std::string const&, double, std::vector<double> const& incident,
+                  std::vector<double> const& voltage) override
+  {
+    for (auto const* series : {&incident, &voltage})
+      record_->ports.insert(record_->ports.end(), series->begin(), series->end());
+  }
+  void flush() override {}
+  void close(bool complete) override { record_->complete = complete; }
+  std::string description() const override { return "memory"; }
+
+private:
+  std::shared_ptr<Record> record_;
+  std::size_t probes_ = 0;
+};
+
+std::string replaced(std::string text, std::string const& from, std::string const& to)
+{
+  auto const at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+struct Outcome {
+  Record record;
+  dgatd::simulation::TimePlan plan;
+};
+
+// One run of text, over the ranks of communicator (nullptr: this process alone).
+Outcome run(std::string const& text, std::shared_ptr<dgatd::parallel::Communicator> communicator)
+{
+  ScratchDirectory scratch("ranks");
+  auto record = std::make_shared<Record>();
+  dgatd::simulation::SimulationOptions options;
+  options.output_path = (scratch.path() / "out.h5").string();
+  options.writer = [record](std::string const&, dgatd::io::RunAttributes const&, dgatd::io::ResumePoint const*) {
+    return std::make_unique<MemoryWriter>(record);
+  };
+  options.communicator = std::move(communicator);
+  options.partitioner = [](dgatd::mesh::Mesh const& mesh, dgatd::mesh::Topology const& topology, int parts,
+                           std::vector<int> const& weight) {
+    return dgatd::partition::partition_tets(mesh, topology, parts, weight);
+  };
+  auto const config = dgatd::io::parse_config(text, "ranks.toml", scratch.path().string());
+  dgatd::simulation::Simulation simulation(config, options);
+  simulation.run();
+  return {*record, simulation.plan()};
+}
+
+double largest_difference(std::vector<double> const& a, std::vector<double> const& b)
+{
+  double scale = 0, difference = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    scale = std::max(scale, std::abs(a[i]));
+    difference = std::max(difference, std::abs(a[i] - b[i]));
+  }
+  return scale > 0 ? difference / scale : difference;
+}
+
+// Equal, or within 1e-12 of the largest magnitude.
+void expect_agree(std::vector<double> const& over_ranks, std::vector<double> const& alone, bool bit_for_bit,
+                  char const* what)
+{
+  ASSERT_EQ(over_ranks.size(), alone.size()) << what;
+  if (bit_for_bit)
+    EXPECT_EQ(over_ranks, alone) << what << ": largest difference " << largest_difference(over_ranks, alone);
+  else
+    EXPECT_LT(largest_difference(over_ranks, alone), 1e-12) << what;
+}
+
+// text (with dt = "auto") on rank 0 alone, then over every rank with its dt. Fields bit for bit,
+// or, where a term sums over the ranks inside the step (matched ports), to rounding.
+void expect_same_run(std::string const& text, bool bit_for_bit = true)
+{
+  Outcome alone;
+  if (world->rank() == 0) alone = run(text, nullptr);
+  std::vector<char> dt_bytes(sizeof(double));
+  std::copy_n(reinterpret_cast<char const*>(&alone.plan.dt), sizeof(double), dt_bytes.begin());
+  world->broadcast(dt_bytes, 0);
+  double dt = 0;
+  std::copy_n(dt_bytes.begin(), sizeof(double), reinterpret_cast<char*>(&dt));
+  char dt_line[64];
+  std::snprintf(dt_line, sizeof dt_line, "dt = %.17g", dt);
+  auto const over_ranks = run(replaced(text, "dt = \"auto\"", dt_line), world);
+  if (world->rank() != 0) return;
+
+  ASSERT_TRUE(alone.record.complete);
+  ASSERT_TRUE(over_ranks.record.complete);
+  EXPECT_EQ(over_ranks.plan.dt, alone.plan.dt);
+  EXPECT_LT(std::abs(over_ranks.plan.dt_max - alone.plan.dt_max), 1e-12 * alone.plan.dt_max);
+  ASSERT_FALSE(alone.record.probes.empty());
+  expect_agree(over_ranks.record.probes, alone.record.probes, bit_for_bit, "probes");
+  expect_agree(over_ranks.record.snapshots, alone.record.snapshots, bit_for_bit, "snapshots");
+  expect_agree(over_ranks.record.energy, alone.record.energy, false, "energy");
+  expect_agree(over_ranks.record.ports, alone.record.ports, false, "ports' modal voltages");
+}
+
+std::string input(std::string const& name) { return slurp(std::string(DGATD_SOURCE_DIR) + "/inputs/" + name); }
+
+// A PEC cylinder rung by a dipole: the run of the README, 2.6 k tets for 150 steps with snapshots.
+TEST(Ranks, CylinderResonatorAsOneProcess)
+{
+  auto text = input("cylinder_resonator.toml");
+  text = replaced(text, "h = 0.055", "h = 0.15");
+  text = replaced(text, "t_end = 600e-9", "steps = 150");
+  text = replaced(text, "energy_every = 50", "energy_every = 10");
+  text = replaced(text, "snapshot_every = 0", "snapshot_every = 50");
+  expect_same_run(text);
+}
+
+// A dielectric filling the box (eps_r = 2.25), 1.5 k tets.
+TEST(Ranks, DielectricCavityAsOneProcess)
+{
+  auto text = input("cavity_dielectric.toml");
+  text = replaced(text, "h = 0.045", "h = 0.12\nreproducible = true");
+  text = replaced(text, "t_end = 500e-9", "steps = 150");
+  text = replaced(text, "[time]\n", "[time]\ndt = \"auto\"\n");
+  text = replaced(text, "energy_every = 50", "energy_every = 10\nsnapshot_every = 75");
+  expect_same_run(text);
+}
+
+// A dipole in a matched-layer shell: 9.5 k tets, 7.9 k of them stretched (one, three and six
+// auxiliaries per subregion), the layer split across the parts.
+TEST(Ranks, DipoleInMatchedLayerShellAsOneProcess)
+{
+  auto text = input("dipole_pml_box.toml");
+  text = replaced(text, "h = 0.02 ", "h = 0.045");
+  text = replaced(text, "pml = 0.1 ", "pml = 0.09");
+  text = replaced(text, "t_end = 20e-9", "steps = 150\ndt = \"auto\"");
+  text = replaced(text, "snapshot_every = 20", "snapshot_every = 75");
+  expect_same_run(text);
+}
+
+// The paper's guide driven by a prescribed TE10 port (inputs/waveguide_te10.toml), 2.4 k tets: the
+// port's profile comes from the whole port, its values are set on every rank that holds its edges.
+TEST(Ranks, PrescribedPortGuideAsOneProcess)
+{
+  auto text = input("waveguide_te10.toml");
+  text = replaced(text, "h = 0.004", "h = 0.008\nreproducible = true");
+  text = replaced(text, "t_end = 6e-9", "steps = 150\ndt = \"auto\"");
+  text = replaced(text, "snapshot_every = 100", "snapshot_every = 75");
+  expect_same_run(text);
+}
+
+// A WR-90 guide between two matched ports, 3 k tets: each port's modal voltage and self-coupling are
+// sums over the ranks inside the step, so the fields agree to rounding rather than bit for bit.
+TEST(Ranks, MatchedPortGuideAsOneProcess)
+{
+  std::string const text = R"([mesh]
+generate = "waveguide"
+size = [0.02286, 0.01016, 0.06]
+h = 0.004
+reproducible = true
+[[source]]
+kind = "port_te10"
+surface = "port_in"
+matched = true
+waveform = "modulated_gaussian"
+frequency = 10e9
+sigma = 1.061e-10
+t0 = 6.4e-10
+[[source]]
+kind = "port_te10"
+surface = "port_out"
+matched = true
+amplitude = 0
+waveform = "modulated_gaussian"
+frequency = 10e9
+sigma = 1.061e-10
+[time]
+steps = 300
+dt = "auto"
+[[probe]]
+name = "middle"
+position = [0.011, 0.005, 0.03]
+[output]
+file = "guide.h5"
+energy_every = 10
+snapshot_every = 150
+)";
+  expect_same_run(text, false);
+}
+
+// One tet cannot be split: every rank stops with the same line, naming the mesh and the fix.
+TEST(Ranks, MoreRanksThanTetsAreRefusedTogether)
+{
+  dgatd::mesh::Mesh one_tet;
+  one_tet.source = "one_tet";
+  one_tet.points = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  one_tet.tets = {{0, 1, 2, 3}};
+  one_tet.tet_region = {0};
+  ScratchDirectory scratch("ranks_one_tet");
+  dgatd::simulation::SimulationOptions options;
+  options.output_path = (scratch.path() / "out.h5").string();
+  options.communicator = world;
+  options.partitioner = [](dgatd::mesh::Mesh const&, dgatd::mesh::Topology const&, int, std::vector<int> const&) {
+    return std::vector<int>{};
+  };
+  auto const config =
+      dgatd::io::parse_config("[mesh]\ngenerate = \"box\"\nsize = [1, 1, 1]\nh = 0.5\n[time]\nsteps = 1\n",
+                              "one_tet.toml", scratch.path().string());
+  try {
+    dgatd::simulation::Simulation simulation(config, one_tet, options);
+    FAIL() << "one tet was split over " << world->size() << " ranks";
+  } catch (dgatd::parallel::CollectiveError const& e) {
+    EXPECT_NE(std::string(e.what()).find("one_tet: " + std::to_string(world->size()) + " ranks for 1 tets"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+} // namespace
+
+int main(int argc, char* argv[])
+{
+  MPI_Init(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  if (std::getenv("OMP_PROC_BIND") == nullptr) setenv("OMP_PROC_BIND", "false", 0);
+  int result = 0;
+  {
+    Kokkos::ScopeGuard kokkos(argc, argv);
+    world = std::make_shared<dgatd::parallel::MpiCommunicator>(MPI_COMM_WORLD);
+    // Rank 0 checks and reports; the others only take part.
+    if (world->rank() != 0) {
+      auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+      delete listeners.Release(listeners.default_result_printer());
+    }
+    result = RUN_ALL_TESTS();
+    world.reset();
+  }
+  // A failure on rank 0 is the run's: the others pass by construction.
+  MPI_Allreduce(MPI_IN_PLACE, &result, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return result;
+}
