@@ -74,11 +74,11 @@ int run_simulation(io::Config const& config, RunOptions const& options)
               << " of " << simulation.plan().steps << " steps; " << simulation.output_path()
               << " holds the results so far (complete = 0); ";
     if (result.checkpoint.empty())
-      std::cerr << "a run over several ranks writes no checkpoint yet (issue 21)\n";
+      std::cerr << "a run with matched layers over several ranks writes no checkpoint yet (issue 21)\n";
     else
-      std::cerr << "continue with: dgatd run " << options.config_path
+      std::cerr << "continue with: " << (ranks ? "mpirun -n N " : "") << "dgatd run " << options.config_path
                 << (options.output_override.empty() ? "" : " -o " + options.output_override) << " --restart "
-                << result.checkpoint << "\n";
+                << result.checkpoint << (ranks ? " (N: any number of ranks)" : "") << "\n";
   }
   return 128 + (stopping_signal ? static_cast<int>(stopping_signal) : SIGINT);
 }

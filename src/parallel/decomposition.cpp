@@ -178,6 +178,12 @@ HaloPlan make_halo_plan(Communicator const& communicator, MeshPart const& part, 
     plan.receive_dofs.insert(plan.receive_dofs.end(), receive[r].begin(), receive[r].end());
     plan.neighbours.push_back(n);
   }
+  for (Index t = 0; t < part.mesh.num_tets(); ++t) {
+    auto const& v = part.mesh.tets[t];
+    bool const interior =
+        part.owns_vertex[v[0]] && part.owns_vertex[v[1]] && part.owns_vertex[v[2]] && part.owns_vertex[v[3]];
+    (interior ? plan.interior_tets : plan.rim_tets).push_back(t);
+  }
   return plan;
 }
 

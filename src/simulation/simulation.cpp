@@ -93,15 +93,8 @@ private:
 };
 
 // What a run over several ranks cannot do yet, refused in one line before anything is built.
-void refuse_over_ranks(io::Config const& config, SimulationOptions const& options, int ranks)
+void refuse_over_ranks(io::Config const& config, SimulationOptions const& options)
 {
-  std::string const ranks_text = std::to_string(ranks) + " ranks";
-  if (!options.restart_from.empty())
-    throw Error(options.restart_from, "restarting a run over " + ranks_text + " is not built yet (issue 21)",
-                "restart it as one process, without mpirun");
-  if (config.output.checkpoint_every > 0)
-    throw Error(config.name, "[output] checkpoint_every: a run over " + ranks_text + " writes no checkpoint yet",
-                "remove checkpoint_every, or run as one process");
   if (config.solver.formulation == solver::FormulationKind::assembled)
     throw Error(config.name, "the assembled formulation runs in one process only",
                 "remove [solver] formulation = \"assembled\", or run without mpirun");
@@ -135,7 +128,15 @@ struct Simulation::Impl {
   void make_formulation_on();
   void plan_steps(io::Checkpoint const* checkpoint);
   void add_sources_and_probes();
-  void add_sources_and_probes(parallel::MeshPart const& part, std::vector<int> const& vertex_owner);
+  void add_sources_and_probes(parallel::MeshPart const& part, std::vector<Index> const& probe_tets,
+                              std::vector<int> const& vertex_owner);
+  void make_formulation()
+  {
+    if (config.solver.backend == io::Backend::serial)
+      make_formulation_on<Kokkos::Serial>();
+    else
+      make_formulation_on<Kokkos::DefaultExecutionSpace>();
+  }
   void distribute(parallel::MeshPart const& part, std::vector<int> const& vertex_owner);
   std::vector<char> owned_blocks(parallel::MeshPart const& part) const
   {
@@ -144,6 +145,13 @@ struct Simulation::Impl {
     return owned;
   }
   io::Checkpoint checkpoint() const;
+  std::unique_ptr<io::Checkpoint> read_restart_checkpoint() const;
+  // The mesh of the configuration (given_mesh when not null, or the checkpoint's when it was
+  // generated), ordered, and checked against the checkpoint's.
+  mesh::Mesh load_ordered_mesh(mesh::Mesh* given_mesh, io::Checkpoint* checkpoint) const;
+  void restore(io::Checkpoint const& checkpoint);
+  // Whether the problem has matched layers, whose auxiliaries a run over ranks cannot checkpoint yet.
+  bool has_layers() const;
   void report_start(std::int64_t first_step) const;
   void report_end(std::int64_t steps_taken, RunResult const& result) const;
   RecordingPlan recording_plan(std::int64_t first_step) const;
@@ -280,7 +288,8 @@ void Simulation::Impl::add_sources_and_probes()
 // blocks it does not own it is overwritten by the halo exchange), a probe on the rank that owns its
 // tet (the others read zero, and the ranks' samples are summed). Every item is first found in the
 // whole mesh, so the same tet or edge is chosen as in a run of one process.
-void Simulation::Impl::add_sources_and_probes(parallel::MeshPart const& part, std::vector<int> const& vertex_owner)
+void Simulation::Impl::add_sources_and_probes(parallel::MeshPart const& part, std::vector<Index> const& probe_tets,
+                                              std::vector<int> const& vertex_owner)
 {
   auto const view = problem.view();
   auto const whole_view = whole.view();
@@ -318,9 +327,9 @@ void Simulation::Impl::add_sources_and_probes(parallel::MeshPart const& part, st
     }
   }
   std::vector<solver::ProbeStencil> probes;
-  for (auto const& probe : config.probes) {
-    Index const tet = solver::containing_tet(whole_view, "probe '" + probe.name + "'", probe.position);
-    bool const here = parallel::tet_owner(whole.mesh, vertex_owner, tet) == communicator->rank();
+  for (std::size_t k = 0; k < config.probes.size(); ++k) {
+    auto const& probe = config.probes[k];
+    bool const here = parallel::tet_owner(whole.mesh, vertex_owner, probe_tets[k]) == communicator->rank();
     probes.push_back(here ? solver::probe_stencil(view, ops.layout, probe.name, probe.position)
                           : solver::ProbeStencil{});
   }
@@ -343,15 +352,24 @@ void Simulation::Impl::distribute(parallel::MeshPart const& part, std::vector<in
   auto const face_global = parallel::global_faces(part, topology, whole.topology);
   auto const whole_layout = dga::dof_layout(whole.topology, whole.face_kinds);
   d.lanczos_start.assign(layout.size(), 0.0);
+  d.unknown_global.assign(layout.size(), -1);
+  d.owned_unknowns.assign(layout.size(), 0);
   for (Index v = 0; v < topology.num_vertices; ++v)
     for (Index h = topology.v2e_offsets[v]; h < topology.v2e_offsets[v + 1]; ++h) {
       Index const dof = layout.dof_of_half_edge[h];
-      if (dof >= layout.num_free) continue;
+      if (dof == layout.zero_slot) continue;
       Index const global_dof = whole_layout.dof_of_half_edge[mesh::half_edge_of(
           whole.topology, edge_global[topology.v2e[h]], part.global_vertex[v])];
-      if (global_dof < whole_layout.num_free)
+      if (global_dof == whole_layout.zero_slot) continue;
+      d.unknown_global[dof] = global_dof;
+      d.owned_unknowns[dof] = part.owns_vertex[v];
+      if (dof < layout.num_free && global_dof < whole_layout.num_free)
         d.lanczos_start[dof] = nth_uniform_minus_one_to_one(solver::stability_seed, global_dof);
     }
+  d.global_unknowns = whole_layout.size();
+  d.tet_global = part.global_tet;
+  d.global_tets = whole.mesh.num_tets();
+  d.overlap_halo = config.solver.overlap_halo;
   // An edge or face belongs to the owner of its lowest vertex, which holds every tet around it.
   for (Index e = 0; e < topology.num_edges(); ++e)
     d.owned_edge_global.push_back(part.owns_vertex[topology.edge_vertices[e][0]] ? edge_global[e] : -1);
@@ -360,6 +378,48 @@ void Simulation::Impl::distribute(parallel::MeshPart const& part, std::vector<in
   d.global_edges = whole.topology.num_edges();
   d.global_faces = whole.topology.num_faces();
   formulation->distribute(std::move(d));
+}
+
+std::unique_ptr<io::Checkpoint> Simulation::Impl::read_restart_checkpoint() const
+{
+  auto const& path = options.restart_from;
+  auto checkpoint = std::make_unique<io::Checkpoint>(io::read_checkpoint(path));
+  if (checkpoint->config_text != config.text)
+    throw Error(path, "was written by a run of another configuration than " + config.name,
+                "restart with the configuration it was written with (the checkpoint's config attribute holds its "
+                "text), or start the run afresh");
+  return checkpoint;
+}
+
+mesh::Mesh Simulation::Impl::load_ordered_mesh(mesh::Mesh* given_mesh, io::Checkpoint* checkpoint) const
+{
+  // A generated mesh is not generated again: the checkpoint holds the one the run stepped.
+  if (checkpoint && !given_mesh && config.mesh.file.empty()) return std::move(checkpoint->mesh);
+  mesh::Mesh mesh = given_mesh ? std::move(*given_mesh) : load_mesh(config);
+  mesh::order_for_locality(mesh, config.mesh.ordering);
+  // The checkpoint holds the mesh as the run stepped it: ordered.
+  if (checkpoint && io::mesh_fingerprint(mesh) != io::mesh_fingerprint(checkpoint->mesh))
+    throw Error(options.restart_from, "was written on another mesh than " + mesh.source + " is now",
+                "restart with the mesh the checkpoint was written on, or start the run afresh");
+  return mesh;
+}
+
+void Simulation::Impl::restore(io::Checkpoint const& checkpoint)
+{
+  auto const& state = checkpoint.state;
+  if (!formulation->accepts(state) || state.step > plan.steps)
+    throw Error(options.restart_from, "does not fit this run (formulation, unknowns or step count differ)",
+                "restart with the checkpoint this configuration wrote, or start the run afresh");
+  formulation->restore(state);
+  restart_step = state.step;
+}
+
+bool Simulation::Impl::has_layers() const
+{
+  auto const& stretching = output_problem().materials.stretching;
+  for (Index t = 0; t < static_cast<Index>(stretching.tet_jacobian.size()); ++t)
+    if (stretching.stretches(t)) return true;
+  return false;
 }
 
 io::Checkpoint Simulation::Impl::checkpoint() const
@@ -371,7 +431,7 @@ io::Checkpoint Simulation::Impl::checkpoint() const
   c.dt_max = plan.dt_max;
   c.bound_iterations = plan.bound_iterations;
   c.state = formulation->state();
-  c.mesh = problem.mesh;
+  c.mesh = output_problem().mesh;
   return c;
 }
 
@@ -463,49 +523,21 @@ try {
 
   Stopwatch clock;
   std::unique_ptr<io::Checkpoint> checkpoint;
-  if (!s.options.restart_from.empty()) {
-    auto const& path = s.options.restart_from;
-    checkpoint = std::make_unique<io::Checkpoint>(io::read_checkpoint(path));
-    if (checkpoint->config_text != s.config.text)
-      throw Error(path, "was written by a run of another configuration than " + s.config.name,
-                  "restart with the configuration it was written with (the checkpoint's config attribute holds its "
-                  "text), or start the run afresh");
-  }
-  mesh::Mesh mesh;
-  if (checkpoint && !given_mesh && s.config.mesh.file.empty()) {
-    // A generated mesh is not generated again: the checkpoint holds the one the run stepped.
-    mesh = std::move(checkpoint->mesh);
-  } else {
-    mesh = given_mesh ? std::move(*given_mesh) : load_mesh(s.config);
-    mesh::order_for_locality(mesh, s.config.mesh.ordering);
-    // The checkpoint holds the mesh as the run stepped it: ordered.
-    if (checkpoint && io::mesh_fingerprint(mesh) != io::mesh_fingerprint(checkpoint->mesh))
-      throw Error(s.options.restart_from, "was written on another mesh than " + mesh.source + " is now",
-                  "restart with the mesh the checkpoint was written on, or start the run afresh");
-  }
+  if (!s.options.restart_from.empty()) checkpoint = s.read_restart_checkpoint();
+  auto mesh = s.load_ordered_mesh(given_mesh, checkpoint.get());
   // A mesh given in code is ordered as part of the set-up.
   if (checkpoint || !given_mesh)
     (checkpoint || !s.config.mesh.file.empty() ? s.times.reading : s.times.meshing) += clock.lap();
   s.problem = make_problem(s.config, std::move(mesh));
   s.times.setup += clock.lap();
 
-  if (s.config.solver.backend == io::Backend::serial)
-    s.make_formulation_on<Kokkos::Serial>();
-  else
-    s.make_formulation_on<Kokkos::DefaultExecutionSpace>();
+  s.make_formulation();
   s.times.setup += clock.lap();
   s.plan_steps(checkpoint.get());
   s.times.dt_bound += clock.lap();
   s.add_sources_and_probes();
 
-  if (checkpoint) {
-    auto const& state = checkpoint->state;
-    if (!s.formulation->accepts(state) || state.step > s.plan.steps)
-      throw Error(s.options.restart_from, "does not fit this run (formulation, unknowns or step count differ)",
-                  "restart with the checkpoint this configuration wrote, or start the run afresh");
-    s.formulation->restore(state);
-    s.restart_step = state.step;
-  }
+  if (checkpoint) s.restore(*checkpoint);
   s.times.setup += clock.lap();
 } catch (ModelError const& e) {
   throw config_error(impl_->config, e);
@@ -532,13 +564,15 @@ void Simulation::set_up_over_ranks(mesh::Mesh* given_mesh)
 
   Stopwatch clock;
   std::vector<char> bytes;
+  // Every rank reads the checkpoint it restarts from (in the whole mesh's numbering) and keeps its
+  // part of it.
+  std::unique_ptr<io::Checkpoint> checkpoint;
   together([&] {
-    refuse_over_ranks(s.config, s.options, ranks);
+    refuse_over_ranks(s.config, s.options);
+    if (!s.options.restart_from.empty()) checkpoint = s.read_restart_checkpoint();
     if (rank != 0) return;
     io::require_writable_output(s.output_path);
-    mesh::Mesh mesh = given_mesh ? std::move(*given_mesh) : load_mesh(s.config);
-    mesh::order_for_locality(mesh, s.config.mesh.ordering);
-    bytes = parallel::pack_mesh(mesh);
+    bytes = parallel::pack_mesh(s.load_ordered_mesh(given_mesh, checkpoint.get()));
   });
   communicator.broadcast(bytes, 0);
   (given_mesh ? s.times.setup : s.config.mesh.file.empty() ? s.times.meshing : s.times.reading) += clock.lap();
@@ -550,6 +584,15 @@ void Simulation::set_up_over_ranks(mesh::Mesh* given_mesh)
       throw Error(s.whole.mesh.source,
                   std::to_string(ranks) + " ranks for " + std::to_string(s.whole.mesh.num_tets()) + " tets",
                   "run on at most " + std::to_string(s.whole.mesh.num_tets()) + " ranks");
+    if (s.has_layers() && checkpoint)
+      throw Error(s.options.restart_from,
+                  "a run with matched layers does not restart over several ranks yet (issue 21)",
+                  "restart it as one process, without mpirun");
+    if (s.has_layers() && s.config.output.checkpoint_every > 0)
+      throw Error(s.config.name,
+                  "[output] checkpoint_every: a run with matched layers over several ranks writes no checkpoint "
+                  "yet (issue 21)",
+                  "remove checkpoint_every, or run as one process");
     if (rank != 0) return;
     std::vector<int> weight(s.whole.mesh.tets.size(), 1);
     for (Index t = 0; t < s.whole.mesh.num_tets(); ++t)
@@ -566,10 +609,12 @@ void Simulation::set_up_over_ranks(mesh::Mesh* given_mesh)
 
   parallel::MeshPart part;
   together([&] {
-    // A probe's rank also steps the tets across its tet's faces: their pieces are its dual edges.
-    std::vector<Index> extra;
+    // A probe is read on the owner of its tet, which also steps the tets across that tet's faces:
+    // their pieces are its dual edges.
+    std::vector<Index> probe_tets, extra;
     for (auto const& probe : s.config.probes) {
       Index const tet = solver::containing_tet(s.whole.view(), "probe '" + probe.name + "'", probe.position);
+      probe_tets.push_back(tet);
       if (parallel::tet_owner(s.whole.mesh, owner, tet) != rank) continue;
       extra.push_back(tet);
       for (Index f : s.whole.topology.tet_faces[tet])
@@ -578,11 +623,8 @@ void Simulation::set_up_over_ranks(mesh::Mesh* given_mesh)
     }
     part = parallel::make_mesh_part(s.whole.mesh, owner, rank, ranks, extra);
     s.problem = make_part_problem(s.whole, part);
-    if (s.config.solver.backend == io::Backend::serial)
-      s.make_formulation_on<Kokkos::Serial>();
-    else
-      s.make_formulation_on<Kokkos::DefaultExecutionSpace>();
-    s.add_sources_and_probes(part, owner);
+    s.make_formulation();
+    s.add_sources_and_probes(part, probe_tets, owner);
   });
   s.distribute(part, owner);
   s.part_tets.assign(ranks, 0.0);
@@ -593,8 +635,12 @@ void Simulation::set_up_over_ranks(mesh::Mesh* given_mesh)
   communicator.sum(s.part_halo_values.data(), ranks);
   s.times.setup += clock.lap();
 
-  together([&] { s.plan_steps(nullptr); });
+  together([&] { s.plan_steps(checkpoint.get()); });
   s.times.dt_bound += clock.lap();
+  if (checkpoint) {
+    together([&] { s.restore(*checkpoint); });
+    s.times.setup += clock.lap();
+  }
 }
 
 Simulation::~Simulation() = default;
@@ -606,7 +652,12 @@ solver::Formulation& Simulation::formulation() { return *impl_->formulation; }
 std::string const& Simulation::output_path() const { return impl_->output_path; }
 StageTimes const& Simulation::times() const { return impl_->times; }
 
-void Simulation::write_checkpoint(std::string const& path) const { io::write_checkpoint(path, impl_->checkpoint()); }
+// Over several ranks every rank gathers the state (in the whole mesh's numbering) and rank 0 writes.
+void Simulation::write_checkpoint(std::string const& path) const
+{
+  auto const checkpoint = impl_->checkpoint();
+  if (impl_->communicator->rank() == 0) io::write_checkpoint(path, checkpoint);
+}
 
 RunResult Simulation::run()
 {
@@ -615,9 +666,11 @@ RunResult Simulation::run()
   s.ran = true;
   std::int64_t const first_step = std::max<std::int64_t>(s.restart_step, 0);
   Stopwatch clock;
-  // Over several ranks the state lives in parts: no checkpoint yet (issue 21), so none is promised.
+  // Over several ranks the layers' auxiliaries live in the parts' numbering: no checkpoint of them
+  // yet (issue 21), so none is promised.
+  bool const checkpoints = !(s.over_ranks && s.has_layers());
   Recorder recorder(s.recording_plan(first_step), s.open_writer(first_step), *s.formulation, s.output_problem().view(),
-                    s.over_ranks ? std::string() : io::checkpoint_path(s.output_path),
+                    checkpoints ? io::checkpoint_path(s.output_path) : std::string(),
                     [this](std::string const& path) { write_checkpoint(path); });
   s.times.output += clock.lap();
   s.report_start(first_step);

@@ -89,13 +89,16 @@ struct Outcome {
   dgatd::simulation::TimePlan plan;
 };
 
-// One run of text, over the ranks of communicator (nullptr: this process alone).
-Outcome run(std::string const& text, std::shared_ptr<dgatd::parallel::Communicator> communicator)
+// One run of text, over the ranks of communicator (nullptr: this process alone), writing its
+// checkpoints beside output (a scratch file when empty) and restarting from restart_from if given.
+Outcome run(std::string const& text, std::shared_ptr<dgatd::parallel::Communicator> communicator,
+            std::string const& output = "", std::string const& restart_from = "")
 {
   ScratchDirectory scratch("ranks");
   auto record = std::make_shared<Record>();
   dgatd::simulation::SimulationOptions options;
-  options.output_path = (scratch.path() / "out.h5").string();
+  options.output_path = output.empty() ? (scratch.path() / "out.h5").string() : output;
+  options.restart_from = restart_from;
   options.writer = [record](std::string const&, dgatd::io::RunAttributes const&, dgatd::io::ResumePoint const*) {
     return std::make_unique<MemoryWriter>(record);
   };
@@ -131,20 +134,26 @@ void expect_agree(std::vector<double> const& over_ranks, std::vector<double> con
     EXPECT_LT(largest_difference(over_ranks, alone), 1e-12) << what;
 }
 
+// text's dt = "auto" replaced by rank 0's dt as one process, on every rank.
+std::string with_dt(std::string const& text, double dt_of_rank_0)
+{
+  std::vector<char> bytes(sizeof(double));
+  std::copy_n(reinterpret_cast<char const*>(&dt_of_rank_0), sizeof(double), bytes.begin());
+  world->broadcast(bytes, 0);
+  double dt = 0;
+  std::copy_n(bytes.begin(), sizeof(double), reinterpret_cast<char*>(&dt));
+  char line[64];
+  std::snprintf(line, sizeof line, "dt = %.17g", dt);
+  return replaced(text, "dt = \"auto\"", line);
+}
+
 // text (with dt = "auto") on rank 0 alone, then over every rank with its dt. Fields bit for bit,
 // or, where a term sums over the ranks inside the step (matched ports), to rounding.
 void expect_same_run(std::string const& text, bool bit_for_bit = true)
 {
   Outcome alone;
   if (world->rank() == 0) alone = run(text, nullptr);
-  std::vector<char> dt_bytes(sizeof(double));
-  std::copy_n(reinterpret_cast<char const*>(&alone.plan.dt), sizeof(double), dt_bytes.begin());
-  world->broadcast(dt_bytes, 0);
-  double dt = 0;
-  std::copy_n(dt_bytes.begin(), sizeof(double), reinterpret_cast<char*>(&dt));
-  char dt_line[64];
-  std::snprintf(dt_line, sizeof dt_line, "dt = %.17g", dt);
-  auto const over_ranks = run(replaced(text, "dt = \"auto\"", dt_line), world);
+  auto const over_ranks = run(with_dt(text, alone.plan.dt), world);
   if (world->rank() != 0) return;
 
   ASSERT_TRUE(alone.record.complete);
@@ -171,14 +180,15 @@ TEST(Ranks, CylinderResonatorAsOneProcess)
   expect_same_run(text);
 }
 
-// A dielectric filling the box (eps_r = 2.25), 1.5 k tets.
+// A dielectric filling the box (eps_r = 2.25), 1.5 k tets, with the halo exchange waited for at the
+// end of each step instead of overlapped with the next step's Faraday.
 TEST(Ranks, DielectricCavityAsOneProcess)
 {
   auto text = input("cavity_dielectric.toml");
   text = replaced(text, "h = 0.045", "h = 0.12\nreproducible = true");
   text = replaced(text, "t_end = 500e-9", "steps = 150");
   text = replaced(text, "[time]\n", "[time]\ndt = \"auto\"\n");
-  text = replaced(text, "energy_every = 50", "energy_every = 10\nsnapshot_every = 75");
+  text = replaced(text, "energy_every = 50", "energy_every = 10\nsnapshot_every = 75\n[solver]\noverlap_halo = false");
   expect_same_run(text);
 }
 
@@ -242,6 +252,72 @@ energy_every = 10
 snapshot_every = 150
 )";
   expect_same_run(text, false);
+}
+
+// The first `ranks` ranks of the world, for this rank a communicator over them or nullptr.
+class FirstRanks {
+public:
+  explicit FirstRanks(int ranks)
+  {
+    MPI_Comm_split(MPI_COMM_WORLD, world->rank() < ranks ? 0 : MPI_UNDEFINED, world->rank(), &communicator_);
+    if (communicator_ != MPI_COMM_NULL) ranks_ = std::make_shared<dgatd::parallel::MpiCommunicator>(communicator_);
+  }
+  ~FirstRanks()
+  {
+    ranks_.reset();
+    if (communicator_ != MPI_COMM_NULL) MPI_Comm_free(&communicator_);
+  }
+  FirstRanks(FirstRanks const&) = delete;
+  FirstRanks& operator=(FirstRanks const&) = delete;
+  std::shared_ptr<dgatd::parallel::Communicator> const& ranks() const { return ranks_; }
+
+private:
+  MPI_Comm communicator_ = MPI_COMM_NULL;
+  std::shared_ptr<dgatd::parallel::Communicator> ranks_;
+};
+
+// A checkpoint is written in the whole mesh's numbering: one written over 2 ranks continues on rank 0
+// alone and over every rank (2 or 3) to the steps of the uninterrupted run.
+TEST(Ranks, CheckpointOfTwoRanksContinuesOnOtherRankCounts)
+{
+  auto text = input("cylinder_resonator.toml");
+  text = replaced(text, "h = 0.055", "h = 0.15");
+  text = replaced(text, "t_end = 600e-9", "steps = 150");
+  text = replaced(text, "energy_every = 50", "energy_every = 10\ncheckpoint_every = 100");
+  Outcome alone;
+  if (world->rank() == 0) alone = run(text, nullptr);
+  text = with_dt(text, alone.plan.dt);
+
+  // Rank 0's scratch directory holds the files of every run.
+  std::unique_ptr<ScratchDirectory> shared;
+  std::vector<char> directory;
+  if (world->rank() == 0) {
+    shared = std::make_unique<ScratchDirectory>("ranks_checkpoint");
+    auto const path = shared->path().string();
+    directory.assign(path.begin(), path.end());
+  }
+  world->broadcast(directory, 0);
+  std::string const dir(directory.begin(), directory.end());
+  {
+    FirstRanks const two(2);
+    if (two.ranks()) run(text, two.ranks(), dir + "/two.h5");
+  }
+  world->max(0); // the checkpoint is written before any rank reads it
+  std::string const checkpoint = dir + "/two.checkpoint.h5";
+  Outcome one;
+  if (world->rank() == 0) one = run(text, nullptr, dir + "/one.h5", checkpoint);
+  auto const all = run(text, world, dir + "/all.h5", checkpoint);
+  if (world->rank() != 0) return;
+
+  // The restarted runs record the steps after the checkpoint's, 100.
+  auto const& reference = alone.record.probes;
+  ASSERT_EQ(reference.size() % 150, 0u);
+  std::vector<double> const tail(reference.end() - static_cast<std::ptrdiff_t>(reference.size() / 150 * 50),
+                                 reference.end());
+  ASSERT_TRUE(one.record.complete);
+  ASSERT_TRUE(all.record.complete);
+  expect_agree(one.record.probes, tail, true, "restarted on rank 0 alone");
+  expect_agree(all.record.probes, tail, true, "restarted over every rank");
 }
 
 // One tet cannot be split: every rank stops with the same line, naming the mesh and the fix.

@@ -241,13 +241,45 @@ void faraday_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace,
   }
 }
 
+// Faraday on the tets of a list only: a run over several ranks steps the tets that read no halo
+// unknown while the halo messages fly, then the others (solver/halo_exchange.hpp).
+template <class Kernel>
+struct ListedTets {
+  Kernel kernel;
+  Kokkos::View<Index const*, typename Kernel::memory_space> tets;
+  KOKKOS_INLINE_FUNCTION void operator()(Index i) const { kernel(tets(i)); }
+};
+
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+void faraday_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace, TetLayout> const& ops,
+                    Fields<ExecutionSpace, TetLayout, FieldScalar> const& fields, FieldScalar dt,
+                    Kokkos::View<Index const*, typename ExecutionSpace::memory_space> const& tets)
+{
+  compat::ScopedRegion region("dgatd::Faraday");
+  using Policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<Index>>;
+  Policy const policy(space, 0, static_cast<Index>(tets.extent(0)));
+  if (ops.matrix_precision == MatrixPrecision::float32) {
+    using Kernel = FaradayKernel<ExecutionSpace, TetLayout, float, FieldScalar>;
+    Kokkos::parallel_for("dgatd::Faraday_listed", policy, ListedTets<Kernel>{Kernel(ops, fields, dt), tets});
+  } else {
+    using Kernel = FaradayKernel<ExecutionSpace, TetLayout, double, FieldScalar>;
+    Kokkos::parallel_for("dgatd::Faraday_listed", policy, ListedTets<Kernel>{Kernel(ops, fields, dt), tets});
+  }
+}
+
 // The library compiles the update on its instance spaces for both tet layouts and double fields
 // (dgatd/instances.hpp), so the benchmarks and tests that call it link those.
 #define DGATD_FARADAY_UPDATE_INSTANCES(PREFIX, SPACE)                                                                  \
   PREFIX template void faraday_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutLeft> const&,                 \
                                       Fields<SPACE, Kokkos::LayoutLeft, Real> const&, Real);                           \
   PREFIX template void faraday_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutRight> const&,                \
-                                      Fields<SPACE, Kokkos::LayoutRight, Real> const&, Real);
+                                      Fields<SPACE, Kokkos::LayoutRight, Real> const&, Real);                          \
+  PREFIX template void faraday_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutLeft> const&,                 \
+                                      Fields<SPACE, Kokkos::LayoutLeft, Real> const&, Real,                            \
+                                      Kokkos::View<Index const*, SPACE::memory_space> const&);                         \
+  PREFIX template void faraday_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutRight> const&,                \
+                                      Fields<SPACE, Kokkos::LayoutRight, Real> const&, Real,                           \
+                                      Kokkos::View<Index const*, SPACE::memory_space> const&);
 DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_FARADAY_UPDATE_INSTANCES, extern)
 
 } // namespace dgatd::kernels

@@ -82,8 +82,10 @@ private:
 
 // What a formulation needs to step one rank's part of a problem over several ranks
 // (parallel/decomposition.hpp): the halo exchange, what this rank owns (its sums count those), the
-// stability bound's start field, and for snapshots the whole mesh's id of each local edge and face
-// this rank owns (-1 for the others).
+// stability bound's start field, for snapshots the whole mesh's id of each local edge and face this
+// rank owns (-1 for the others), and for checkpoints in the whole mesh's numbering the global
+// unknown of each local one (-1 for the zero slot's) with the ones this rank owns, and the global id
+// of each local tet.
 struct Distribution {
   std::shared_ptr<parallel::Communicator> communicator;
   parallel::HaloPlan halo;
@@ -94,6 +96,12 @@ struct Distribution {
   std::vector<Index> owned_face_global;
   Index global_edges = 0;
   Index global_faces = 0;
+  std::vector<Index> unknown_global;
+  std::vector<char> owned_unknowns;
+  std::vector<Index> tet_global;
+  Index global_unknowns = 0; // with the whole layout's zero slot
+  Index global_tets = 0;
+  bool overlap_halo = true; // FractionedLeapfrog::distribute
 };
 
 // One rank's halo exchange: the values it sends per step and the wall time its exchanges took so far.
@@ -125,8 +133,9 @@ public:
 
   // Makes this the formulation of one rank of a run over several ranks, after its sources are added
   // (fractioned only). Collective, as are from then on step_with_energy, estimate_stability,
-  // take_probe_samples (each probe read on one rank, summed over all) and shared_fields (in the whole
-  // mesh's numbering).
+  // take_probe_samples (each probe read on one rank, summed over all), and shared_fields and state
+  // (both in the whole mesh's numbering, so a state saved over N ranks restores over any number;
+  // the terms' state must then be the same on every rank: ports' histories, no layers).
   virtual void distribute(Distribution distribution) = 0;
   // This rank's halo exchange (zero in one process).
   virtual HaloStatistics halo() const { return {}; }

@@ -105,30 +105,58 @@ public:
   {
     FormulationState s = Base::state();
     s.auxiliary = this->leapfrog_.auxiliary_state();
-    return s;
+    return distribution_.communicator ? whole_state(s) : s;
   }
   bool accepts(FormulationState const& s) const override
   {
     auto const& ops = this->leapfrog_.operators();
+    auto const& d = distribution_;
+    auto const unknowns = d.communicator ? d.global_unknowns : ops.num_unknowns;
+    auto const tets = d.communicator ? d.global_tets : ops.num_tets;
     return s.kind == FormulationKind::fractioned && s.step >= 0 &&
-           s.e_unknowns.size() == static_cast<std::size_t>(ops.num_unknowns) &&
-           s.h_unknowns.size() == 4 * static_cast<std::size_t>(ops.num_tets) &&
+           s.e_unknowns.size() == static_cast<std::size_t>(unknowns) &&
+           s.h_unknowns.size() == 4 * static_cast<std::size_t>(tets) &&
            s.auxiliary.size() == this->leapfrog_.auxiliary_size(s.step);
   }
+  // Over several ranks every local unknown and tet, halo ones included, takes its global value, so
+  // the parts agree without an exchange.
   void restore(FormulationState const& s) override
   {
-    Base::restore(s);
+    if (!distribution_.communicator) {
+      Base::restore(s);
+    } else {
+      auto const& d = distribution_;
+      std::vector<double> u(d.unknown_global.size(), 0.0), f(4 * d.tet_global.size());
+      for (std::size_t i = 0; i < u.size(); ++i)
+        if (d.unknown_global[i] >= 0) u[i] = s.e_unknowns[d.unknown_global[i]];
+      for (std::size_t t = 0; t < d.tet_global.size(); ++t)
+        for (int j = 0; j < 4; ++j) f[4 * t + j] = s.h_unknowns[4 * static_cast<std::size_t>(d.tet_global[t]) + j];
+      this->leapfrog_.set_state(u, f, s.step);
+    }
     this->leapfrog_.set_auxiliary_state(s.auxiliary);
   }
   bool has_energy() const override { return true; }
   double step_with_energy() override { return this->leapfrog_.step_with_energy(); }
-  void record_probes() override { this->probes_.record(this->leapfrog_.fields()); }
+  // A rank that reads a probe finishes the step's halo exchange first; the others read zeros.
+  void record_probes() override
+  {
+    if (reads_probes_) this->leapfrog_.complete_exchange();
+    this->probes_.record(this->leapfrog_.fields());
+  }
+  void set_probes(std::vector<ProbeStencil> const& probes) override
+  {
+    Base::set_probes(probes);
+    reads_probes_ = false;
+    for (auto const& probe : probes)
+      for (int k = 0; k < 12; ++k) reads_probes_ = reads_probes_ || norm(probe.w[k]) > 0 || norm(probe.w_dual[k]) > 0;
+  }
 
   void distribute(Distribution distribution) override
   {
     distribution_ = std::move(distribution);
     this->leapfrog_.distribute(distribution_.communicator, distribution_.halo, distribution_.owned_blocks,
-                               distribution_.owned_tets, std::move(distribution_.lanczos_start));
+                               distribution_.owned_tets, std::move(distribution_.lanczos_start),
+                               distribution_.overlap_halo);
   }
   HaloStatistics halo() const override { return this->leapfrog_.halo(); }
   // A probe reads zero on every rank but the one that holds it.
@@ -158,8 +186,28 @@ public:
   }
 
 private:
+  // The state of this rank's part in the whole mesh's numbering, summed over the ranks from what
+  // each owns; the terms' state is the same on every rank.
+  FormulationState whole_state(FormulationState local) const
+  {
+    auto const& d = distribution_;
+    FormulationState whole = local;
+    whole.e_unknowns.assign(d.global_unknowns, 0.0);
+    whole.h_unknowns.assign(4 * static_cast<std::size_t>(d.global_tets), 0.0);
+    for (std::size_t i = 0; i < d.unknown_global.size(); ++i)
+      if (d.owned_unknowns[i] && d.unknown_global[i] >= 0) whole.e_unknowns[d.unknown_global[i]] = local.e_unknowns[i];
+    for (std::size_t t = 0; t < d.tet_global.size(); ++t)
+      if (d.owned_tets[t])
+        for (int j = 0; j < 4; ++j)
+          whole.h_unknowns[4 * static_cast<std::size_t>(d.tet_global[t]) + j] = local.h_unknowns[4 * t + j];
+    d.communicator->sum(whole.e_unknowns.data(), whole.e_unknowns.size());
+    d.communicator->sum(whole.h_unknowns.data(), whole.h_unknowns.size());
+    return whole;
+  }
+
   std::vector<MatchedPort<ExecutionSpace> const*> ports_;
   Distribution distribution_;
+  bool reads_probes_ = false;
 };
 
 template <class ExecutionSpace>

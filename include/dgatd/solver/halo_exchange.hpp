@@ -4,6 +4,11 @@
 // values of the rank that owns the block, so the next Faraday reads on every tet of the part what
 // the one-process run reads. Packed and unpacked on the device; the messages go through host
 // buffers (a copy each way on a GPU; none on a host backend).
+//
+// With overlap, the end of a step only starts the exchange; the next step's Faraday runs first on
+// the tets that read no halo unknown (interior_tets), then the leapfrog finishes the exchange and
+// steps the rim tets. Anything else that reads the fields between two steps (probes on this rank,
+// snapshots, the state) finishes it first (FractionedLeapfrog::complete_exchange).
 
 #include "dgatd/kernels/small_kernels.hpp"
 #include "dgatd/kernels/upload.hpp"
@@ -26,19 +31,29 @@ public:
   using memory_space = typename ExecutionSpace::memory_space;
   using Context = typename Term<ExecutionSpace, TetLayout>::Context;
   using Vector = Kokkos::View<Real*, memory_space>;
+  using TetList = Kokkos::View<Index const*, memory_space>;
 
-  HaloExchange(std::shared_ptr<parallel::Communicator> communicator, parallel::HaloPlan const& plan)
-      : communicator_(std::move(communicator)), neighbours_(plan.neighbours),
+  HaloExchange(std::shared_ptr<parallel::Communicator> communicator, parallel::HaloPlan const& plan, bool overlap)
+      : communicator_(std::move(communicator)), neighbours_(plan.neighbours), overlap_(overlap),
         send_dofs_(kernels::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::halo_send_dofs", plan.send_dofs)),
         receive_dofs_(
             kernels::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::halo_receive_dofs", plan.receive_dofs)),
+        interior_tets_(
+            kernels::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::interior_tets", plan.interior_tets)),
+        rim_tets_(kernels::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::rim_tets", plan.rim_tets)),
         send_("dgatd::halo_send", plan.send_dofs.size()), receive_("dgatd::halo_receive", plan.receive_dofs.size()),
         send_host_(Kokkos::create_mirror_view(send_)), receive_host_(Kokkos::create_mirror_view(receive_))
   {
   }
 
-  // u's halo unknowns from their owners; collective.
+  // u's halo unknowns from their owners, now; collective.
   void exchange(ExecutionSpace const& space, Vector const& u)
+  {
+    start(space, u);
+    finish(space, u);
+  }
+  // Posts the messages of u's owned values the neighbours hold; collective.
+  void start(ExecutionSpace const& space, Vector const& u)
   {
     Kokkos::Timer timer;
     kernels::for_each("dgatd::halo_pack", space, send_.extent(0),
@@ -46,12 +61,25 @@ public:
     Kokkos::deep_copy(space, send_host_, send_);
     space.fence();
     communicator_->start_exchange(neighbours_, send_host_.data(), receive_host_.data());
+    pending_ = true;
+    seconds_ += timer.seconds();
+  }
+  // Waits for the messages started and writes the halo unknowns of u; nothing when none are pending.
+  void finish(ExecutionSpace const& space, Vector const& u)
+  {
+    if (!pending_) return;
+    Kokkos::Timer timer;
     communicator_->finish_exchange();
+    pending_ = false;
     Kokkos::deep_copy(space, receive_, receive_host_);
     kernels::for_each("dgatd::halo_unpack", space, receive_.extent(0),
                       kernels::ScatterSet<memory_space>{receive_dofs_, receive_, u, 1.0});
+    space.fence();
     seconds_ += timer.seconds();
   }
+  bool pending() const { return pending_; }
+  TetList interior_tets() const { return interior_tets_; }
+  TetList rim_tets() const { return rim_tets_; }
 
   std::string name() const override { return "halo_exchange"; }
   // Per value sent: its index, u^ read, the buffer written and read; per value received: the same
@@ -62,17 +90,23 @@ public:
     return values * static_cast<std::int64_t>(sizeof(Index) + 3 * sizeof(Real));
   }
   std::size_t values_sent() const { return send_.extent(0); }
-  // Wall time in exchanges so far: packing, copies, messages and the wait for the neighbours (which
-  // holds what a slower neighbour takes longer), to the unpacking launched.
+  // Wall time this rank spent in exchanges so far, outside the work they overlap: packing, copies,
+  // posting, and the wait for the messages (which holds what a slower neighbour takes longer).
   double seconds() const { return seconds_; }
 
   void reset(Context const& c) override { exchange(c.space, c.fields.u); }
-  void end_step(Context const& c) override { exchange(c.space, c.fields.u); }
+  void end_step(Context const& c) override
+  {
+    start(c.space, c.fields.u);
+    if (!overlap_) finish(c.space, c.fields.u);
+  }
 
 private:
   std::shared_ptr<parallel::Communicator> communicator_;
   std::vector<parallel::NeighbourExchange> neighbours_;
-  Kokkos::View<Index*, memory_space> send_dofs_, receive_dofs_;
+  bool overlap_;
+  bool pending_ = false;
+  Kokkos::View<Index*, memory_space> send_dofs_, receive_dofs_, interior_tets_, rim_tets_;
   Vector send_, receive_;
   typename Vector::host_mirror_type send_host_, receive_host_;
   double seconds_ = 0;

@@ -92,10 +92,18 @@ public:
   // exchange joins the terms (and runs once now), energies and the stability bound's sums count what
   // this rank owns and are summed over the ranks, and the bound starts from the one-process run's
   // field (lanczos_start: u^ of the local unknowns). Collective.
+  // overlap_halo: each step's exchange flies while Faraday steps the tets that read no halo unknown.
   void distribute(std::shared_ptr<parallel::Communicator> communicator, parallel::HaloPlan const& plan,
                   std::vector<char> const& owned_blocks, std::vector<char> const& owned_tets,
-                  std::vector<double> lanczos_start);
+                  std::vector<double> lanczos_start, bool overlap_halo);
   bool distributed() const { return halo_ != nullptr; }
+  // Finishes an overlapped halo exchange still in flight, so that every unknown of the part holds its
+  // value between two steps (state, probes, snapshots call it); collective, and nothing in one
+  // process. Only the halo unknowns change, to what they stand for.
+  void complete_exchange() const
+  {
+    if (halo_) halo_->finish(space_, fields_.u);
+  }
   // This rank's halo exchange: the values it sends per step and its time so far (zero in one process).
   HaloStatistics halo() const
   {
@@ -205,6 +213,7 @@ FractionedLeapfrog<ExecutionSpace, TetLayout>::FractionedLeapfrog(ExecutionSpace
 template <class ExecutionSpace, class TetLayout>
 void FractionedLeapfrog<ExecutionSpace, TetLayout>::state(std::vector<double>& u, std::vector<double>& f) const
 {
+  complete_exchange();
   auto const host_u = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fields_.u);
   auto const host_f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fields_.f);
   u.assign(host_u.data(), host_u.data() + host_u.size());
@@ -217,6 +226,7 @@ template <class ExecutionSpace, class TetLayout>
 void FractionedLeapfrog<ExecutionSpace, TetLayout>::set_state(std::vector<double> const& u,
                                                               std::vector<double> const& f, std::int64_t steps)
 {
+  complete_exchange();
   Kokkos::deep_copy(fields_.u, kernels::upload_flat<Kokkos::View<Real*, memory_space>>("dgatd::u_state", u));
   auto host_f = Kokkos::create_mirror_view(fields_.f);
   for (std::size_t t = 0; t < host_f.extent(0); ++t)
@@ -228,6 +238,7 @@ void FractionedLeapfrog<ExecutionSpace, TetLayout>::set_state(std::vector<double
 template <class ExecutionSpace, class TetLayout>
 void FractionedLeapfrog<ExecutionSpace, TetLayout>::set_initial_field(std::vector<double> const& u)
 {
+  complete_exchange();
   Kokkos::deep_copy(fields_.u, kernels::upload_flat<Kokkos::View<Real*, memory_space>>("dgatd::u_init", u));
   Kokkos::deep_copy(fields_.f, 0.0);
   steps_ = 0;
@@ -239,7 +250,7 @@ void FractionedLeapfrog<ExecutionSpace, TetLayout>::distribute(std::shared_ptr<p
                                                                parallel::HaloPlan const& plan,
                                                                std::vector<char> const& owned_blocks,
                                                                std::vector<char> const& owned_tets,
-                                                               std::vector<double> lanczos_start)
+                                                               std::vector<double> lanczos_start, bool overlap_halo)
 {
   if (halo_) throw std::logic_error("FractionedLeapfrog::distribute called twice");
   if (owned_blocks.size() != static_cast<std::size_t>(ops_.num_blocks) ||
@@ -257,7 +268,8 @@ void FractionedLeapfrog<ExecutionSpace, TetLayout>::distribute(std::shared_ptr<p
   lanczos_start_ = std::move(lanczos_start);
   communicator_ = communicator;
   for (auto& term : terms_) term->distribute(*communicator_, context());
-  halo_ = &add_term(std::make_unique<HaloExchange<ExecutionSpace, TetLayout>>(std::move(communicator), plan));
+  halo_ =
+      &add_term(std::make_unique<HaloExchange<ExecutionSpace, TetLayout>>(std::move(communicator), plan, overlap_halo));
 }
 
 template <class ExecutionSpace, class TetLayout>
@@ -273,6 +285,7 @@ StabilityBound FractionedLeapfrog<ExecutionSpace, TetLayout>::estimate_stability
                                                                                  std::uint64_t seed)
 {
   if (!halo_) return solver::estimate_stability(space_, ops_, tolerance, max_iterations, seed);
+  complete_exchange();
   DistributedLanczos<memory_space> distributed;
   distributed.communicator = communicator_.get();
   distributed.owned_rows = owned_rows_;
@@ -301,7 +314,13 @@ double FractionedLeapfrog<ExecutionSpace, TetLayout>::advance(bool with_energy)
     Kokkos::deep_copy(space_, f_previous_, fields_.f);
   }
   at(&TermType::before_faraday, c);
-  kernels::faraday_update(space_, ops_, fields_, dt_);
+  if (halo_ && halo_->pending()) {
+    kernels::faraday_update(space_, ops_, fields_, dt_, halo_->interior_tets());
+    halo_->finish(space_, fields_.u);
+    kernels::faraday_update(space_, ops_, fields_, dt_, halo_->rim_tets());
+  } else {
+    kernels::faraday_update(space_, ops_, fields_, dt_);
+  }
   // A domain-decomposed run exchanges here, as a term: the edge pieces Faraday (and the layers'
   // correction) left for the tets around vertices shared with other ranks, before Ampere's
   // dual-curl pass sums them per edge.

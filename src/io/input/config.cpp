@@ -485,6 +485,7 @@ SolverConfig read_solver(TableReader const& t)
                                                                              : dgatd::kernels::MatrixPrecision::float64;
     solver.precision_line = t.line("precision");
   }
+  solver.overlap_halo = t.boolean("overlap_halo", true);
   return solver;
 }
 
@@ -753,8 +754,8 @@ Config parse_config(std::string const& text, std::string const& name, std::strin
   }
 
   if (tables.count("solver"))
-    config.solver =
-        read_solver(TableReader(name, *tables["solver"], "[solver]", {"formulation", "backend", "precision"}));
+    config.solver = read_solver(
+        TableReader(name, *tables["solver"], "[solver]", {"formulation", "backend", "precision", "overlap_halo"}));
   return config;
 }
 

@@ -114,6 +114,9 @@ struct SolverConfig {
   kernels::MatrixPrecision precision = kernels::MatrixPrecision::float64;
   int precision_line = 0; // for messages about a precision the run cannot take
   Backend backend = Backend::default_space;
+  // Over several ranks: step Faraday on the tets that read no other rank's unknowns while the halo
+  // messages fly (docs/parallel.md); false waits for them at the end of each step.
+  bool overlap_halo = true;
 };
 
 struct Config {
