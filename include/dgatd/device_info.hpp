@@ -29,4 +29,7 @@ inline std::string compute_capability(DeviceInfo const& device)
 // Describes the device of Kokkos' default execution space. Callable before Kokkos::initialize.
 DeviceInfo describe_default_device(int device_id = 0);
 
+// The GPUs this process sees (CUDA builds; 0 on host builds). Callable before Kokkos::initialize.
+int visible_device_count();
+
 } // namespace dgatd

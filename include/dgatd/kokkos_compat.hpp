@@ -46,4 +46,7 @@ std::string enabled_execution_spaces();
 // The thread-count option: --kokkos-num-threads from 3.7, --kokkos-threads before.
 std::string translate_kokkos_argument(std::string const& argument);
 
+// The option that picks GPU id: --kokkos-device-id from 3.7, --kokkos-device before.
+std::string device_id_argument(int id);
+
 } // namespace dgatd::compat

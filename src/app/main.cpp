@@ -16,6 +16,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -76,6 +77,23 @@ std::string device_line(dgatd::DeviceInfo const& device, dgatd::CudaCompatibilit
   if (code.rfind("sm_", 0) == 0) line += ", running machine code " + code;
   if (code.rfind("compute_", 0) == 0) line += ", running PTX " + code + " compiled by the driver";
   return line + "; GPU code compiled in: " + device.compiled_architectures;
+}
+
+// Whether the command line or the environment picks the GPU.
+bool device_chosen(std::vector<std::string> const& kokkos_arguments)
+{
+  for (auto const& argument : kokkos_arguments)
+    if (argument.rfind("--kokkos-device-id=", 0) == 0 || argument.rfind("--kokkos-device=", 0) == 0) return true;
+  return std::getenv("KOKKOS_DEVICE_ID") != nullptr;
+}
+
+// This rank's place among the ranks of its node, as Open MPI, MPICH (Hydra) or Slurm says; 0 when
+// none does.
+int node_local_rank()
+{
+  for (char const* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+    if (char const* value = std::getenv(name)) return std::max(0, std::atoi(value));
+  return 0;
 }
 
 // Where an MPI launcher started this process as one of several ranks: Open MPI's mpirun sets
@@ -193,6 +211,12 @@ int main(int argc, char* argv[])
   // warning on every start that OMP_PROC_BIND is unset.
   if (std::getenv("OMP_PROC_BIND") == nullptr) setenv("OMP_PROC_BIND", "false", 0);
 
+  // One rank per GPU: ranks on one node take the node's GPUs in turn by their node-local rank,
+  // unless the GPU is chosen (--kokkos-device-id, KOKKOS_DEVICE_ID).
+  if (launched && !device_chosen(kokkos_arguments)) {
+    int const devices = dgatd::visible_device_count();
+    if (devices > 1) kokkos_arguments.push_back(dgatd::compat::device_id_argument(node_local_rank() % devices));
+  }
   auto const device = dgatd::describe_default_device(requested_device_id(kokkos_arguments));
   auto const compatibility = dgatd::check_device_compatibility(device);
   if (auto const problem = dgatd::start_up_problem(device, compatibility)) {

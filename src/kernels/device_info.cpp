@@ -63,6 +63,16 @@ std::int64_t host_memory_bytes()
 } // namespace
 #endif
 
+int visible_device_count()
+{
+#if defined(KOKKOS_ENABLE_CUDA)
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+#else
+  return 0;
+#endif
+}
+
 DeviceInfo describe_default_device([[maybe_unused]] int device_id)
 {
   DeviceInfo info;

@@ -20,6 +20,15 @@ std::string enabled_execution_spaces()
   return names;
 }
 
+std::string device_id_argument(int id)
+{
+#if KOKKOS_VERSION < 30700
+  return "--kokkos-device=" + std::to_string(id);
+#else
+  return "--kokkos-device-id=" + std::to_string(id);
+#endif
+}
+
 std::string translate_kokkos_argument(std::string const& argument)
 {
 #if KOKKOS_VERSION < 30700

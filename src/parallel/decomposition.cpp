@@ -180,9 +180,8 @@ HaloPlan make_halo_plan(Communicator const& communicator, MeshPart const& part, 
   }
   for (Index t = 0; t < part.mesh.num_tets(); ++t) {
     auto const& v = part.mesh.tets[t];
-    bool const interior =
-        part.owns_vertex[v[0]] && part.owns_vertex[v[1]] && part.owns_vertex[v[2]] && part.owns_vertex[v[3]];
-    (interior ? plan.interior_tets : plan.rim_tets).push_back(t);
+    if (!(part.owns_vertex[v[0]] && part.owns_vertex[v[1]] && part.owns_vertex[v[2]] && part.owns_vertex[v[3]]))
+      plan.rim_tets.push_back(t);
   }
   return plan;
 }

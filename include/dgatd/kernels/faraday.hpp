@@ -241,14 +241,41 @@ void faraday_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace,
   }
 }
 
-// Faraday on the tets of a list only: a run over several ranks steps the tets that read no halo
-// unknown while the halo messages fly, then the others (solver/halo_exchange.hpp).
+// Faraday on some tets only: a run over several ranks steps the tets that read no halo unknown while
+// the halo messages fly (every tet but those flagged, in order: no indirection for the many), then
+// the others (a list of the few; solver/halo_exchange.hpp).
 template <class Kernel>
 struct ListedTets {
   Kernel kernel;
   Kokkos::View<Index const*, typename Kernel::memory_space> tets;
   KOKKOS_INLINE_FUNCTION void operator()(Index i) const { kernel(tets(i)); }
 };
+template <class Kernel>
+struct UnflaggedTets {
+  Kernel kernel;
+  Kokkos::View<char const*, typename Kernel::memory_space> flagged;
+  KOKKOS_INLINE_FUNCTION void operator()(Index t) const
+  {
+    if (!flagged(t)) kernel(t);
+  }
+};
+
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+void faraday_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace, TetLayout> const& ops,
+                    Fields<ExecutionSpace, TetLayout, FieldScalar> const& fields, FieldScalar dt,
+                    Kokkos::View<char const*, typename ExecutionSpace::memory_space> const& skipped)
+{
+  compat::ScopedRegion region("dgatd::Faraday");
+  if (ops.matrix_precision == MatrixPrecision::float32) {
+    using Kernel = FaradayKernel<ExecutionSpace, TetLayout, float, FieldScalar>;
+    Kernel const kernel(ops, fields, dt);
+    Kokkos::parallel_for("dgatd::Faraday_unflagged", kernel.policy(space), UnflaggedTets<Kernel>{kernel, skipped});
+  } else {
+    using Kernel = FaradayKernel<ExecutionSpace, TetLayout, double, FieldScalar>;
+    Kernel const kernel(ops, fields, dt);
+    Kokkos::parallel_for("dgatd::Faraday_unflagged", kernel.policy(space), UnflaggedTets<Kernel>{kernel, skipped});
+  }
+}
 
 template <class ExecutionSpace, class TetLayout, class FieldScalar>
 void faraday_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace, TetLayout> const& ops,
@@ -279,7 +306,13 @@ void faraday_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace,
                                       Kokkos::View<Index const*, SPACE::memory_space> const&);                         \
   PREFIX template void faraday_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutRight> const&,                \
                                       Fields<SPACE, Kokkos::LayoutRight, Real> const&, Real,                           \
-                                      Kokkos::View<Index const*, SPACE::memory_space> const&);
+                                      Kokkos::View<Index const*, SPACE::memory_space> const&);                         \
+  PREFIX template void faraday_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutLeft> const&,                 \
+                                      Fields<SPACE, Kokkos::LayoutLeft, Real> const&, Real,                            \
+                                      Kokkos::View<char const*, SPACE::memory_space> const&);                          \
+  PREFIX template void faraday_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutRight> const&,                \
+                                      Fields<SPACE, Kokkos::LayoutRight, Real> const&, Real,                           \
+                                      Kokkos::View<char const*, SPACE::memory_space> const&);
 DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_FARADAY_UPDATE_INSTANCES, extern)
 
 } // namespace dgatd::kernels

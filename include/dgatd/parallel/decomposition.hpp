@@ -62,9 +62,8 @@ struct HaloPlan {
   std::vector<NeighbourExchange> neighbours;
   std::vector<Index> send_dofs;
   std::vector<Index> receive_dofs;
-  // The part's tets that read no halo unknown (all four vertices owned here), which Faraday can step
-  // while the messages fly, and the others (rim tets), ascending.
-  std::vector<Index> interior_tets;
+  // The part's tets that read a halo unknown (a vertex owned elsewhere), ascending: Faraday steps
+  // the others while the messages fly.
   std::vector<Index> rim_tets;
 };
 HaloPlan make_halo_plan(Communicator const& communicator, MeshPart const& part, mesh::Topology const& local,

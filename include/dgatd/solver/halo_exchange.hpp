@@ -6,8 +6,8 @@
 // buffers (a copy each way on a GPU; none on a host backend).
 //
 // With overlap, the end of a step only starts the exchange; the next step's Faraday runs first on
-// the tets that read no halo unknown (interior_tets), then the leapfrog finishes the exchange and
-// steps the rim tets. Anything else that reads the fields between two steps (probes on this rank,
+// the tets that read no halo unknown (all but the flagged rim tets), then the leapfrog finishes the
+// exchange and steps the rim tets. Anything else that reads the fields between two steps (probes on this rank,
 // snapshots, the state) finishes it first (FractionedLeapfrog::complete_exchange).
 
 #include "dgatd/kernels/small_kernels.hpp"
@@ -33,14 +33,16 @@ public:
   using Vector = Kokkos::View<Real*, memory_space>;
   using TetList = Kokkos::View<Index const*, memory_space>;
 
-  HaloExchange(std::shared_ptr<parallel::Communicator> communicator, parallel::HaloPlan const& plan, bool overlap)
+  // num_tets: the part's tets, for the rim flags.
+  HaloExchange(std::shared_ptr<parallel::Communicator> communicator, parallel::HaloPlan const& plan, bool overlap,
+               Index num_tets)
       : communicator_(std::move(communicator)), neighbours_(plan.neighbours), overlap_(overlap),
         send_dofs_(kernels::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::halo_send_dofs", plan.send_dofs)),
         receive_dofs_(
             kernels::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::halo_receive_dofs", plan.receive_dofs)),
-        interior_tets_(
-            kernels::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::interior_tets", plan.interior_tets)),
         rim_tets_(kernels::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::rim_tets", plan.rim_tets)),
+        rim_flags_(
+            kernels::upload_flat<Kokkos::View<char*, memory_space>>("dgatd::rim_flags", rim_flags(plan, num_tets))),
         send_("dgatd::halo_send", plan.send_dofs.size()), receive_("dgatd::halo_receive", plan.receive_dofs.size()),
         send_host_(Kokkos::create_mirror_view(send_)), receive_host_(Kokkos::create_mirror_view(receive_))
   {
@@ -78,8 +80,9 @@ public:
     seconds_ += timer.seconds();
   }
   bool pending() const { return pending_; }
-  TetList interior_tets() const { return interior_tets_; }
+  // The rim tets, listed and flagged per tet.
   TetList rim_tets() const { return rim_tets_; }
+  Kokkos::View<char const*, memory_space> rim_flags() const { return rim_flags_; }
 
   std::string name() const override { return "halo_exchange"; }
   // Per value sent: its index, u^ read, the buffer written and read; per value received: the same
@@ -102,11 +105,19 @@ public:
   }
 
 private:
+  static std::vector<char> rim_flags(parallel::HaloPlan const& plan, Index num_tets)
+  {
+    std::vector<char> flags(num_tets, 0);
+    for (Index t : plan.rim_tets) flags[t] = 1;
+    return flags;
+  }
+
   std::shared_ptr<parallel::Communicator> communicator_;
   std::vector<parallel::NeighbourExchange> neighbours_;
   bool overlap_;
   bool pending_ = false;
-  Kokkos::View<Index*, memory_space> send_dofs_, receive_dofs_, interior_tets_, rim_tets_;
+  Kokkos::View<Index*, memory_space> send_dofs_, receive_dofs_, rim_tets_;
+  Kokkos::View<char*, memory_space> rim_flags_;
   Vector send_, receive_;
   typename Vector::host_mirror_type send_host_, receive_host_;
   double seconds_ = 0;

@@ -268,8 +268,8 @@ void FractionedLeapfrog<ExecutionSpace, TetLayout>::distribute(std::shared_ptr<p
   lanczos_start_ = std::move(lanczos_start);
   communicator_ = communicator;
   for (auto& term : terms_) term->distribute(*communicator_, context());
-  halo_ =
-      &add_term(std::make_unique<HaloExchange<ExecutionSpace, TetLayout>>(std::move(communicator), plan, overlap_halo));
+  halo_ = &add_term(std::make_unique<HaloExchange<ExecutionSpace, TetLayout>>(std::move(communicator), plan,
+                                                                              overlap_halo, ops_.num_tets));
 }
 
 template <class ExecutionSpace, class TetLayout>
@@ -315,7 +315,7 @@ double FractionedLeapfrog<ExecutionSpace, TetLayout>::advance(bool with_energy)
   }
   at(&TermType::before_faraday, c);
   if (halo_ && halo_->pending()) {
-    kernels::faraday_update(space_, ops_, fields_, dt_, halo_->interior_tets());
+    kernels::faraday_update(space_, ops_, fields_, dt_, halo_->rim_flags());
     halo_->finish(space_, fields_.u);
     kernels::faraday_update(space_, ops_, fields_, dt_, halo_->rim_tets());
   } else {
