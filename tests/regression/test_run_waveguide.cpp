@@ -31,10 +31,13 @@ std::string number(double x)
 
 std::string waveguide_config(std::string const& waveform, double t_end)
 {
+  // The classic mesher's mesh is the same on every run; HXT's varies, and with it this guide's phase
+  // error, between 0.2 and 2.2 %.
   return R"([mesh]
 generate = "waveguide"
 size = [0.05, 0.025, 0.6]
 h = 0.004
+reproducible = true
 
 [boundary]
 pec = "*"
