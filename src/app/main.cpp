@@ -50,9 +50,9 @@ public:
 };
 #endif
 
-// The GPU Kokkos will be asked to use: --kokkos-device-id (--kokkos-device before 3.7), else
-// KOKKOS_DEVICE_ID, else 0. Anything unparsable is left for Kokkos to reject.
-int requested_device_id(std::vector<std::string> const& kokkos_arguments)
+// The GPU the user picked: --kokkos-device-id (--kokkos-device before 3.7), else KOKKOS_DEVICE_ID;
+// nothing when neither says.
+std::optional<std::string> chosen_device(std::vector<std::string> const& kokkos_arguments)
 {
   std::optional<std::string> value;
   for (auto const& argument : kokkos_arguments) {
@@ -63,6 +63,14 @@ int requested_device_id(std::vector<std::string> const& kokkos_arguments)
   if (!value) {
     if (char const* environment = std::getenv("KOKKOS_DEVICE_ID")) value = environment;
   }
+  return value;
+}
+
+// The GPU Kokkos will be asked to use: the chosen one, else 0. Anything unparsable is left for
+// Kokkos to reject.
+int requested_device_id(std::vector<std::string> const& kokkos_arguments)
+{
+  auto const value = chosen_device(kokkos_arguments);
   if (!value) return 0;
   char* end = nullptr;
   long const id = std::strtol(value->c_str(), &end, 10);
@@ -77,14 +85,6 @@ std::string device_line(dgatd::DeviceInfo const& device, dgatd::CudaCompatibilit
   if (code.rfind("sm_", 0) == 0) line += ", running machine code " + code;
   if (code.rfind("compute_", 0) == 0) line += ", running PTX " + code + " compiled by the driver";
   return line + "; GPU code compiled in: " + device.compiled_architectures;
-}
-
-// Whether the command line or the environment picks the GPU.
-bool device_chosen(std::vector<std::string> const& kokkos_arguments)
-{
-  for (auto const& argument : kokkos_arguments)
-    if (argument.rfind("--kokkos-device-id=", 0) == 0 || argument.rfind("--kokkos-device=", 0) == 0) return true;
-  return std::getenv("KOKKOS_DEVICE_ID") != nullptr;
 }
 
 // This rank's place among the ranks of its node, as Open MPI, MPICH (Hydra) or Slurm says; 0 when
@@ -213,7 +213,7 @@ int main(int argc, char* argv[])
 
   // One rank per GPU: ranks on one node take the node's GPUs in turn by their node-local rank,
   // unless the GPU is chosen (--kokkos-device-id, KOKKOS_DEVICE_ID).
-  if (launched && !device_chosen(kokkos_arguments)) {
+  if (launched && !chosen_device(kokkos_arguments)) {
     int const devices = dgatd::visible_device_count();
     if (devices > 1) kokkos_arguments.push_back(dgatd::compat::device_id_argument(node_local_rank() % devices));
   }

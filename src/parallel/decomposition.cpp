@@ -186,6 +186,19 @@ HaloPlan make_halo_plan(Communicator const& communicator, MeshPart const& part, 
   return plan;
 }
 
+std::vector<double> sum_owned(Communicator const& communicator, std::vector<double> const& local,
+                              std::vector<Index> const& global, std::vector<char> const& owned, std::size_t whole,
+                              std::size_t width)
+{
+  std::vector<double> values(whole * width, 0.0);
+  for (std::size_t i = 0; i < global.size(); ++i)
+    if (global[i] >= 0 && (owned.empty() || owned[i]))
+      std::copy_n(local.begin() + static_cast<std::ptrdiff_t>(i * width), width,
+                  values.begin() + static_cast<std::ptrdiff_t>(global[i] * width));
+  communicator.sum(values.data(), values.size());
+  return values;
+}
+
 namespace {
 
 class Packer {

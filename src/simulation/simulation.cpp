@@ -121,6 +121,7 @@ struct Simulation::Impl {
   std::shared_ptr<parallel::Communicator> communicator;
   bool over_ranks = false;
   Problem whole;
+  Index whole_free_unknowns = 0;                                      // of the whole problem, for the report
   std::vector<double> part_tets, part_halo_values, part_halo_seconds; // per rank, for the report
 
   Problem const& output_problem() const { return over_ranks ? whole : problem; }
@@ -367,6 +368,7 @@ void Simulation::Impl::distribute(parallel::MeshPart const& part, std::vector<in
         d.lanczos_start[dof] = nth_uniform_minus_one_to_one(solver::stability_seed, global_dof);
     }
   d.global_unknowns = whole_layout.size();
+  whole_free_unknowns = whole_layout.num_free;
   d.tet_global = part.global_tet;
   d.global_tets = whole.mesh.num_tets();
   d.overlap_halo = config.solver.overlap_halo;
@@ -443,8 +445,8 @@ void Simulation::Impl::report_start(std::int64_t first_step) const
   out << "dgatd run: " << p.mesh.source << "\n  " << p.mesh.num_vertices() << " vertices, " << p.topology.num_edges()
       << " edges, " << p.topology.num_faces() << " faces, " << p.mesh.num_tets() << " tets ("
       << mesh::ordering_name(config.mesh.ordering) << " ordering); "
-      << (over_ranks ? dga::dof_layout(p.topology, p.face_kinds).num_free : p.operators.layout.num_free)
-      << " free half-edge and " << 4 * p.mesh.num_tets() << " dual half-edge unknowns\n"
+      << (over_ranks ? whole_free_unknowns : p.operators.layout.num_free) << " free half-edge and "
+      << 4 * p.mesh.num_tets() << " dual half-edge unknowns\n"
       << "  dt_max = " << plan.dt_max << " s (Lanczos, " << plan.bound_iterations << " iterations), dt = " << plan.dt
       << " s, " << plan.steps << " steps to t = " << plan.steps * plan.dt << " s\n"
       << "  " << solver::to_string(formulation->kind()) << " formulation, "

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 namespace dgatd::kernels {
 
@@ -226,19 +227,27 @@ std::int64_t faraday_bytes_moved(DeviceOperators<ExecutionSpace, TetLayout> cons
   return FaradayKernel<ExecutionSpace, TetLayout, double, FieldScalar>::bytes_moved(ops.num_tets, ops.num_unknowns);
 }
 
+// launch(kernel) with the update's kernel in the precision of the operators' matrices.
+template <class ExecutionSpace, class TetLayout, class FieldScalar, class Launch>
+void with_faraday_kernel(DeviceOperators<ExecutionSpace, TetLayout> const& ops,
+                         Fields<ExecutionSpace, TetLayout, FieldScalar> const& fields, FieldScalar dt,
+                         Launch const& launch)
+{
+  compat::ScopedRegion region("dgatd::Faraday");
+  if (ops.matrix_precision == MatrixPrecision::float32)
+    launch(FaradayKernel<ExecutionSpace, TetLayout, float, FieldScalar>(ops, fields, dt));
+  else
+    launch(FaradayKernel<ExecutionSpace, TetLayout, double, FieldScalar>(ops, fields, dt));
+}
+
 // In the precision of the operators' matrices.
 template <class ExecutionSpace, class TetLayout, class FieldScalar>
 void faraday_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace, TetLayout> const& ops,
                     Fields<ExecutionSpace, TetLayout, FieldScalar> const& fields, FieldScalar dt)
 {
-  compat::ScopedRegion region("dgatd::Faraday");
-  if (ops.matrix_precision == MatrixPrecision::float32) {
-    FaradayKernel<ExecutionSpace, TetLayout, float, FieldScalar> const kernel(ops, fields, dt);
+  with_faraday_kernel(ops, fields, dt, [&](auto const& kernel) {
     Kokkos::parallel_for("dgatd::Faraday", kernel.policy(space), kernel);
-  } else {
-    FaradayKernel<ExecutionSpace, TetLayout, double, FieldScalar> const kernel(ops, fields, dt);
-    Kokkos::parallel_for("dgatd::Faraday", kernel.policy(space), kernel);
-  }
+  });
 }
 
 // Faraday on some tets only: a run over several ranks steps the tets that read no halo unknown while
@@ -265,16 +274,10 @@ void faraday_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace,
                     Fields<ExecutionSpace, TetLayout, FieldScalar> const& fields, FieldScalar dt,
                     Kokkos::View<char const*, typename ExecutionSpace::memory_space> const& skipped)
 {
-  compat::ScopedRegion region("dgatd::Faraday");
-  if (ops.matrix_precision == MatrixPrecision::float32) {
-    using Kernel = FaradayKernel<ExecutionSpace, TetLayout, float, FieldScalar>;
-    Kernel const kernel(ops, fields, dt);
+  with_faraday_kernel(ops, fields, dt, [&](auto const& kernel) {
+    using Kernel = std::decay_t<decltype(kernel)>;
     Kokkos::parallel_for("dgatd::Faraday_unflagged", kernel.policy(space), UnflaggedTets<Kernel>{kernel, skipped});
-  } else {
-    using Kernel = FaradayKernel<ExecutionSpace, TetLayout, double, FieldScalar>;
-    Kernel const kernel(ops, fields, dt);
-    Kokkos::parallel_for("dgatd::Faraday_unflagged", kernel.policy(space), UnflaggedTets<Kernel>{kernel, skipped});
-  }
+  });
 }
 
 template <class ExecutionSpace, class TetLayout, class FieldScalar>
@@ -282,16 +285,11 @@ void faraday_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace,
                     Fields<ExecutionSpace, TetLayout, FieldScalar> const& fields, FieldScalar dt,
                     Kokkos::View<Index const*, typename ExecutionSpace::memory_space> const& tets)
 {
-  compat::ScopedRegion region("dgatd::Faraday");
-  using Policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<Index>>;
-  Policy const policy(space, 0, static_cast<Index>(tets.extent(0)));
-  if (ops.matrix_precision == MatrixPrecision::float32) {
-    using Kernel = FaradayKernel<ExecutionSpace, TetLayout, float, FieldScalar>;
-    Kokkos::parallel_for("dgatd::Faraday_listed", policy, ListedTets<Kernel>{Kernel(ops, fields, dt), tets});
-  } else {
-    using Kernel = FaradayKernel<ExecutionSpace, TetLayout, double, FieldScalar>;
-    Kokkos::parallel_for("dgatd::Faraday_listed", policy, ListedTets<Kernel>{Kernel(ops, fields, dt), tets});
-  }
+  with_faraday_kernel(ops, fields, dt, [&](auto const& kernel) {
+    using Kernel = std::decay_t<decltype(kernel)>;
+    typename Kernel::policy_type const policy(space, 0, static_cast<Index>(tets.extent(0)));
+    Kokkos::parallel_for("dgatd::Faraday_listed", policy, ListedTets<Kernel>{kernel, tets});
+  });
 }
 
 // The library compiles the update on its instance spaces for both tet layouts and double fields

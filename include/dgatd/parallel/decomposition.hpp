@@ -69,6 +69,13 @@ struct HaloPlan {
 HaloPlan make_halo_plan(Communicator const& communicator, MeshPart const& part, mesh::Topology const& local,
                         dga::DofLayout const& layout, std::vector<int> const& vertex_owner);
 
+// An array over the whole problem's items (whole of them, width values each) from the ranks' local
+// ones: local item i's values go to item global[i] where this rank owns it (owned[i]; where owned
+// is empty, wherever global[i] >= 0), zero elsewhere, summed over the ranks. Collective.
+std::vector<double> sum_owned(Communicator const& communicator, std::vector<double> const& local,
+                              std::vector<Index> const& global, std::vector<char> const& owned, std::size_t whole,
+                              std::size_t width = 1);
+
 // A mesh as bytes and back, for rank 0 to hand the mesh it read or generated to the others.
 std::vector<char> pack_mesh(mesh::Mesh const& mesh);
 mesh::Mesh unpack_mesh(std::vector<char> const& bytes);

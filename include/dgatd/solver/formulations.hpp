@@ -175,14 +175,8 @@ public:
     SharedFields local{dga::sum_to_edges(this->topology_, this->layout_, u), dga::sum_to_faces(this->topology_, f)};
     auto const& d = distribution_;
     if (!d.communicator) return local;
-    SharedFields global{std::vector<double>(d.global_edges, 0.0), std::vector<double>(d.global_faces, 0.0)};
-    for (std::size_t e = 0; e < d.owned_edge_global.size(); ++e)
-      if (d.owned_edge_global[e] >= 0) global.edge_circulations[d.owned_edge_global[e]] = local.edge_circulations[e];
-    for (std::size_t f = 0; f < d.owned_face_global.size(); ++f)
-      if (d.owned_face_global[f] >= 0) global.face_circulations[d.owned_face_global[f]] = local.face_circulations[f];
-    d.communicator->sum(global.edge_circulations.data(), global.edge_circulations.size());
-    d.communicator->sum(global.face_circulations.data(), global.face_circulations.size());
-    return global;
+    return {parallel::sum_owned(*d.communicator, local.edge_circulations, d.owned_edge_global, {}, d.global_edges),
+            parallel::sum_owned(*d.communicator, local.face_circulations, d.owned_face_global, {}, d.global_faces)};
   }
 
 private:
@@ -192,16 +186,10 @@ private:
   {
     auto const& d = distribution_;
     FormulationState whole = local;
-    whole.e_unknowns.assign(d.global_unknowns, 0.0);
-    whole.h_unknowns.assign(4 * static_cast<std::size_t>(d.global_tets), 0.0);
-    for (std::size_t i = 0; i < d.unknown_global.size(); ++i)
-      if (d.owned_unknowns[i] && d.unknown_global[i] >= 0) whole.e_unknowns[d.unknown_global[i]] = local.e_unknowns[i];
-    for (std::size_t t = 0; t < d.tet_global.size(); ++t)
-      if (d.owned_tets[t])
-        for (int j = 0; j < 4; ++j)
-          whole.h_unknowns[4 * static_cast<std::size_t>(d.tet_global[t]) + j] = local.h_unknowns[4 * t + j];
-    d.communicator->sum(whole.e_unknowns.data(), whole.e_unknowns.size());
-    d.communicator->sum(whole.h_unknowns.data(), whole.h_unknowns.size());
+    whole.e_unknowns =
+        parallel::sum_owned(*d.communicator, local.e_unknowns, d.unknown_global, d.owned_unknowns, d.global_unknowns);
+    whole.h_unknowns =
+        parallel::sum_owned(*d.communicator, local.h_unknowns, d.tet_global, d.owned_tets, d.global_tets, 4);
     return whole;
   }
 
