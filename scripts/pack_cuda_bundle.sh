@@ -7,6 +7,10 @@
 #   there: mkdir /tmp/dgb && xz -dc bundle.tar.xz | tar -C /tmp/dgb -xf - &&
 #          LD_LIBRARY_PATH=/tmp/dgb/lib /tmp/dgb/bin/dgatd --version      (scripts/gpu_checks.sh)
 #
+# A dgatd built with MPI brings Open MPI's launcher, plugins and help texts under mpi/, in Debian's
+# paths, which Open MPI compiles in: there, copy them into place first (cp -a mpi/. /), then
+# LD_LIBRARY_PATH=/tmp/dgb/lib /tmp/dgb/bin/mpirun -n 2 /tmp/dgb/bin/dgatd run ... (test_ranks too).
+#
 # Left out: the C and C++ runtime and libcuda (the machine's own), and CUDA 11.8's cuBLAS (670 MB
 # with cuBLASLt) and cuSPARSE (280 MB), which no compression brings under the cap. Small stand-ins
 # take their sonames: Kokkos Kernels links three cuBLAS entry points that dgatd never calls (the
@@ -20,8 +24,21 @@ stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin" "$stage/lib" "$stage/src" "$(dirname "$out")"
 cp build/cuda/dgatd build/cuda/tests/test_*_cuda "$stage/bin/"
+if ldd build/cuda/dgatd | grep -q libmpi; then
+  [ -x build/cuda/tests/test_ranks ] && cp build/cuda/tests/test_ranks "$stage/bin/"
+  cp -L /usr/bin/orterun "$stage/bin/mpirun"
+  mpi_paths=(/usr/bin/orted /usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3 /usr/lib/x86_64-linux-gnu/pmix2/lib/pmix
+    /usr/share/openmpi /etc/openmpi)
+  for path in "${mpi_paths[@]}"; do
+    mkdir -p "$stage/mpi$(dirname "$path")"
+    cp -a "$path" "$stage/mpi$path"
+  done
+fi
 strip --strip-unneeded "$stage"/bin/*
-for exe in "$stage"/bin/*; do ldd "$exe"; done | awk '$3 ~ /^\// { print $3 }' | sort -u |
+{
+  for exe in "$stage"/bin/*; do ldd "$exe"; done
+  find "$stage/mpi" -name '*.so' -exec ldd {} \; 2>/dev/null
+} | awk '$3 ~ /^\// { print $3 }' | sort -u |
   grep -v -E '/(libc|libm|libstdc\+\+|libgcc_s|libdl|libpthread|librt|libresolv|libcuda|libcublas|libcublasLt|libcusparse)\.so' |
   while read -r lib; do cp -L "$lib" "$stage/lib/"; done
 
@@ -67,5 +84,5 @@ for name in cublas cusparse; do
   gcc -shared -fPIC -O2 -Wl,-soname,"lib$name.so.11" -Wl,--version-script="$stage/src/$name.map" \
     "$stage/src/$name.c" -o "$stage/lib/lib$name.so.11" -ldl
 done
-tar -C "$stage" -cf - bin lib | xz -T"$(nproc)" -9 >"$out"
+tar -C "$stage" -cf - bin lib $([ -d "$stage/mpi" ] && echo mpi) | xz -T"$(nproc)" -9 >"$out"
 echo "pack_cuda_bundle.sh: $out, $(du -h "$out" | cut -f1) ($(ls "$stage/bin" | wc -l) executables, $(ls "$stage/lib" | wc -l) libraries)"

@@ -74,7 +74,7 @@ int run_simulation(io::Config const& config, RunOptions const& options)
               << " of " << simulation.plan().steps << " steps; " << simulation.output_path()
               << " holds the results so far (complete = 0); ";
     if (result.checkpoint.empty())
-      std::cerr << "a run with matched layers over several ranks writes no checkpoint yet (issue 21)\n";
+      std::cerr << "no checkpoint was written: the fields had blown up, so there is nothing to continue\n";
     else
       std::cerr << "continue with: " << (ranks ? "mpirun -n N " : "") << "dgatd run " << options.config_path
                 << (options.output_override.empty() ? "" : " -o " + options.output_override) << " --restart "

@@ -1,5 +1,11 @@
 #include "partition/mpi_communicator.hpp"
 
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>
+#endif
+
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -14,7 +20,22 @@ int count_of(std::size_t n)
   return static_cast<int>(n);
 }
 
+bool library_takes_device_buffers()
+{
+  if (char const* forced = std::getenv("DGATD_GPU_AWARE_MPI"); forced && *forced) return std::strcmp(forced, "0") != 0;
+#if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return false;
+#endif
+}
+
 } // namespace
+
+MpiCommunicator::MpiCommunicator(MPI_Comm communicator)
+    : communicator_(communicator), takes_device_buffers_(library_takes_device_buffers())
+{
+}
 
 int MpiCommunicator::rank() const
 {

@@ -152,7 +152,6 @@ struct Simulation::Impl {
   mesh::Mesh load_ordered_mesh(mesh::Mesh* given_mesh, io::Checkpoint* checkpoint) const;
   void restore(io::Checkpoint const& checkpoint);
   // Whether the problem has matched layers, whose auxiliaries a run over ranks cannot checkpoint yet.
-  bool has_layers() const;
   void report_start(std::int64_t first_step) const;
   void report_end(std::int64_t steps_taken, RunResult const& result) const;
   RecordingPlan recording_plan(std::int64_t first_step) const;
@@ -370,6 +369,9 @@ void Simulation::Impl::distribute(parallel::MeshPart const& part, std::vector<in
   d.global_unknowns = whole_layout.size();
   whole_free_unknowns = whole_layout.num_free;
   d.tet_global = part.global_tet;
+  for (auto const& tet : problem.mesh.tets)
+    d.owned_tet_vertices.push_back(
+        {part.owns_vertex[tet[0]], part.owns_vertex[tet[1]], part.owns_vertex[tet[2]], part.owns_vertex[tet[3]]});
   d.global_tets = whole.mesh.num_tets();
   d.overlap_halo = config.solver.overlap_halo;
   // An edge or face belongs to the owner of its lowest vertex, which holds every tet around it.
@@ -416,14 +418,6 @@ void Simulation::Impl::restore(io::Checkpoint const& checkpoint)
   restart_step = state.step;
 }
 
-bool Simulation::Impl::has_layers() const
-{
-  auto const& stretching = output_problem().materials.stretching;
-  for (Index t = 0; t < static_cast<Index>(stretching.tet_jacobian.size()); ++t)
-    if (stretching.stretches(t)) return true;
-  return false;
-}
-
 io::Checkpoint Simulation::Impl::checkpoint() const
 {
   io::Checkpoint c;
@@ -458,7 +452,8 @@ void Simulation::Impl::report_start(std::int64_t first_step) const
     double const halo = std::accumulate(part_halo_values.begin(), part_halo_values.end(), 0.0);
     out << "  " << part_tets.size() << " ranks: " << *fewest << " to " << *most
         << " tets stepped per rank (its own and one layer of ghost tets); halo exchange " << halo
-        << " values per step in all (" << halo * sizeof(double) / 1024.0 << " KiB)\n";
+        << " values per step in all (" << halo * sizeof(double) / 1024.0 << " KiB), rank 0 through "
+        << formulation->halo().buffers << "\n";
   }
   for (auto const& layer : p.layers)
     out << "  PML '" << layer.name << "': " << layer.num_tets << " tets, " << layer.thickness << " m thick ("
@@ -586,15 +581,6 @@ void Simulation::set_up_over_ranks(mesh::Mesh* given_mesh)
       throw Error(s.whole.mesh.source,
                   std::to_string(ranks) + " ranks for " + std::to_string(s.whole.mesh.num_tets()) + " tets",
                   "run on at most " + std::to_string(s.whole.mesh.num_tets()) + " ranks");
-    if (s.has_layers() && checkpoint)
-      throw Error(s.options.restart_from,
-                  "a run with matched layers does not restart over several ranks yet (issue 21)",
-                  "restart it as one process, without mpirun");
-    if (s.has_layers() && s.config.output.checkpoint_every > 0)
-      throw Error(s.config.name,
-                  "[output] checkpoint_every: a run with matched layers over several ranks writes no checkpoint "
-                  "yet (issue 21)",
-                  "remove checkpoint_every, or run as one process");
     if (rank != 0) return;
     std::vector<int> weight(s.whole.mesh.tets.size(), 1);
     for (Index t = 0; t < s.whole.mesh.num_tets(); ++t)
@@ -668,12 +654,8 @@ RunResult Simulation::run()
   s.ran = true;
   std::int64_t const first_step = std::max<std::int64_t>(s.restart_step, 0);
   Stopwatch clock;
-  // Over several ranks the layers' auxiliaries live in the parts' numbering: no checkpoint of them
-  // yet (issue 21), so none is promised.
-  bool const checkpoints = !(s.over_ranks && s.has_layers());
   Recorder recorder(s.recording_plan(first_step), s.open_writer(first_step), *s.formulation, s.output_problem().view(),
-                    checkpoints ? io::checkpoint_path(s.output_path) : std::string(),
-                    [this](std::string const& path) { write_checkpoint(path); });
+                    io::checkpoint_path(s.output_path), [this](std::string const& path) { write_checkpoint(path); });
   s.times.output += clock.lap();
   s.report_start(first_step);
 

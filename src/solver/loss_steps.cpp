@@ -154,6 +154,7 @@ LossyRows lossy_rows(dga::HostOperators const& host)
     auto const& modes = host.stretched_tet_modes[k];
     auto const* subregions = host.stretched_subregions.data() + 4 * k;
     auto add_modal = [&](auto& group) {
+      group.tets.push_back(host.stretched_tets[k]);
       for (int m = 0; m < group.modes; ++m) group.rates.push_back({modes.rate[m], modes.electric_weight[m]});
       for (int lv = 0; lv < 4; ++lv) {
         auto const& basis = subregions[lv].basis;
@@ -171,6 +172,7 @@ LossyRows lossy_rows(dga::HostOperators const& host)
     else if (modes.count == 3)
       add_modal(lossy.three_modes);
     else {
+      lossy.stretched_tets.push_back(host.stretched_tets[k]);
       lossy.tet_rates.push_back(host.stretched_tet_rates[k]);
       lossy.tet_coupling.push_back(host.electric_coupling[k]);
       lossy.subregions.insert(lossy.subregions.end(), subregions, subregions + 4);

@@ -276,14 +276,11 @@ private:
   std::shared_ptr<dgatd::parallel::Communicator> ranks_;
 };
 
-// A checkpoint is written in the whole mesh's numbering: one written over 2 ranks continues on rank 0
-// alone and over every rank (2 or 3) to the steps of the uninterrupted run.
-TEST(Ranks, CheckpointOfTwoRanksContinuesOnOtherRankCounts)
+// A checkpoint is written in the whole mesh's numbering: one written over 2 ranks at step 100
+// continues on rank 0 alone and over every rank (2 or 3) to the steps of the uninterrupted run of
+// 150 steps (text holds checkpoint_every = 100), bit for bit.
+void expect_checkpoint_continues(std::string text)
 {
-  auto text = input("cylinder_resonator.toml");
-  text = replaced(text, "h = 0.055", "h = 0.15");
-  text = replaced(text, "t_end = 600e-9", "steps = 150");
-  text = replaced(text, "energy_every = 50", "energy_every = 10\ncheckpoint_every = 100");
   Outcome alone;
   if (world->rank() == 0) alone = run(text, nullptr);
   text = with_dt(text, alone.plan.dt);
@@ -318,6 +315,27 @@ TEST(Ranks, CheckpointOfTwoRanksContinuesOnOtherRankCounts)
   ASSERT_TRUE(all.record.complete);
   expect_agree(one.record.probes, tail, true, "restarted on rank 0 alone");
   expect_agree(all.record.probes, tail, true, "restarted over every rank");
+}
+
+TEST(Ranks, CheckpointOfTwoRanksContinuesOnOtherRankCounts)
+{
+  auto text = input("cylinder_resonator.toml");
+  text = replaced(text, "h = 0.055", "h = 0.15");
+  text = replaced(text, "t_end = 600e-9", "steps = 150");
+  text = replaced(text, "energy_every = 50", "energy_every = 10\ncheckpoint_every = 100");
+  expect_checkpoint_continues(text);
+}
+
+// The same with the matched layers' auxiliaries (one, three and six per subregion), which the
+// checkpoint holds per stretched tet in the one-process order, whichever rank stepped the tet.
+TEST(Ranks, CheckpointOfALayerShellContinuesOnOtherRankCounts)
+{
+  auto text = input("dipole_pml_box.toml");
+  text = replaced(text, "h = 0.02 ", "h = 0.045");
+  text = replaced(text, "pml = 0.1 ", "pml = 0.09");
+  text = replaced(text, "t_end = 20e-9", "steps = 150\ndt = \"auto\"");
+  text = replaced(text, "snapshot_every = 20", "snapshot_every = 0\ncheckpoint_every = 100");
+  expect_checkpoint_continues(text);
 }
 
 // One tet cannot be split: every rank stops with the same line, naming the mesh and the fix.

@@ -40,6 +40,9 @@ public:
   virtual void start_exchange(std::vector<NeighbourExchange> const& neighbours, double const* send,
                               double* receive) = 0;
   virtual void finish_exchange() = 0;
+  // Whether start_exchange may be given GPU memory (a GPU-aware MPI library); else a GPU run stages
+  // its halo through host memory.
+  virtual bool takes_device_buffers() const { return false; }
 };
 
 // A run of one process: every collective is the identity.

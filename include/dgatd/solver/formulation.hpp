@@ -14,6 +14,7 @@
 #include "dgatd/solver/waveform.hpp"
 #include "dgatd/vec3.hpp"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -99,7 +100,8 @@ struct Distribution {
   std::vector<Index> unknown_global;
   std::vector<char> owned_unknowns;
   std::vector<Index> tet_global;
-  Index global_unknowns = 0; // with the whole layout's zero slot
+  std::vector<std::array<char, 4>> owned_tet_vertices; // per tet, whether this rank owns each vertex
+  Index global_unknowns = 0;                           // with the whole layout's zero slot
   Index global_tets = 0;
   bool overlap_halo = true; // FractionedLeapfrog::distribute
 };
@@ -108,6 +110,7 @@ struct Distribution {
 struct HaloStatistics {
   std::size_t values_sent = 0;
   double seconds = 0;
+  std::string buffers; // how the messages travel (solver::HaloBuffers)
 };
 
 class Formulation {

@@ -116,7 +116,8 @@ public:
     return s.kind == FormulationKind::fractioned && s.step >= 0 &&
            s.e_unknowns.size() == static_cast<std::size_t>(unknowns) &&
            s.h_unknowns.size() == 4 * static_cast<std::size_t>(tets) &&
-           s.auxiliary.size() == this->leapfrog_.auxiliary_size(s.step);
+           s.auxiliary.size() ==
+               (d.communicator ? whole_auxiliary_size(s.step) : this->leapfrog_.auxiliary_size(s.step));
   }
   // Over several ranks every local unknown and tet, halo ones included, takes its global value, so
   // the parts agree without an exchange.
@@ -133,7 +134,7 @@ public:
         for (int j = 0; j < 4; ++j) f[4 * t + j] = s.h_unknowns[4 * static_cast<std::size_t>(d.tet_global[t]) + j];
       this->leapfrog_.set_state(u, f, s.step);
     }
-    this->leapfrog_.set_auxiliary_state(s.auxiliary);
+    this->leapfrog_.set_auxiliary_state(distribution_.communicator ? part_auxiliary(s.auxiliary, s.step) : s.auxiliary);
   }
   bool has_energy() const override { return true; }
   double step_with_energy() override { return this->leapfrog_.step_with_energy(); }
@@ -157,6 +158,7 @@ public:
     this->leapfrog_.distribute(distribution_.communicator, distribution_.halo, distribution_.owned_blocks,
                                distribution_.owned_tets, std::move(distribution_.lanczos_start),
                                distribution_.overlap_halo);
+    place_term_states();
   }
   HaloStatistics halo() const override { return this->leapfrog_.halo(); }
   // A probe reads zero on every rank but the one that holds it.
@@ -181,7 +183,8 @@ public:
 
 private:
   // The state of this rank's part in the whole mesh's numbering, summed over the ranks from what
-  // each owns; the terms' state is the same on every rank.
+  // each owns: the unknowns, f^ per tet and the terms' rows over tets (the matched layers'
+  // auxiliaries); the rest of the terms' state is the same on every rank.
   FormulationState whole_state(FormulationState local) const
   {
     auto const& d = distribution_;
@@ -190,11 +193,113 @@ private:
         parallel::sum_owned(*d.communicator, local.e_unknowns, d.unknown_global, d.owned_unknowns, d.global_unknowns);
     whole.h_unknowns =
         parallel::sum_owned(*d.communicator, local.h_unknowns, d.tet_global, d.owned_tets, d.global_tets, 4);
+    whole.auxiliary.clear();
+    auto const states = this->leapfrog_.term_states(local.step);
+    check_term_places(states);
+    auto next = local.auxiliary.begin();
+    for (std::size_t k = 0; k < states.size(); ++k) {
+      if (state_places_[k].empty()) whole.auxiliary.insert(whole.auxiliary.end(), next, next + states[k].size);
+      for (auto const& segment : state_places_[k]) {
+        auto const size = static_cast<std::ptrdiff_t>(segment.place.size() * segment.width);
+        auto const rows = parallel::sum_owned(*d.communicator, std::vector<double>(next, next + size), segment.place,
+                                              segment.owned, segment.whole, segment.width);
+        whole.auxiliary.insert(whole.auxiliary.end(), rows.begin(), rows.end());
+        next += size;
+      }
+      if (state_places_[k].empty()) next += static_cast<std::ptrdiff_t>(states[k].size);
+    }
     return whole;
+  }
+
+  // The terms' state of this part from that of the whole problem (a checkpoint's).
+  std::vector<double> part_auxiliary(std::vector<double> const& whole, std::int64_t steps) const
+  {
+    auto const states = this->leapfrog_.term_states(steps);
+    check_term_places(states);
+    std::vector<double> part;
+    auto next = whole.begin();
+    for (std::size_t k = 0; k < states.size(); ++k) {
+      if (state_places_[k].empty()) {
+        part.insert(part.end(), next, next + static_cast<std::ptrdiff_t>(states[k].size));
+        next += static_cast<std::ptrdiff_t>(states[k].size);
+      }
+      for (auto const& segment : state_places_[k]) {
+        for (Index place : segment.place) {
+          auto const row = next + static_cast<std::ptrdiff_t>(place * segment.width);
+          part.insert(part.end(), row, row + static_cast<std::ptrdiff_t>(segment.width));
+        }
+        next += static_cast<std::ptrdiff_t>(segment.whole * segment.width);
+      }
+    }
+    return part;
+  }
+
+  std::size_t whole_auxiliary_size(std::int64_t steps) const
+  {
+    auto const states = this->leapfrog_.term_states(steps);
+    check_term_places(states);
+    std::size_t size = 0;
+    for (std::size_t k = 0; k < states.size(); ++k) {
+      if (state_places_[k].empty()) size += states[k].size;
+      for (auto const& segment : state_places_[k]) size += segment.whole * segment.width;
+    }
+    return size;
+  }
+
+  // Where each row of a term's state over tets lies in the whole problem's state: a tet's rows are
+  // in the one-process order, ascending global tet within each segment (parts number their tets in
+  // the global order), so a segment's place for a tet is the count of the segment's tets before it
+  // over all ranks. Collective.
+  struct SegmentPlace {
+    std::vector<Index> place; // per local row
+    std::vector<char> owned;  // per local row: whether this rank computes it
+    std::size_t whole = 0;    // rows in the whole problem
+    std::size_t width = 0;
+  };
+  void place_term_states()
+  {
+    auto const& d = distribution_;
+    state_places_.clear();
+    for (auto const& state : this->leapfrog_.term_states(0)) {
+      auto& places = state_places_.emplace_back();
+      for (auto const& rows : state.rows) {
+        auto& segment = places.emplace_back();
+        segment.width = rows.width;
+        if (d.communicator->max(static_cast<std::int64_t>(rows.tets.size())) == 0) continue;
+        std::vector<double> counted(static_cast<std::size_t>(d.global_tets), 0.0);
+        for (Index t : rows.tets)
+          if (d.owned_tets[t]) counted[d.tet_global[t]] = 1;
+        d.communicator->sum(counted.data(), counted.size());
+        std::vector<Index> before(counted.size() + 1, 0);
+        for (std::size_t g = 0; g < counted.size(); ++g) before[g + 1] = before[g] + (counted[g] > 0 ? 1 : 0);
+        // A row by vertex is four rows of a quarter of the width here, each owned with its vertex.
+        Index const slices = rows.by_vertex ? 4 : 1;
+        segment.width = rows.width / static_cast<std::size_t>(slices);
+        segment.whole = static_cast<std::size_t>(before.back() * slices);
+        segment.owned.clear();
+        for (Index t : rows.tets)
+          for (Index j = 0; j < slices; ++j) {
+            segment.place.push_back(before[d.tet_global[t]] * slices + j);
+            segment.owned.push_back(rows.by_vertex ? d.owned_tet_vertices[t][j] : d.owned_tets[t]);
+          }
+      }
+    }
+  }
+  void check_term_places(std::vector<typename FractionedLeapfrog<ExecutionSpace>::TermState> const& states) const
+  {
+    if (states.size() != state_places_.size())
+      throw std::logic_error("a term was added to a run over ranks after it was distributed");
+    for (std::size_t k = 0; k < states.size(); ++k) {
+      if (state_places_[k].empty()) continue;
+      std::size_t covered = 0;
+      for (auto const& segment : state_places_[k]) covered += segment.place.size() * segment.width;
+      if (covered != states[k].size) throw std::logic_error("a term's rows over tets do not cover its state");
+    }
   }
 
   std::vector<MatchedPort<ExecutionSpace> const*> ports_;
   Distribution distribution_;
+  std::vector<std::vector<SegmentPlace>> state_places_; // per term
   bool reads_probes_ = false;
 };
 

@@ -2,13 +2,17 @@
 // The halo exchange of a run over several ranks as a term of the leapfrog (docs/parallel.md): at the
 // end of every step, after every other term has set u^(n+1), each halo block's unknowns take the
 // values of the rank that owns the block, so the next Faraday reads on every tet of the part what
-// the one-process run reads. Packed and unpacked on the device; the messages go through host
-// buffers (a copy each way on a GPU; none on a host backend).
+// the one-process run reads. Packed and unpacked on the device.
 //
 // With overlap, the end of a step only starts the exchange; the next step's Faraday runs first on
 // the tets that read no halo unknown (all but the flagged rim tets), then the leapfrog finishes the
 // exchange and steps the rim tets. Anything else that reads the fields between two steps (probes on this rank,
 // snapshots, the state) finishes it first (FractionedLeapfrog::complete_exchange).
+//
+// Where the messages go from (docs/parallel.md, "Halo buffers"): on a host backend, the packed
+// buffers themselves; on a GPU, the device buffers when the MPI library takes device memory
+// (Communicator::takes_device_buffers), else host buffers in pinned memory, which the copies fill at
+// the link's speed without a bounce through pageable memory.
 
 #include "dgatd/kernels/small_kernels.hpp"
 #include "dgatd/kernels/upload.hpp"
@@ -20,10 +24,41 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace dgatd::solver {
+
+// The host memory a GPU's halo goes through: page-locked where the backend has it.
+template <class MemorySpace>
+struct HaloStagingSpace {
+  using type = Kokkos::HostSpace;
+};
+#ifdef KOKKOS_ENABLE_CUDA
+template <>
+struct HaloStagingSpace<Kokkos::CudaSpace> {
+  using type = Kokkos::CudaHostPinnedSpace;
+};
+#endif
+
+// How a rank's halo messages travel.
+enum class HaloBuffers { host, device, pinned_host_staging, host_staging };
+
+inline char const* to_string(HaloBuffers buffers)
+{
+  switch (buffers) {
+  case HaloBuffers::host:
+    return "host buffers";
+  case HaloBuffers::device:
+    return "device buffers (GPU-aware MPI)";
+  case HaloBuffers::pinned_host_staging:
+    return "device buffers staged through pinned host buffers";
+  case HaloBuffers::host_staging:
+    return "device buffers staged through host buffers";
+  }
+  return "?";
+}
 
 template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>>
 class HaloExchange final : public Term<ExecutionSpace, TetLayout> {
@@ -32,6 +67,8 @@ public:
   using Context = typename Term<ExecutionSpace, TetLayout>::Context;
   using Vector = Kokkos::View<Real*, memory_space>;
   using TetList = Kokkos::View<Index const*, memory_space>;
+  using StagingSpace = typename HaloStagingSpace<memory_space>::type;
+  using StagingVector = Kokkos::View<Real*, StagingSpace>;
 
   // num_tets: the part's tets, for the rim flags.
   HaloExchange(std::shared_ptr<parallel::Communicator> communicator, parallel::HaloPlan const& plan, bool overlap,
@@ -44,8 +81,12 @@ public:
         rim_flags_(
             kernels::upload_flat<Kokkos::View<char*, memory_space>>("dgatd::rim_flags", rim_flags(plan, num_tets))),
         send_("dgatd::halo_send", plan.send_dofs.size()), receive_("dgatd::halo_receive", plan.receive_dofs.size()),
-        send_host_(Kokkos::create_mirror_view(send_)), receive_host_(Kokkos::create_mirror_view(receive_))
+        buffers_(buffers_for(*communicator_))
   {
+    if (staged()) {
+      send_staged_ = StagingVector("dgatd::halo_send_staged", send_.extent(0));
+      receive_staged_ = StagingVector("dgatd::halo_receive_staged", receive_.extent(0));
+    }
   }
 
   // u's halo unknowns from their owners, now; collective.
@@ -60,9 +101,12 @@ public:
     Kokkos::Timer timer;
     kernels::for_each("dgatd::halo_pack", space, send_.extent(0),
                       kernels::GatherRows<memory_space>{send_dofs_, u, send_, false});
-    Kokkos::deep_copy(space, send_host_, send_);
+    if (staged()) Kokkos::deep_copy(space, send_staged_, send_);
     space.fence();
-    communicator_->start_exchange(neighbours_, send_host_.data(), receive_host_.data());
+    if (staged())
+      communicator_->start_exchange(neighbours_, send_staged_.data(), receive_staged_.data());
+    else
+      communicator_->start_exchange(neighbours_, send_.data(), receive_.data());
     pending_ = true;
     seconds_ += timer.seconds();
   }
@@ -73,13 +117,14 @@ public:
     Kokkos::Timer timer;
     communicator_->finish_exchange();
     pending_ = false;
-    Kokkos::deep_copy(space, receive_, receive_host_);
+    if (staged()) Kokkos::deep_copy(space, receive_, receive_staged_);
     kernels::for_each("dgatd::halo_unpack", space, receive_.extent(0),
                       kernels::ScatterSet<memory_space>{receive_dofs_, receive_, u, 1.0});
     space.fence();
     seconds_ += timer.seconds();
   }
   bool pending() const { return pending_; }
+  HaloBuffers buffers() const { return buffers_; }
   // The rim tets, listed and flagged per tet.
   TetList rim_tets() const { return rim_tets_; }
   Kokkos::View<char const*, memory_space> rim_flags() const { return rim_flags_; }
@@ -105,6 +150,15 @@ public:
   }
 
 private:
+  static HaloBuffers buffers_for(parallel::Communicator const& communicator)
+  {
+    if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible) return HaloBuffers::host;
+    if (communicator.takes_device_buffers()) return HaloBuffers::device;
+    return std::is_same<StagingSpace, Kokkos::HostSpace>::value ? HaloBuffers::host_staging
+                                                                : HaloBuffers::pinned_host_staging;
+  }
+  bool staged() const { return buffers_ == HaloBuffers::pinned_host_staging || buffers_ == HaloBuffers::host_staging; }
+
   static std::vector<char> rim_flags(parallel::HaloPlan const& plan, Index num_tets)
   {
     std::vector<char> flags(num_tets, 0);
@@ -119,7 +173,8 @@ private:
   Kokkos::View<Index*, memory_space> send_dofs_, receive_dofs_, rim_tets_;
   Kokkos::View<char*, memory_space> rim_flags_;
   Vector send_, receive_;
-  typename Vector::host_mirror_type send_host_, receive_host_;
+  HaloBuffers buffers_;
+  StagingVector send_staged_, receive_staged_;
   double seconds_ = 0;
 };
 

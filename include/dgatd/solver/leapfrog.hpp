@@ -23,6 +23,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -107,7 +108,8 @@ public:
   // This rank's halo exchange: the values it sends per step and its time so far (zero in one process).
   HaloStatistics halo() const
   {
-    return halo_ ? HaloStatistics{halo_->values_sent(), halo_->seconds()} : HaloStatistics{};
+    return halo_ ? HaloStatistics{halo_->values_sent(), halo_->seconds(), to_string(halo_->buffers())}
+                 : HaloStatistics{};
   }
 
   // Steps taken since the initial field: the sources' clock.
@@ -125,6 +127,18 @@ public:
     std::size_t size = 0;
     for (auto const& term : terms_) size += term->state_size(steps);
     return size;
+  }
+  // Each term's share of that state after `steps` steps: its size and its rows over tets
+  // (Term::state_rows), in the order of auxiliary_state.
+  struct TermState {
+    std::size_t size = 0;
+    std::vector<TetRows> rows;
+  };
+  std::vector<TermState> term_states(std::int64_t steps) const
+  {
+    std::vector<TermState> states;
+    for (auto const& term : terms_) states.push_back({term->state_size(steps), term->state_rows()});
+    return states;
   }
   std::vector<double> auxiliary_state() const
   {
@@ -184,6 +198,19 @@ private:
   FieldSet fields_;
   Kokkos::View<Real* [4], TetLayout, memory_space> f_previous_;
   std::vector<std::unique_ptr<TermType>> terms_;
+  template <class Kind>
+  bool holds_term() const
+  {
+    return std::any_of(terms_.begin(), terms_.end(),
+                       [](auto const& term) { return dynamic_cast<Kind const*>(term.get()) != nullptr; });
+  }
+  // Adds a term at position among the terms, like add_term.
+  void insert_term(std::size_t position, std::unique_ptr<TermType> term)
+  {
+    auto& inserted = **terms_.insert(terms_.begin() + static_cast<std::ptrdiff_t>(position), std::move(term));
+    if (dt_ > 0) inserted.set_dt(context());
+    inserted.reset(context());
+  }
   // A run over several ranks (distribute): the exchange among terms_, the mask of this rank's own
   // blocks, tets and free rows, and the stability bound's start field.
   HaloExchange<ExecutionSpace, TetLayout>* halo_ = nullptr;
@@ -267,6 +294,17 @@ void FractionedLeapfrog<ExecutionSpace, TetLayout>::distribute(std::shared_ptr<p
   owned_rows_.flags = kernels::upload_flat<Flags>("dgatd::owned_rows", owned_rows);
   lanczos_start_ = std::move(lanczos_start);
   communicator_ = communicator;
+  // Every rank holds the same terms in the same order (their collectives and the checkpoint's state
+  // rely on it): a part without lossy blocks or stretched tets takes the empty loss or layer term
+  // that another part has, where the constructor would have put it.
+  using LossTerm = Losses<ExecutionSpace, TetLayout>;
+  using StretchTerm = MagneticStretch<ExecutionSpace, TetLayout>;
+  bool const losses = holds_term<LossTerm>(), stretch = holds_term<StretchTerm>();
+  bool const any_losses = communicator->max(losses ? 1 : 0) > 0;
+  bool const any_stretch = communicator->max(stretch ? 1 : 0) > 0;
+  dga::HostOperators const none{};
+  if (any_losses && !losses) insert_term(0, std::make_unique<LossTerm>(none));
+  if (any_stretch && !stretch) insert_term(any_losses ? 1 : 0, std::make_unique<StretchTerm>(none));
   for (auto& term : terms_) term->distribute(*communicator_, context());
   halo_ = &add_term(std::make_unique<HaloExchange<ExecutionSpace, TetLayout>>(std::move(communicator), plan,
                                                                               overlap_halo, ops_.num_tets));

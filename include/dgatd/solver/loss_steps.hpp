@@ -24,6 +24,7 @@ struct ModalTets {
   };
   std::vector<std::array<double, 2>> rates;
   std::vector<Subregion> subregions;
+  std::vector<Index> tets; // the tets, ascending
   std::size_t num_tets() const { return subregions.size() / 4; }
 };
 
@@ -37,8 +38,9 @@ struct LossyRows {
   std::vector<std::int64_t> matrix_row;
   std::vector<double> eps;         // Meps_v of the lossy blocks
   std::vector<double> conductance; // S_v
-  // The matched layers' stretched tets in the general form: per tet its rates and coupling
-  // (HostOperators), its subregions at 4 k + lv.
+  // The matched layers' stretched tets in the general form (ascending): per tet its rates and
+  // coupling (HostOperators), its subregions at 4 k + lv.
+  std::vector<Index> stretched_tets;
   std::vector<std::array<double, 18>> tet_rates;
   std::vector<std::array<double, 18>> tet_coupling;
   std::vector<dga::HostOperators::StretchedSubregion> subregions;

@@ -189,6 +189,12 @@ public:
     kernels::fill_rows(one_mode_.q, state + psi_.size());
     kernels::fill_rows(three_modes_.q, state + psi_.size() + one_mode_.q.size());
   }
+  std::vector<TetRows> state_rows() const override
+  {
+    return {{lossy_.stretched_tets, psi_.extent(1), true},
+            {lossy_.one_mode.tets, one_mode_.q.extent(1), true},
+            {lossy_.three_modes.tets, three_modes_.q.extent(1), true}};
+  }
 
 private:
   using IndexView = Kokkos::View<Index*, memory_space>;

@@ -106,6 +106,12 @@ public:
     kernels::fill_rows(one_mode_.phi, state + phi_.size());
     kernels::fill_rows(three_modes_.phi, state + phi_.size() + one_mode_.phi.size());
   }
+  std::vector<TetRows> state_rows() const override
+  {
+    return {{layer_.tets, phi_.extent(1)},
+            {layer_.one_mode.tets, one_mode_.phi.extent(1)},
+            {layer_.three_modes.tets, three_modes_.phi.extent(1)}};
+  }
 
 private:
   // The tets whose stretch splits into Modes scalar modes (kernels::MagneticModalAfter): their

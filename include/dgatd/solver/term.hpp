@@ -37,6 +37,14 @@ struct StepContext {
   std::int64_t step;
 };
 
+// Rows of a term's state, one per tet (Term::state_rows). by_vertex: each row is four equal slices,
+// one per vertex of the tet (Ampère's subregions), which the vertex's owner computes.
+struct TetRows {
+  std::vector<Index> tets;
+  std::size_t width = 0;
+  bool by_vertex = false;
+};
+
 template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>>
 class Term {
 public:
@@ -71,6 +79,10 @@ public:
   virtual std::size_t state_size(std::int64_t /*steps*/) const { return 0; }
   virtual void save(std::vector<double>& /*state*/) const {}
   virtual void restore(Context const&, double const* /*state*/) {}
+  // How that state lies over the part's tets, for checkpoints of a run over ranks, which hold it in
+  // the whole mesh's order: segment after segment, `width` numbers per tet of `tets` (ascending),
+  // covering all of it. None where the state is the same on every rank (the ports' histories).
+  virtual std::vector<TetRows> state_rows() const { return {}; }
 };
 
 } // namespace dgatd::solver
