@@ -198,7 +198,11 @@ private:
     check_term_places(states);
     auto next = local.auxiliary.begin();
     for (std::size_t k = 0; k < states.size(); ++k) {
-      if (state_places_[k].empty()) whole.auxiliary.insert(whole.auxiliary.end(), next, next + states[k].size);
+      if (state_places_[k].empty()) {
+        auto const size = static_cast<std::ptrdiff_t>(states[k].size);
+        whole.auxiliary.insert(whole.auxiliary.end(), next, next + size);
+        next += size;
+      }
       for (auto const& segment : state_places_[k]) {
         auto const size = static_cast<std::ptrdiff_t>(segment.place.size() * segment.width);
         auto const rows = parallel::sum_owned(*d.communicator, std::vector<double>(next, next + size), segment.place,
@@ -206,7 +210,6 @@ private:
         whole.auxiliary.insert(whole.auxiliary.end(), rows.begin(), rows.end());
         next += size;
       }
-      if (state_places_[k].empty()) next += static_cast<std::ptrdiff_t>(states[k].size);
     }
     return whole;
   }
@@ -276,7 +279,6 @@ private:
         Index const slices = rows.by_vertex ? 4 : 1;
         segment.width = rows.width / static_cast<std::size_t>(slices);
         segment.whole = static_cast<std::size_t>(before.back() * slices);
-        segment.owned.clear();
         for (Index t : rows.tets)
           for (Index j = 0; j < slices; ++j) {
             segment.place.push_back(before[d.tet_global[t]] * slices + j);
