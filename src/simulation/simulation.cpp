@@ -151,7 +151,6 @@ struct Simulation::Impl {
   // generated), ordered, and checked against the checkpoint's.
   mesh::Mesh load_ordered_mesh(mesh::Mesh* given_mesh, io::Checkpoint* checkpoint) const;
   void restore(io::Checkpoint const& checkpoint);
-  // Whether the problem has matched layers, whose auxiliaries a run over ranks cannot checkpoint yet.
   void report_start(std::int64_t first_step) const;
   void report_end(std::int64_t steps_taken, RunResult const& result) const;
   RecordingPlan recording_plan(std::int64_t first_step) const;
