@@ -57,7 +57,7 @@ inline std::string format_number(double value)
 }
 
 // The kind of model item a ModelError is about.
-enum class ModelSubject { matched_layer, matched_port, time_step };
+enum class ModelSubject { matched_layer, matched_port, time_step, plane_wave };
 
 // A quantity behind a ModelError, named in the method's words (SI units, or a count).
 struct ModelFact {
@@ -104,6 +104,8 @@ private:
       return "matched port";
     case ModelSubject::time_step:
       return "the time step";
+    case ModelSubject::plane_wave:
+      return "plane wave into region";
     }
     return "the model";
   }

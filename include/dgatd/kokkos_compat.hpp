@@ -5,6 +5,21 @@
 
 #include <string>
 
+// Kokkos's math functions moved from Kokkos::Experimental to Kokkos in 3.7 (the aliases went in 4.3).
+namespace dgatd::kmath {
+#if KOKKOS_VERSION >= 30700
+using Kokkos::cos;
+using Kokkos::exp;
+using Kokkos::fabs;
+using Kokkos::sin;
+#else
+using Kokkos::Experimental::cos;
+using Kokkos::Experimental::exp;
+using Kokkos::Experimental::fabs;
+using Kokkos::Experimental::sin;
+#endif
+} // namespace dgatd::kmath
+
 namespace dgatd::compat {
 
 template <class ExecutionSpace>

@@ -13,6 +13,12 @@ std::string where_asked(io::Config const& config, ModelError const& error)
     for (auto const& source : config.sources)
       if (source.kind == io::SourceKind::port_te10 && source.matched && source.surface == error.name())
         return config.where(source.line);
+  if (error.subject() == ModelSubject::plane_wave)
+    for (auto const& source : config.sources) {
+      std::string regions;
+      for (auto const& region : source.regions) regions += (regions.empty() ? "" : ", ") + region;
+      if (source.kind == io::SourceKind::plane_wave && regions == error.name()) return config.where(source.line);
+    }
   return config.name;
 }
 
@@ -35,6 +41,8 @@ Error config_error(io::Config const& config, ModelError const& error)
   }
   case ModelSubject::matched_port:
     return Error(where, "matched port '" + error.name() + "' " + error.problem(), error.remedy());
+  case ModelSubject::plane_wave:
+    return Error(where, "plane wave: total-field region '" + error.name() + "' " + error.problem(), error.remedy());
   case ModelSubject::time_step: {
     auto const dt = error.fact("dt");
     return Error(where, (dt ? "dt = " + format_number(*dt) : std::string("the time step")) + " " + error.problem(),

@@ -22,8 +22,8 @@ std::string known_groups(mesh::Mesh const& m, int dim)
   return names.empty() ? "none" : names;
 }
 
-// The physical volume a table names (by name, else by tag), with a one-line error at where when the
-// mesh has no tet in it.
+} // namespace
+
 int volume_tag(mesh::Mesh const& mesh, std::string const& name, int tag, std::string const& table,
                std::string const& where)
 {
@@ -42,8 +42,6 @@ int volume_tag(mesh::Mesh const& mesh, std::string const& name, int tag, std::st
                 "use one of: " + known_groups(mesh, 3));
   return tag;
 }
-
-} // namespace
 
 int surface_tag(mesh::Mesh const& mesh, std::string const& name, std::string const& where)
 {

@@ -72,6 +72,42 @@ solver::Signal scaled(solver::Waveform const& w)
   return [w](double t) { return w.amplitude * w.value(t); };
 }
 
+solver::PlaneWaveSpec plane_wave_spec(io::Source const& source)
+{
+  solver::PlaneWaveSpec spec;
+  for (auto const& region : source.regions) spec.name += (spec.name.empty() ? "" : ", ") + region;
+  spec.direction = source.direction;
+  spec.polarization = source.polarization;
+  spec.waveform = source.waveform;
+  spec.origin = source.origin;
+  return spec;
+}
+
+// The tets of mesh in a plane wave's total-field region, its volumes found in whole (the mesh a run
+// of one process steps, or the whole mesh of a run over ranks).
+std::vector<char> total_field_tets(io::Config const& config, io::Source const& source, mesh::Mesh const& whole,
+                                   mesh::Mesh const& mesh)
+{
+  std::vector<int> tags;
+  for (auto const& region : source.regions)
+    tags.push_back(volume_tag(whole, region, 0, "[[source]] plane_wave", config.where(source.line)));
+  std::vector<char> total(mesh.tets.size(), 0);
+  for (std::size_t t = 0; t < total.size(); ++t)
+    total[t] = std::find(tags.begin(), tags.end(), mesh.tet_region[t]) != tags.end();
+  return total;
+}
+
+// A plane wave already on at t = 0 switches on with a jump that rings through the whole run (below
+// 1e-4 of the peak it stays under -80 dB; a pulse centred five widths in starts at 4e-6).
+void check_plane_wave_start(io::Config const& config, io::Source const& source, solver::PlaneWaveStencil const& stencil)
+{
+  if (stencil.start_value <= 1e-4) return;
+  throw Error(config.where(source.line),
+              "the plane wave is already at " + format_number(100 * stencil.start_value) +
+                  " % of its peak on the total-field surface at t = 0",
+              source.origin ? "move origin against direction, or raise t0" : "raise t0");
+}
+
 // The output of the ranks other than 0 in a run over several ranks: rank 0 writes everything.
 class SilentWriter final : public io::RunWriter {
 public:
@@ -217,10 +253,14 @@ void Simulation::Impl::make_formulation_on()
     throw Error(config.where(config.pml.front().line), "[[pml]] needs the fractioned formulation",
                 "remove [solver] formulation = \"assembled\" (the assembled baseline has no matched layers)");
   if (kind == solver::FormulationKind::assembled)
-    for (auto const& source : config.sources)
+    for (auto const& source : config.sources) {
       if (source.matched)
         throw Error(config.where(source.line), "a matched port needs the fractioned formulation",
                     "remove [solver] formulation = \"assembled\" (the assembled baseline has no matched ports)");
+      if (source.kind == io::SourceKind::plane_wave)
+        throw Error(config.where(source.line), "a plane wave needs the fractioned formulation",
+                    "remove [solver] formulation = \"assembled\" (the assembled baseline has no plane waves)");
+    }
   if (kind == solver::FormulationKind::assembled)
     for (auto const& material : config.materials)
       if (material.sigma > 0)
@@ -275,6 +315,16 @@ void Simulation::Impl::add_sources_and_probes()
       formulation->add_current_source(solver::edge_current_stencil(view, ops, name, source.position, source.direction),
                                       scaled(source.waveform));
       break;
+    case io::SourceKind::plane_wave: {
+      auto const spec = plane_wave_spec(source);
+      auto const total = total_field_tets(config, source, problem.mesh, problem.mesh);
+      auto const surface = solver::tfsf_surface(view, problem.materials, problem.face_kinds, total, spec);
+      auto const stencil = solver::plane_wave_stencil(view, ops, total,
+                                                      solver::total_field_vertices(problem.mesh, total), spec, surface);
+      check_plane_wave_start(config, source, stencil);
+      formulation->add_plane_wave(stencil);
+      break;
+    }
     }
   }
   std::vector<solver::ProbeStencil> probes;
@@ -323,6 +373,22 @@ void Simulation::Impl::add_sources_and_probes(parallel::MeshPart const& part, st
         formulation->add_current_source(
             solver::edge_current_stencil(view, ops, name, source.position, source.direction), scaled(source.waveform));
       break;
+    case io::SourceKind::plane_wave: {
+      // Every rank adds it, with its part's corrections (maybe none). Which blocks hold the total
+      // field is decided on the whole mesh: a vertex at the part's rim may have its total-field
+      // tets on another rank.
+      auto const spec = plane_wave_spec(source);
+      auto const whole_total = total_field_tets(config, source, whole.mesh, whole.mesh);
+      auto const surface = solver::tfsf_surface(whole_view, whole.materials, whole.face_kinds, whole_total, spec);
+      auto const whole_vertices = solver::total_field_vertices(whole.mesh, whole_total);
+      std::vector<char> vertex_total;
+      for (Index v : part.global_vertex) vertex_total.push_back(whole_vertices[v]);
+      auto const stencil = solver::plane_wave_stencil(
+          view, ops, total_field_tets(config, source, whole.mesh, problem.mesh), vertex_total, spec, surface);
+      check_plane_wave_start(config, source, stencil);
+      formulation->add_plane_wave(stencil);
+      break;
+    }
     }
   }
   std::vector<solver::ProbeStencil> probes;

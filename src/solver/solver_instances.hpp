@@ -13,6 +13,7 @@
 #include "dgatd/solver/losses.hpp"
 #include "dgatd/solver/magnetic_stretch.hpp"
 #include "dgatd/solver/matched_port.hpp"
+#include "dgatd/solver/plane_wave.hpp"
 #include "dgatd/solver/prescribed_field.hpp"
 #include "dgatd/solver/probes.hpp"
 
@@ -28,6 +29,7 @@
   ON(DGATD_CURRENT_SOURCE_INSTANCES, )                                                                                 \
   ON(DGATD_PRESCRIBED_FIELD_INSTANCES, )                                                                               \
   ON(DGATD_MATCHED_PORT_INSTANCES, )                                                                                   \
+  ON(DGATD_PLANE_WAVE_INSTANCES, )                                                                                     \
   ON(DGATD_PROBE_RECORDER_INSTANCES, )                                                                                 \
   ON(DGATD_LEAPFROG_INSTANCES, )                                                                                       \
   ON(DGATD_FORMULATION_INSTANCES, )                                                                                    \

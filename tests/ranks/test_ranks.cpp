@@ -204,6 +204,22 @@ TEST(Ranks, DipoleInMatchedLayerShellAsOneProcess)
   expect_same_run(text);
 }
 
+// A plane wave through a total-field box in a matched shell (inputs/plane_wave_box.toml), 9 k tets:
+// which blocks hold the total field is decided on the whole mesh, and each part corrects its own
+// tets and blocks at the surface.
+std::string plane_wave_box()
+{
+  auto text = input("plane_wave_box.toml");
+  text = replaced(text, "h = 0.02\n", "h = 0.04\n");
+  text = replaced(text, "pml = 0.1\n", "pml = 0.08\n");
+  return replaced(text, "t_end = 14e-9", "steps = 150\ndt = \"auto\"");
+}
+
+TEST(Ranks, PlaneWaveBoxAsOneProcess)
+{
+  expect_same_run(replaced(plane_wave_box(), "snapshot_every = 10", "snapshot_every = 75"));
+}
+
 // The paper's guide driven by a prescribed TE10 port (inputs/waveguide_te10.toml), 2.4 k tets: the
 // port's profile comes from the whole port, its values are set on every rank that holds its edges.
 TEST(Ranks, PrescribedPortGuideAsOneProcess)
@@ -336,6 +352,13 @@ TEST(Ranks, CheckpointOfALayerShellContinuesOnOtherRankCounts)
   text = replaced(text, "t_end = 20e-9", "steps = 150\ndt = \"auto\"");
   text = replaced(text, "snapshot_every = 20", "snapshot_every = 0\ncheckpoint_every = 100");
   expect_checkpoint_continues(text);
+}
+
+// The plane wave keeps no state: its checkpoint is the fields' and the layer's.
+TEST(Ranks, CheckpointOfAPlaneWaveContinuesOnOtherRankCounts)
+{
+  expect_checkpoint_continues(
+      replaced(plane_wave_box(), "snapshot_every = 10", "snapshot_every = 0\ncheckpoint_every = 100"));
 }
 
 // A guide driven by a prescribed port and ended by a matched layer, 2.8 k tets: on 3 ranks the

@@ -290,3 +290,78 @@ TEST(RunErrors, StartedByAnMpiLauncher)
 }
 
 } // namespace
+
+namespace {
+
+// A box with an inner box (physical volume "inner") that a plane wave takes as its total-field region.
+std::string const inner_box_mesh =
+    base_mesh + "inner = { shape = \"box\", corner = [0.3, 0.3, 0.3], size = [0.4, 0.4, 0.4] }\n";
+
+std::string plane_wave(std::string const& region, std::string const& extra = "",
+                       std::string const& polarization = "[0, 1, 0]")
+{
+  return "[[source]]\nkind = \"plane_wave\"\nregion = " + region +
+         "\ndirection = [0, 0, -1]\npolarization = " + polarization + "\nwaveform = \"gaussian\"\nsigma = 1e-9\n" +
+         extra;
+}
+
+TEST(RunErrors, PlaneWavePolarizationAlongItsDirection)
+{
+  expect_clean_failure(
+      {"plane_wave_polarization", inner_box_mesh + plane_wave("\"inner\"", "", "[0, 1, -1]") + base_tail,
+       "[[source]] polarization is not perpendicular to direction (they are 45 degrees apart)", false});
+}
+
+TEST(RunErrors, PlaneWaveIntoARegionTheMeshLacks)
+{
+  expect_clean_failure({"plane_wave_region", inner_box_mesh + plane_wave("[\"inner\", \"total\"]") + base_tail,
+                        "bad.toml:6: [[source]] plane_wave region 'total' is not a physical volume"});
+}
+
+TEST(RunErrors, PlaneWaveRegionFillingTheMesh)
+{
+  expect_clean_failure({"plane_wave_fills", base_mesh + plane_wave("\"domain\"") + base_tail,
+                        "bad.toml:5: plane wave: total-field region 'domain' has no surface with the rest"});
+}
+
+TEST(RunErrors, PlaneWaveSurfaceBetweenTwoMaterials)
+{
+  expect_clean_failure(
+      {"plane_wave_materials",
+       inner_box_mesh + "[[material]]\nregion = \"inner\"\neps_r = 2\n" + plane_wave("\"inner\"") + base_tail,
+       "bad.toml:9: plane wave: total-field region 'inner' meets more than one material"});
+}
+
+TEST(RunErrors, PlaneWaveSurfaceInAMatchedLayer)
+{
+  expect_clean_failure({"plane_wave_layer",
+                        base_mesh + "pml = 0.6\n[[pml]]\nregion = \"pml\"\n" + plane_wave("\"domain\"") + base_tail,
+                        "bad.toml:8: plane wave: total-field region 'domain' has its surface in a matched layer"});
+}
+
+TEST(RunErrors, PlaneWaveSurfaceOnAnAbsorbingSurface)
+{
+  expect_clean_failure(
+      {"plane_wave_absorbing",
+       base_mesh +
+           "inner = { shape = \"box\", corner = [0, 0, 0], size = [0.5, 1, 1] }\n[boundary]\nabsorbing = "
+           "[\"boundary\"]\n" +
+           plane_wave("\"inner\"") + base_tail,
+       "plane wave: total-field region 'inner' has its surface on an absorbing surface or a port"});
+}
+
+TEST(RunErrors, PlaneWaveAlreadyOnAtTheStart)
+{
+  expect_clean_failure({"plane_wave_start", inner_box_mesh + plane_wave("\"inner\"", "t0 = 1e-9\n") + base_tail,
+                        "bad.toml:6: the plane wave is already at"});
+}
+
+TEST(RunErrors, PlaneWaveNeedsTheFractionedFormulation)
+{
+  expect_clean_failure(
+      {"plane_wave_assembled",
+       inner_box_mesh + plane_wave("\"inner\"") + "[solver]\nformulation = \"assembled\"\n" + base_tail,
+       "bad.toml:6: a plane wave needs the fractioned formulation"});
+}
+
+} // namespace

@@ -79,6 +79,11 @@ mesh::Mesh load_mesh(io::Config const& config);
 // system the solver tests and the kernel benchmarks step (eps = mu = 1 gives c = 1 units).
 Problem pec_box(mesh::StructuredBox const& box, double eps, double mu, dga::AssemblyOptions const& options = {});
 
+// The physical volume a table names (by name, else by tag); throws dgatd::Error naming where (a
+// config line) and the known volumes when the mesh has no tet in it.
+int volume_tag(mesh::Mesh const& mesh, std::string const& name, int tag, std::string const& table,
+               std::string const& where);
+
 // The physical surface called name; throws dgatd::Error naming where (a config line) and the known
 // surfaces when the mesh has none.
 int surface_tag(mesh::Mesh const& mesh, std::string const& name, std::string const& where);

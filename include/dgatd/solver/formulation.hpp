@@ -10,6 +10,7 @@
 
 #include "dgatd/parallel/decomposition.hpp"
 #include "dgatd/solver/formulation_kind.hpp"
+#include "dgatd/solver/plane_wave_stencil.hpp"
 #include "dgatd/solver/stencils.hpp"
 #include "dgatd/solver/waveform.hpp"
 #include "dgatd/vec3.hpp"
@@ -131,6 +132,9 @@ public:
   // formulation).
   virtual void add_matched_port(std::string const& name, MatchedPortStencil const& stencil, Signal waveform) = 0;
   virtual std::vector<PortSeries> port_series() const = 0;
+  // A plane wave through a total-field/scattered-field surface (fractioned only: the simulation
+  // refuses it with the assembled formulation).
+  virtual void add_plane_wave(PlaneWaveStencil const& stencil) = 0;
   // Replaces the probes; record_probes() then samples them all after a step.
   virtual void set_probes(std::vector<ProbeStencil> const& probes) = 0;
 

@@ -11,6 +11,7 @@
 #include "dgatd/solver/formulation.hpp"
 #include "dgatd/solver/leapfrog.hpp"
 #include "dgatd/solver/matched_port.hpp"
+#include "dgatd/solver/plane_wave.hpp"
 #include "dgatd/solver/prescribed_field.hpp"
 #include "dgatd/solver/probes.hpp"
 #include "dgatd/solver/stability.hpp"
@@ -94,6 +95,10 @@ public:
   {
     ports_.push_back(&this->leapfrog_.add_term(
         std::make_unique<MatchedPort<ExecutionSpace>>(name, stencil, 1.0, std::move(waveform))));
+  }
+  void add_plane_wave(PlaneWaveStencil const& stencil) override
+  {
+    this->leapfrog_.add_term(std::make_unique<PlaneWave<ExecutionSpace>>(stencil));
   }
   std::vector<PortSeries> port_series() const override
   {
@@ -347,6 +352,10 @@ public:
   void add_matched_port(std::string const&, MatchedPortStencil const&, Signal) override
   {
     throw std::logic_error("the assembled formulation has no matched ports");
+  }
+  void add_plane_wave(PlaneWaveStencil const&) override
+  {
+    throw std::logic_error("the assembled formulation has no plane waves");
   }
   std::vector<PortSeries> port_series() const override { return {}; }
   bool accepts(FormulationState const& s) const override

@@ -386,13 +386,47 @@ solver::Waveform read_waveform(TableReader const& t)
   return w;
 }
 
+// A direction the user wrote, as a unit vector.
+Vec3 unit_vector(TableReader const& t, std::string const& key)
+{
+  Vec3 d = t.vec3(key);
+  double const norm = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  if (!(norm > 0)) t.fail(key, "must not be the zero vector");
+  for (double& component : d) component /= norm;
+  return d;
+}
+
+// One physical volume name or a list of them.
+std::vector<std::string> volume_names(TableReader const& t, std::string const& key)
+{
+  t.require(key, " (a physical volume name or a list of them)");
+  auto const& value = t.at(key);
+  if (value.is_string()) {
+    if (value.as_string().str.empty()) t.fail(key, "must not be empty");
+    return {value.as_string().str};
+  }
+  if (!value.is_array() || value.as_array().empty())
+    t.fail(key, std::string("must be a physical volume name or a list of them, not ") + type_name(value));
+  std::vector<std::string> names;
+  for (auto const& item : value.as_array()) {
+    if (!item.is_string() || item.as_string().str.empty()) t.fail(key, "must list physical volume names (strings)");
+    names.push_back(item.as_string().str);
+  }
+  return names;
+}
+
 Source read_source(TableReader const& t, double scale)
 {
   Source source;
   source.line = t.table_line();
-  std::string const kind = t.choice("kind", {"dipole", "port_te10", "edge_current"});
+  std::string const kind = t.choice("kind", {"dipole", "port_te10", "edge_current", "plane_wave"});
   std::string const not_for = "does not apply to kind = \"" + kind + "\"";
   t.require("waveform", " (gaussian, modulated_gaussian or sine)");
+  if (kind != "plane_wave") {
+    t.forbid("region", not_for);
+    t.forbid("polarization", not_for);
+    t.forbid("origin", not_for);
+  }
   if (kind == "port_te10") {
     source.kind = SourceKind::port_te10;
     t.forbid("position", not_for);
@@ -400,16 +434,28 @@ Source read_source(TableReader const& t, double scale)
     source.surface = t.string("surface");
     if (source.surface.empty()) t.fail("surface", "must not be empty");
     source.matched = t.boolean("matched", false);
+  } else if (kind == "plane_wave") {
+    source.kind = SourceKind::plane_wave;
+    t.forbid("position", not_for);
+    t.forbid("surface", not_for);
+    t.forbid("matched", not_for);
+    source.regions = volume_names(t, "region");
+    source.direction = unit_vector(t, "direction");
+    source.polarization = unit_vector(t, "polarization");
+    double const cosine = dot(source.direction, source.polarization);
+    // Rounding of a perpendicular pair written with a few digits stays far below this.
+    if (std::abs(cosine) > 1e-6)
+      t.fail("polarization",
+             "is not perpendicular to direction (they are " +
+                 format_number(std::acos(std::clamp(cosine, -1.0, 1.0)) * 180 / 3.14159265358979323846) +
+                 " degrees apart); a plane wave's e is transverse");
+    if (t.has("origin")) source.origin = scaled(t.vec3("origin"), scale);
   } else {
     source.kind = kind == "dipole" ? SourceKind::dipole : SourceKind::edge_current;
     t.forbid("surface", not_for);
     t.forbid("matched", not_for);
     source.position = scaled(t.vec3("position"), scale);
-    Vec3 d = t.vec3("direction");
-    double const norm = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-    if (!(norm > 0)) t.fail("direction", "must not be the zero vector");
-    for (double& component : d) component /= norm;
-    source.direction = d;
+    source.direction = unit_vector(t, "direction");
   }
   source.waveform = read_waveform(t);
   return source;
@@ -645,6 +691,8 @@ char const* to_string(SourceKind kind)
     return "port_te10";
   case SourceKind::edge_current:
     return "edge_current";
+  case SourceKind::plane_wave:
+    return "plane_wave";
   }
   return "";
 }
@@ -725,10 +773,11 @@ Config parse_config(std::string const& text, std::string const& name, std::strin
 
   if (tables.count("source"))
     for (auto const& table : tables["source"]->as_array())
-      config.sources.push_back(read_source(TableReader(name, table, "[[source]]",
-                                                       {"kind", "position", "direction", "surface", "matched",
-                                                        "amplitude", "waveform", "t0", "sigma", "frequency", "ramp"}),
-                                           scale));
+      config.sources.push_back(
+          read_source(TableReader(name, table, "[[source]]",
+                                  {"kind", "position", "direction", "surface", "matched", "region", "polarization",
+                                   "origin", "amplitude", "waveform", "t0", "sigma", "frequency", "ramp"}),
+                      scale));
 
   if (!tables.count("time")) throw Error(name, "missing table [time] (give t_end or steps)", "");
   config.time =

@@ -69,14 +69,20 @@ struct BoundaryConfig {
   int line = 0; // of the [boundary] table, for messages about surfaces the mesh lacks
 };
 
-enum class SourceKind { dipole, port_te10, edge_current };
+enum class SourceKind { dipole, port_te10, edge_current, plane_wave };
 
 struct Source {
   SourceKind kind = SourceKind::dipole;
   Vec3 position{};      // metres (dipole; edge_current drives the edge nearest to it)
-  Vec3 direction{};     // unit vector (dipole, edge_current)
+  Vec3 direction{};     // unit vector (dipole, edge_current; plane_wave: of propagation)
   std::string surface;  // physical surface of the port (port_te10)
   bool matched = false; // port_te10: launch TE10 and absorb the TE10 wave coming back (docs/open_regions.md §4)
+  // plane_wave (docs/plane_waves.md): the physical volumes of the total-field region, the unit
+  // vector of e (perpendicular to direction), and where the front is at the waveform's t0 (metres;
+  // none: the first point of the total-field surface it reaches).
+  std::vector<std::string> regions;
+  Vec3 polarization{};
+  std::optional<Vec3> origin;
   solver::Waveform waveform;
   int line = 0; // of the [[source]] header
 };
