@@ -1,5 +1,6 @@
-// dgatd mesh: the meshes a new user needs first (box cavity, cylinder, rectangular waveguide), with
-// an optional inner region and PML, generated through Gmsh without writing a .geo file.
+// dgatd mesh: the meshes a new user needs first (box cavity, cylinder, rectangular waveguide, a unit
+// cell of layers), with an optional inner region and PML, generated through Gmsh without writing a
+// .geo file.
 #include "commands.hpp"
 
 #include "dgatd/error.hpp"
@@ -22,6 +23,7 @@ struct MeshOptions {
   double h = 0;
   bool reproducible = false;
   std::vector<double> inner_box, inner_cylinder;
+  std::vector<double> cuts;
   std::optional<double> pml;
   std::string output;
   std::string format = "4.1";
@@ -57,6 +59,7 @@ mesh::GeneratorSpec spec_of(MeshOptions const& o)
     spec.inner.corner = {o.inner_cylinder[0], o.inner_cylinder[1], o.inner_cylinder[2]};
     spec.inner.size = {o.inner_cylinder[3], o.inner_cylinder[4], 0.0};
   }
+  spec.cuts = o.cuts;
   // The generator reads 0 as no PML; given explicitly it is a mistake.
   if (o.pml == 0.0)
     throw Error(kWhere, "--pml 0 gives no PML", "give a positive thickness in metres, or leave out --pml");
@@ -82,12 +85,17 @@ void add_mesh_command(CLI::App& app, Action* action)
 {
   auto options = std::make_shared<MeshOptions>();
   auto* command = app.add_subcommand(
-      "mesh", "Generate a first-order tetrahedral mesh of a box, cylinder or waveguide (Gmsh, OpenCASCADE)");
-  command->add_option("shape", options->shape, "box, cylinder (axis z) or waveguide (axis z, ports at z = 0 and L)")
+      "mesh", "Generate a first-order tetrahedral mesh of a box, cylinder, waveguide or cell (Gmsh, OpenCASCADE)");
+  command
+      ->add_option("shape", options->shape,
+                   "box, cylinder (axis z), waveguide (axis z, ports at z = 0 and L) or cell (a unit cell of layers "
+                   "along z for waves at normal incidence: surfaces x_walls, y_walls, ends)")
       ->required()
-      ->check(CLI::IsMember({"box", "cylinder", "waveguide"}));
-  command->add_option("--size", options->size, "a b d: box or waveguide extents in metres, corner at the origin")
+      ->check(CLI::IsMember({"box", "cylinder", "waveguide", "cell"}));
+  command->add_option("--size", options->size, "a b d: box, waveguide or cell extents in metres, corner at the origin")
       ->expected(3);
+  command->add_option("--cuts", options->cuts,
+                      "z1 z2 ...: planes that split a cell into physical volumes layer_0 (from z = 0) to layer_N");
   command->add_option("--radius", options->radius, "Cylinder radius (m)");
   command->add_option("--height", options->height, "Cylinder height (m), from z = 0");
   command->add_option("--h", options->h, "Target edge length (m)")->required();
@@ -106,8 +114,8 @@ void add_mesh_command(CLI::App& app, Action* action)
   inner_box->excludes(inner_cylinder);
   command->add_option("--pml", options->pml,
                       "Thickness (m) of a perfectly matched layer (physical volume \"pml\"), at least 2 h (8 h "
-                      "reflect -40 dB on WR-90): a shell around a box, or a layer beyond the waveguide's z = L end "
-                      "(surface \"pml_end\")");
+                      "reflect -40 dB on WR-90): a shell around a box, a layer beyond the waveguide's z = L end "
+                      "(surface \"pml_end\"), or a layer beyond each end of a cell");
   command->add_option("-o,--output", options->output, "Output .msh file")->required();
   command->add_option("--format", options->format, ".msh version")
       ->check(CLI::IsMember({"2.2", "4.1"}))

@@ -31,6 +31,10 @@ constexpr int kWallsTag = 1;
 constexpr int kPortInTag = 2;
 constexpr int kPortOutTag = 3;
 constexpr int kPmlEndTag = 4;
+constexpr int kXWallsTag = 1;
+constexpr int kYWallsTag = 2;
+constexpr int kEndsTag = 3;
+constexpr int kFirstLayerTag = 1;
 
 std::string describe(GeneratorSpec const& spec)
 {
@@ -42,6 +46,7 @@ std::string describe(GeneratorSpec const& spec)
     s << spec.size[0] << 'x' << spec.size[1] << 'x' << spec.size[2];
   s << " h=" << spec.element_size;
   if (!spec.inner.shape.empty()) s << " with inner " << spec.inner.shape;
+  if (!spec.cuts.empty()) s << " in " << spec.cuts.size() + 1 << " layers";
   if (spec.pml != 0) s << " pml=" << spec.pml;
   if (spec.reproducible) s << ", reproducible";
   return s.str();
@@ -102,6 +107,7 @@ double meshed_volume(GeneratorSpec const& spec)
   double const p = spec.pml;
   if (spec.shape == "cylinder") return kPi * s[0] * s[0] * s[1];
   if (spec.shape == "waveguide") return s[0] * s[1] * (s[2] + p);
+  if (spec.shape == "cell") return s[0] * s[1] * (s[2] + 2 * p);
   return (s[0] + 2 * p) * (s[1] + 2 * p) * (s[2] + 2 * p);
 }
 
@@ -123,8 +129,18 @@ void check_pml(std::string const& where, GeneratorSpec const& spec)
 
 void check_spec(std::string const& where, GeneratorSpec const& spec)
 {
-  if (spec.shape != "box" && spec.shape != "cylinder" && spec.shape != "waveguide")
-    throw Error(where, "unknown shape '" + spec.shape + "'", "use box, cylinder or waveguide");
+  if (spec.shape != "box" && spec.shape != "cylinder" && spec.shape != "waveguide" && spec.shape != "cell")
+    throw Error(where, "unknown shape '" + spec.shape + "'", "use box, cylinder, waveguide or cell");
+  if (spec.shape != "cell" && !spec.cuts.empty())
+    throw Error(where, "cuts only split a cell", "leave out cuts, or generate a cell");
+  if (spec.shape == "cell" && !spec.inner.shape.empty())
+    throw Error(where, "a cell has no inner region: its layers are its regions", "split it with cuts instead");
+  for (std::size_t k = 0; k < spec.cuts.size(); ++k)
+    if (!(spec.cuts[k] > (k == 0 ? 0.0 : spec.cuts[k - 1]) && spec.cuts[k] < spec.size[2]))
+      throw Error(where,
+                  "cut z = " + format_number(spec.cuts[k]) +
+                      " is not between 0 and L = " + format_number(spec.size[2]) + " above the one before it",
+                  "give cuts strictly inside the cell, in increasing order");
   if (spec.shape == "cylinder") {
     check_positive(where, "the cylinder radius", spec.size[0]);
     check_positive(where, "the cylinder height", spec.size[1]);
@@ -176,6 +192,55 @@ void add_named_group(int dim, std::vector<int> const& entities, int tag, std::st
   gmsh::model::setPhysicalName(dim, tag, name);
 }
 
+// A cell: one box per layer (and per PML layer) stacked along z, glued by fragmenting, each its own
+// volume; faces told apart by their centres of mass.
+void build_cell(GeneratorSpec const& spec)
+{
+  auto const& s = spec.size;
+  double const p = spec.pml;
+  std::vector<double> planes{0.0};
+  planes.insert(planes.end(), spec.cuts.begin(), spec.cuts.end());
+  planes.push_back(s[2]);
+  gmsh::vectorpair layers, pml;
+  for (std::size_t k = 0; k + 1 < planes.size(); ++k)
+    layers.push_back({3, gmsh::model::occ::addBox(0, 0, planes[k], s[0], s[1], planes[k + 1] - planes[k])});
+  if (p > 0) {
+    pml.push_back({3, gmsh::model::occ::addBox(0, 0, -p, s[0], s[1], p)});
+    pml.push_back({3, gmsh::model::occ::addBox(0, 0, s[2], s[0], s[1], p)});
+  }
+  gmsh::vectorpair all = layers;
+  all.insert(all.end(), pml.begin(), pml.end());
+  gmsh::vectorpair pieces;
+  std::vector<gmsh::vectorpair> pieces_of_input;
+  gmsh::model::occ::fragment(gmsh::vectorpair(all.begin(), all.begin() + 1),
+                             gmsh::vectorpair(all.begin() + 1, all.end()), pieces, pieces_of_input);
+  gmsh::model::occ::synchronize();
+  for (std::size_t k = 0; k < layers.size(); ++k)
+    add_named_group(3, tags_of(pieces_of_input[k]), kFirstLayerTag + static_cast<int>(k), "layer_" + std::to_string(k));
+  // Two layers, not one: a plane wave's total-field region takes in the bottom one alone.
+  if (p > 0) {
+    auto const tag = kFirstLayerTag + static_cast<int>(layers.size());
+    add_named_group(3, tags_of(pieces_of_input[layers.size()]), tag, "pml_bottom");
+    add_named_group(3, tags_of(pieces_of_input[layers.size() + 1]), tag + 1, "pml_top");
+  }
+  std::vector<int> x_walls, y_walls, ends;
+  double const tol = 1e-6 * std::max({s[0], s[1], s[2]});
+  for (auto const& [dim, tag] : combined_boundary(pieces)) {
+    double x, y, z;
+    gmsh::model::occ::getCenterOfMass(dim, tag, x, y, z);
+    if (x < tol || x > s[0] - tol)
+      x_walls.push_back(tag);
+    else if (y < tol || y > s[1] - tol)
+      y_walls.push_back(tag);
+    else
+      ends.push_back(tag);
+  }
+  add_named_group(2, x_walls, kXWallsTag, "x_walls");
+  add_named_group(2, y_walls, kYWallsTag, "y_walls");
+  add_named_group(2, ends, kEndsTag, "ends");
+  gmsh::model::mesh::generate(3);
+}
+
 // Builds the CAD model, its physical groups and the mesh in the current Gmsh model.
 void build_model(GeneratorSpec const& spec)
 {
@@ -195,6 +260,10 @@ void build_model(GeneratorSpec const& spec)
   auto const& s = spec.size;
   double const p = spec.pml;
   bool const has_inner = !spec.inner.shape.empty();
+  if (spec.shape == "cell") {
+    build_cell(spec);
+    return;
+  }
   int const outer = spec.shape == "cylinder" ? gmsh::model::occ::addCylinder(0, 0, 0, 0, 0, s[1], s[0])
                                              : gmsh::model::occ::addBox(0, 0, 0, s[0], s[1], s[2]);
   gmsh::vectorpair tools;

@@ -365,3 +365,20 @@ TEST(RunErrors, PlaneWaveNeedsTheFractionedFormulation)
 }
 
 } // namespace
+
+namespace {
+
+TEST(RunErrors, CutsOfABox)
+{
+  expect_clean_failure({"cuts_of_a_box", base_mesh + "cuts = [0.5]\n" + base_tail,
+                        "bad.toml:5: [mesh] cuts only applies to generate = \"cell\"", false});
+}
+
+TEST(RunErrors, CutsOutOfOrder)
+{
+  expect_clean_failure({"cuts_out_of_order",
+                        "[mesh]\ngenerate = \"cell\"\nsize = [0.2, 0.2, 1]\nh = 0.1\ncuts = [0.6, 0.3]\n" + base_tail,
+                        "cut z = 0.3 is not between 0 and L = 1 above the one before it"});
+}
+
+} // namespace

@@ -4,20 +4,28 @@
 //   cylinder  radius r, height h, axis z from z = 0: volume "domain", surface "boundary"
 //   waveguide a x b x L, axis z from z = 0:          volume "domain", surfaces "walls" (the four
 //             sides), "port_in" (z = 0), "port_out" (z = L)
+//   cell      a x b x L, axis z from z = 0, a unit cell for waves at normal incidence along z: the
+//             planes z = cuts[k] split it into volumes "layer_0" (from z = 0) to "layer_N" (to z = L);
+//             surfaces "x_walls" (x = 0, a), "y_walls" (y = 0, b) and "ends" (the two ends in z). A
+//             plane wave with e along y is exact in it with PEC y_walls and PMC x_walls
+//             (docs/plane_waves.md)
 // An optional inner box or cylinder becomes its own physical volume "inner" (a dielectric fill,
 // say), conformally meshed with the rest; "domain" is then the remainder.
-// An optional perfectly matched layer of thickness P becomes physical volume "pml", conformally
-// meshed with the domain (cylinders have none):
+// An optional perfectly matched layer of thickness P becomes physical volume "pml" (a cell's two
+// layers "pml_bottom" and "pml_top"), conformally meshed with the domain (cylinders have none):
 //   box       a shell [-P, a+P] x [-P, b+P] x [-P, d+P] around the box: "boundary" is then the
 //             shell's outer surface, and the interior surface "pml_interface" lies between the two
 //   waveguide a layer z in [L, L+P] of the guide's cross-section: "port_out" stays the plane z = L
 //             (an interior surface), "walls" take in the layer's four sides, and its end z = L+P
 //             is surface "pml_end"
+//   cell      two layers, "pml_bottom" z in [-P, 0] and "pml_top" z in [L, L+P]: the walls take in
+//             their sides, "ends" are then their ends z = -P and z = L+P
 
 #include "dgatd/mesh/mesh.hpp"
 
 #include <array>
 #include <string>
+#include <vector>
 
 namespace dgatd::mesh {
 
@@ -28,15 +36,16 @@ struct InnerRegion {
 };
 
 struct GeneratorSpec {
-  std::string shape;            // "box", "cylinder" or "waveguide"
-  std::array<double, 3> size{}; // box: a, b, d; waveguide: a, b, L; cylinder: radius, height, unused
+  std::string shape;            // "box", "cylinder", "waveguide" or "cell"
+  std::array<double, 3> size{}; // box: a, b, d; waveguide and cell: a, b, L; cylinder: radius, height, unused
   double element_size = 0;      // target edge length h
   // By default Gmsh's HXT volume mesher (on one thread: see build_model); its meshes differ slightly
   // from run to run. Reproducible: the classic Delaunay mesher, the same mesh on every run and
   // machine, about 7x slower.
   bool reproducible = false;
-  InnerRegion inner;
-  double pml = 0; // thickness of the perfectly matched layer in metres, 0 for none
+  InnerRegion inner;        // not for a cell: its layers are its regions
+  std::vector<double> cuts; // cell: the planes between its layers, 0 < z < L, increasing
+  double pml = 0;           // thickness of the perfectly matched layer in metres, 0 for none
 };
 
 // Generates the mesh (metres), validates and orients it; writes it to output_path too when that

@@ -235,10 +235,11 @@ MeshConfig read_mesh(TableReader const& t, std::string const& base_dir)
     throw Error(t.where(std::max(t.line("file"), t.line("generate"))),
                 "[mesh] has both 'file' and 'generate'; keep one", "");
   if (!t.has("file") && !t.has("generate"))
-    t.fail_table("[mesh] needs 'file' (a mesh file) or 'generate' (box, cylinder or waveguide)");
+    t.fail_table("[mesh] needs 'file' (a mesh file) or 'generate' (box, cylinder, waveguide or cell)");
 
   if (t.has("file")) {
-    for (auto const* key : {"generate", "size", "radius", "height", "h", "inner", "output", "reproducible", "pml"})
+    for (auto const* key :
+         {"generate", "size", "radius", "height", "h", "inner", "cuts", "output", "reproducible", "pml"})
       t.forbid(key, "only applies to generated meshes (generate = ...)");
     std::string const file = t.string("file");
     if (file.empty()) t.fail("file", "must not be empty");
@@ -247,7 +248,7 @@ MeshConfig read_mesh(TableReader const& t, std::string const& base_dir)
   }
 
   auto& spec = mesh.generate;
-  spec.shape = t.choice("generate", {"box", "cylinder", "waveguide"});
+  spec.shape = t.choice("generate", {"box", "cylinder", "waveguide", "cell"});
   double const s = mesh.scale;
   if (spec.shape == "cylinder") {
     t.forbid("size", "does not apply to a cylinder (give radius and height)");
@@ -263,6 +264,10 @@ MeshConfig read_mesh(TableReader const& t, std::string const& base_dir)
   }
   spec.element_size = t.positive("h") * s;
   if (t.has("pml")) spec.pml = t.positive("pml") * s;
+  if (t.has("cuts")) {
+    if (spec.shape != "cell") t.fail("cuts", "only applies to generate = \"cell\"");
+    for (double const z : t.numbers("cuts", 1, 1000)) spec.cuts.push_back(z * s);
+  }
   spec.reproducible = t.boolean("reproducible", false);
   if (t.has("output")) {
     std::string const output = t.string("output");
@@ -737,8 +742,8 @@ Config parse_config(std::string const& text, std::string const& name, std::strin
 
   if (!tables.count("mesh")) throw Error(name, "missing table [mesh] (give file = \"...\" or generate = \"box\")", "");
   config.mesh = read_mesh(TableReader(name, *tables["mesh"], "[mesh]",
-                                      {"file", "generate", "size", "radius", "height", "h", "inner", "scale", "output",
-                                       "reproducible", "pml", "ordering"}),
+                                      {"file", "generate", "size", "radius", "height", "h", "inner", "cuts", "scale",
+                                       "output", "reproducible", "pml", "ordering"}),
                           base_dir);
   double const scale = config.mesh.scale;
 
