@@ -57,7 +57,7 @@ inline std::string format_number(double value)
 }
 
 // The kind of model item a ModelError is about.
-enum class ModelSubject { matched_layer, matched_port, time_step, plane_wave };
+enum class ModelSubject { matched_layer, matched_port, time_step, plane_wave, far_field };
 
 // A quantity behind a ModelError, named in the method's words (SI units, or a count).
 struct ModelFact {
@@ -106,6 +106,8 @@ private:
       return "the time step";
     case ModelSubject::plane_wave:
       return "plane wave into region";
+    case ModelSubject::far_field:
+      return "far-field surface";
     }
     return "the model";
   }

@@ -21,6 +21,7 @@ void add_info_command(CLI::App& app, Action* action);
 void add_mesh_command(CLI::App& app, Action* action);
 void add_spectrum_command(CLI::App& app, Action* action);
 void add_sparams_command(CLI::App& app, Action* action);
+void add_farfield_command(CLI::App& app, Action* action);
 void add_bench_command(CLI::App& app, Action* action);
 void add_run_command(CLI::App& app, Action* action);
 void add_partition_command(CLI::App& app, Action* action);

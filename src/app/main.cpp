@@ -160,6 +160,7 @@ int main(int argc, char* argv[])
   dgatd::app::add_mesh_command(app, &action);
   dgatd::app::add_spectrum_command(app, &action);
   dgatd::app::add_sparams_command(app, &action);
+  dgatd::app::add_farfield_command(app, &action);
   dgatd::app::add_bench_command(app, &action);
   dgatd::app::add_run_command(app, &action);
   dgatd::app::add_partition_command(app, &action);

@@ -31,6 +31,7 @@ constexpr int kWallsTag = 1;
 constexpr int kPortInTag = 2;
 constexpr int kPortOutTag = 3;
 constexpr int kPmlEndTag = 4;
+constexpr int kInnerSurfaceTag = 5;
 constexpr int kXWallsTag = 1;
 constexpr int kYWallsTag = 2;
 constexpr int kEndsTag = 3;
@@ -355,6 +356,11 @@ void build_model(GeneratorSpec const& spec)
   } else {
     add_named_group(2, tags_of(boundary), kBoundaryTag, "boundary");
     if (!pml.empty()) add_named_group(2, pml_interface, kPmlInterfaceTag, "pml_interface");
+  }
+  // The inner region's surface inside the mesh: a closed surface for a far field around what it holds.
+  if (!inner.empty()) {
+    auto const inner_surface = tags_of(minus(combined_boundary(inner), boundary));
+    if (!inner_surface.empty()) add_named_group(2, inner_surface, kInnerSurfaceTag, "inner_surface");
   }
   gmsh::model::mesh::generate(3);
 }

@@ -19,6 +19,9 @@ std::string where_asked(io::Config const& config, ModelError const& error)
       for (auto const& region : source.regions) regions += (regions.empty() ? "" : ", ") + region;
       if (source.kind == io::SourceKind::plane_wave && regions == error.name()) return config.where(source.line);
     }
+  if (error.subject() == ModelSubject::far_field)
+    for (auto const& far_field : config.farfields)
+      if (far_field.surface == error.name()) return config.where(far_field.line);
   return config.name;
 }
 
@@ -41,6 +44,8 @@ Error config_error(io::Config const& config, ModelError const& error)
   }
   case ModelSubject::matched_port:
     return Error(where, "matched port '" + error.name() + "' " + error.problem(), error.remedy());
+  case ModelSubject::far_field:
+    return Error(where, "[[farfield]] surface '" + error.name() + "' " + error.problem(), error.remedy());
   case ModelSubject::plane_wave:
     return Error(where, "plane wave: total-field region '" + error.name() + "' " + error.problem(), error.remedy());
   case ModelSubject::time_step: {

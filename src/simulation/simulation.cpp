@@ -120,6 +120,7 @@ public:
   void append_energy(double, double) override {}
   void write_snapshot(double, std::vector<Vec3> const&, std::vector<Vec3> const&) override {}
   void write_port(std::string const&, double, std::vector<double> const&, std::vector<double> const&) override {}
+  void write_far_field(solver::FarFieldRecord const&) override {}
   void flush() override {}
   void close(bool) override {}
   std::string description() const override { return "nothing (rank 0 writes the output)"; }
@@ -134,6 +135,9 @@ void refuse_over_ranks(io::Config const& config, SimulationOptions const& option
   if (config.solver.formulation == solver::FormulationKind::assembled)
     throw Error(config.name, "the assembled formulation runs in one process only",
                 "remove [solver] formulation = \"assembled\", or run without mpirun");
+  if (!config.farfields.empty())
+    throw Error(config.where(config.farfields.front().line), "[[farfield]] runs in one process only (for now)",
+                "remove the [[farfield]] tables, or run without mpirun");
   if (!options.partitioner)
     throw std::logic_error("a simulation over several ranks needs SimulationOptions::partitioner");
 }
@@ -167,6 +171,8 @@ struct Simulation::Impl {
   void add_sources_and_probes();
   void add_sources_and_probes(parallel::MeshPart const& part, std::vector<Index> const& probe_tets,
                               std::vector<int> const& vertex_owner);
+  void add_far_fields();
+  void warn_outside_band(io::FarFieldConfig const& far_field) const;
   void make_formulation()
   {
     if (config.solver.backend == io::Backend::serial)
@@ -266,6 +272,9 @@ void Simulation::Impl::make_formulation_on()
       if (material.sigma > 0)
         throw Error(config.where(material.line), "[[material]] sigma needs the fractioned formulation",
                     "remove [solver] formulation = \"assembled\" (the assembled baseline has no losses)");
+  if (kind == solver::FormulationKind::assembled && !config.farfields.empty())
+    throw Error(config.where(config.farfields.front().line), "[[farfield]] needs the fractioned formulation",
+                "remove [solver] formulation = \"assembled\" (the assembled baseline has no far-field surfaces)");
   if (kind == solver::FormulationKind::assembled && config.solver.precision != kernels::MatrixPrecision::float64)
     throw Error(config.where(config.solver.precision_line), "precision = \"mixed\" needs the fractioned formulation",
                 "remove [solver] formulation = \"assembled\" (the assembled baseline runs in double)");
@@ -331,6 +340,49 @@ void Simulation::Impl::add_sources_and_probes()
   for (auto const& probe : config.probes)
     probes.push_back(solver::probe_stencil(view, ops.layout, probe.name, probe.position));
   formulation->set_probes(probes);
+  add_far_fields();
+}
+
+// The plane wave a far-field surface compares with (radar cross sections) is the run's only one.
+void Simulation::Impl::add_far_fields()
+{
+  io::Source const* plane_wave = nullptr;
+  int plane_waves = 0;
+  for (auto const& source : config.sources)
+    if (source.kind == io::SourceKind::plane_wave) {
+      plane_wave = &source;
+      ++plane_waves;
+    }
+  for (auto const& far_field : config.farfields) {
+    std::string const where = config.where(far_field.line);
+    int const tag = surface_tag(problem.mesh, far_field.surface, where);
+    auto stencil = solver::far_field_stencil(problem.view(), problem.operators, problem.materials, tag,
+                                             far_field.surface, far_field.frequencies);
+    if (plane_waves == 1) {
+      stencil.has_incident = true;
+      stencil.incident_direction = plane_wave->direction;
+      stencil.incident_polarization = plane_wave->polarization;
+      stencil.incident_waveform = plane_wave->waveform;
+    }
+    warn_outside_band(far_field);
+    formulation->add_far_field(stencil);
+  }
+}
+
+// A frequency where no source has any strength gets a far field of rounding noise: said, not refused
+// (the user may add a source later, or mean the noise floor).
+void Simulation::Impl::warn_outside_band(io::FarFieldConfig const& far_field) const
+{
+  if (!options.report || config.sources.empty()) return;
+  for (double f : far_field.frequencies) {
+    double strongest = 0;
+    for (auto const& source : config.sources)
+      strongest = std::max(strongest, solver::relative_spectrum(source.waveform, f));
+    if (strongest < 1e-3)
+      *options.report << "warning: " << config.where(far_field.line) << ": [[farfield]] frequency " << f
+                      << " Hz is outside the sources' band (more than 60 dB below their peak): its far field is "
+                         "noise\n";
+  }
 }
 
 // Each rank adds what acts on its part: a source where its tet or edge is among the part's (on the

@@ -8,6 +8,7 @@
 #include "dgatd/kernels/assembled.hpp"
 #include "dgatd/kernels/faraday.hpp"
 #include "dgatd/solver/current_source.hpp"
+#include "dgatd/solver/far_field.hpp"
 #include "dgatd/solver/formulations.hpp"
 #include "dgatd/solver/leapfrog.hpp"
 #include "dgatd/solver/losses.hpp"
@@ -30,6 +31,7 @@
   ON(DGATD_PRESCRIBED_FIELD_INSTANCES, )                                                                               \
   ON(DGATD_MATCHED_PORT_INSTANCES, )                                                                                   \
   ON(DGATD_PLANE_WAVE_INSTANCES, )                                                                                     \
+  ON(DGATD_FAR_FIELD_INSTANCES, )                                                                                      \
   ON(DGATD_PROBE_RECORDER_INSTANCES, )                                                                                 \
   ON(DGATD_LEAPFROG_INSTANCES, )                                                                                       \
   ON(DGATD_FORMULATION_INSTANCES, )                                                                                    \

@@ -99,7 +99,7 @@ TEST(MeshFormats, AllFormatsGiveTheSameComplex)
 {
   ScratchDirectory dir("mesh_formats");
   Mesh const original = waveguide_with_inner_box();
-  ASSERT_EQ(original.groups.size(), 5u); // walls, port_in, port_out, domain, inner
+  ASSERT_EQ(original.groups.size(), 6u); // walls, port_in, port_out, inner_surface, domain, inner
   Topology const reference = build_topology(original);
   for (auto const& format : kFormats) {
     SCOPED_TRACE(format.file);

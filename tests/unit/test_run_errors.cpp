@@ -382,3 +382,45 @@ TEST(RunErrors, CutsOutOfOrder)
 }
 
 } // namespace
+
+namespace {
+
+std::string far_field(std::string const& surface)
+{
+  return "[[farfield]]\nsurface = \"" + surface + "\"\nfrequencies = [3e8]\n";
+}
+
+TEST(RunErrors, FarFieldOnTheMeshBoundary)
+{
+  expect_clean_failure({"far_field_boundary", base_mesh + far_field("boundary") + base_tail,
+                        "bad.toml:5: [[farfield]] surface 'boundary' lies on the boundary of"});
+}
+
+TEST(RunErrors, FarFieldAcrossMaterials)
+{
+  expect_clean_failure(
+      {"far_field_materials",
+       inner_box_mesh + "[[material]]\nregion = \"inner\"\neps_r = 2\n" + far_field("inner_surface") + base_tail,
+       "bad.toml:9: [[farfield]] surface 'inner_surface' crosses materials"});
+}
+
+TEST(RunErrors, FarFieldOnASurfaceTheMeshLacks)
+{
+  expect_clean_failure({"far_field_missing", base_mesh + far_field("nf2ff") + base_tail,
+                        "bad.toml:5: 'nf2ff' is not a physical surface"});
+}
+
+TEST(FarFieldErrors, ARunWithoutFarFieldData)
+{
+  ScratchDirectory scratch("far_field_errors");
+  auto const config = scratch.write("box.toml", base_mesh + base_tail);
+  ASSERT_EQ(run_dgatd("run " + config, scratch.path()).exit_code, 0);
+  auto const r = run_dgatd("farfield " + scratch.file("out.h5"), scratch.path());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("dgatd: error: " + scratch.file("out.h5") + ": the run has no far-field data (fix: "),
+            std::string::npos)
+      << r.err;
+}
+
+} // namespace

@@ -96,10 +96,27 @@ std::string with_mesh_file(ScratchDirectory const& scratch)
   return std::string(config).replace(config.find(generated), generated.size(), "file = \"box.msh\"\n");
 }
 
-void stop_and_restart(int signal, int expected_status, bool mesh_file = false)
+// A plane wave through the inner box, whose surface also takes a far field: the plane wave keeps no
+// state, the far field's transforms go through the checkpoint.
+std::string with_plane_wave_and_far_field()
 {
-  ScratchDirectory scratch("restart_signal_" + std::to_string(signal));
-  auto const path = scratch.write("run.toml", mesh_file ? with_mesh_file(scratch) : config);
+  std::string text = config;
+  std::string const dipole = text.substr(text.find("[[source]]"), text.find("[time]") - text.find("[[source]]"));
+  text.replace(text.find(dipole), dipole.size(),
+               "[[source]]\nkind = \"plane_wave\"\nregion = \"inner\"\ndirection = [0.6, 0, -0.8]\n"
+               "polarization = [0, 1, 0]\nwaveform = \"modulated_gaussian\"\nfrequency = 300e6\nsigma = 1e-9\n\n"
+               "[[farfield]]\nsurface = \"inner_surface\"\nfrequencies = [250e6, 300e6]\n\n");
+  std::string const box = "reproducible = true\n";
+  return text.replace(text.find(box), box.size(),
+                      box + "inner = { shape = \"box\", corner = [0.3, 0.2, 0.15], size = [0.4, 0.4, 0.3] }\n");
+}
+
+void stop_and_restart(int signal, int expected_status, bool mesh_file = false, bool plane_wave = false)
+{
+  ScratchDirectory scratch("restart_signal_" + std::to_string(signal) + (plane_wave ? "_plane_wave" : ""));
+  auto const path = scratch.write("run.toml", plane_wave  ? with_plane_wave_and_far_field()
+                                              : mesh_file ? with_mesh_file(scratch)
+                                                          : config);
   auto const whole = run_dgatd("run " + path + " -o " + scratch.file("whole.h5"), scratch.path());
   ASSERT_EQ(whole.exit_code, 0) << whole.err;
 
@@ -116,6 +133,16 @@ void stop_and_restart(int signal, int expected_status, bool mesh_file = false)
   auto const restarted = run_dgatd("run " + path + " --restart " + scratch.file("run.checkpoint.h5"), scratch.path());
   ASSERT_EQ(restarted.exit_code, 0) << restarted.err;
   expect_same_results(scratch.file("whole.h5"), scratch.file("run.h5"));
+  auto const whole_far = dgatd::io::read_far_fields(scratch.file("whole.h5"));
+  auto const continued_far = dgatd::io::read_far_fields(scratch.file("run.h5"));
+  ASSERT_EQ(whole_far.size(), plane_wave ? 1u : 0u);
+  ASSERT_EQ(continued_far.size(), whole_far.size());
+  for (std::size_t k = 0; k < whole_far.size(); ++k) {
+    EXPECT_TRUE(whole_far[k].has_incident);
+    EXPECT_EQ(whole_far[k].e, continued_far[k].e);
+    EXPECT_EQ(whole_far[k].h, continued_far[k].h);
+    EXPECT_EQ(whole_far[k].incident, continued_far[k].incident);
+  }
 }
 
 TEST(RunRestart, StoppedBySigtermContinuesBitForBit) { stop_and_restart(SIGTERM, 128 + SIGTERM); }
@@ -123,6 +150,8 @@ TEST(RunRestart, StoppedBySigtermContinuesBitForBit) { stop_and_restart(SIGTERM,
 TEST(RunRestart, StoppedByCtrlCContinuesBitForBit) { stop_and_restart(SIGINT, 128 + SIGINT); }
 
 TEST(RunRestart, OnAMeshFileContinuesBitForBit) { stop_and_restart(SIGTERM, 128 + SIGTERM, true); }
+
+TEST(RunRestart, PlaneWaveAndFarFieldContinueBitForBit) { stop_and_restart(SIGTERM, 128 + SIGTERM, false, true); }
 
 TEST(RunRestart, RefusesACheckpointOfAnotherRunInOneLine)
 {

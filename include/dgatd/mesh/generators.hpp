@@ -10,7 +10,8 @@
 //             plane wave with e along y is exact in it with PEC y_walls and PMC x_walls
 //             (docs/plane_waves.md)
 // An optional inner box or cylinder becomes its own physical volume "inner" (a dielectric fill,
-// say), conformally meshed with the rest; "domain" is then the remainder.
+// say), conformally meshed with the rest; "domain" is then the remainder, and the inner region's
+// surface where it lies inside the mesh is surface "inner_surface" (a far field's, say).
 // An optional perfectly matched layer of thickness P becomes physical volume "pml" (a cell's two
 // layers "pml_bottom" and "pml_top"), conformally meshed with the domain (cylinders have none):
 //   box       a shell [-P, a+P] x [-P, b+P] x [-P, d+P] around the box: "boundary" is then the

@@ -9,6 +9,7 @@
 // implementations on an execution space.
 
 #include "dgatd/parallel/decomposition.hpp"
+#include "dgatd/solver/far_field_stencil.hpp"
 #include "dgatd/solver/formulation_kind.hpp"
 #include "dgatd/solver/plane_wave_stencil.hpp"
 #include "dgatd/solver/stencils.hpp"
@@ -135,6 +136,10 @@ public:
   // A plane wave through a total-field/scattered-field surface (fractioned only: the simulation
   // refuses it with the assembled formulation).
   virtual void add_plane_wave(PlaneWaveStencil const& stencil) = 0;
+  // A near-to-far-field surface (fractioned only, in one process: the simulation refuses the rest).
+  virtual void add_far_field(FarFieldStencil const& stencil) = 0;
+  // The far-field surfaces' transforms so far, in the order they were added.
+  virtual std::vector<FarFieldRecord> far_fields() const = 0;
   // Replaces the probes; record_probes() then samples them all after a step.
   virtual void set_probes(std::vector<ProbeStencil> const& probes) = 0;
 

@@ -8,6 +8,7 @@
 #include "dgatd/kernels/assembled.hpp"
 #include "dgatd/mesh/topology.hpp"
 #include "dgatd/solver/current_source.hpp"
+#include "dgatd/solver/far_field.hpp"
 #include "dgatd/solver/formulation.hpp"
 #include "dgatd/solver/leapfrog.hpp"
 #include "dgatd/solver/matched_port.hpp"
@@ -99,6 +100,16 @@ public:
   void add_plane_wave(PlaneWaveStencil const& stencil) override
   {
     this->leapfrog_.add_term(std::make_unique<PlaneWave<ExecutionSpace>>(stencil));
+  }
+  void add_far_field(FarFieldStencil const& stencil) override
+  {
+    far_fields_.push_back(&this->leapfrog_.add_term(std::make_unique<FarField<ExecutionSpace>>(stencil)));
+  }
+  std::vector<FarFieldRecord> far_fields() const override
+  {
+    std::vector<FarFieldRecord> records;
+    for (auto const* surface : far_fields_) records.push_back(surface->record());
+    return records;
   }
   std::vector<PortSeries> port_series() const override
   {
@@ -305,6 +316,7 @@ private:
   }
 
   std::vector<MatchedPort<ExecutionSpace> const*> ports_;
+  std::vector<FarField<ExecutionSpace> const*> far_fields_;
   Distribution distribution_;
   std::vector<std::vector<SegmentPlace>> state_places_; // per term
   bool reads_probes_ = false;
@@ -357,6 +369,11 @@ public:
   {
     throw std::logic_error("the assembled formulation has no plane waves");
   }
+  void add_far_field(FarFieldStencil const&) override
+  {
+    throw std::logic_error("the assembled formulation has no far-field surfaces");
+  }
+  std::vector<FarFieldRecord> far_fields() const override { return {}; }
   std::vector<PortSeries> port_series() const override { return {}; }
   bool accepts(FormulationState const& s) const override
   {

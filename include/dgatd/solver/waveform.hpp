@@ -31,4 +31,9 @@ struct Waveform {
 
 char const* to_string(WaveformKind kind);
 
+// About how strong the waveform is at frequency f (Hz), as a fraction of its strongest frequency:
+// the Gaussians' spectra exactly, the ramped sine's from its switch-on (1 within 1 / ramp of the
+// carrier, falling as the cube of the distance beyond).
+double relative_spectrum(Waveform const& w, double f);
+
 } // namespace dgatd::solver

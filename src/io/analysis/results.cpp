@@ -134,4 +134,59 @@ std::vector<PortRecord> read_ports(std::string const& path)
   return ports;
 }
 
+std::vector<solver::FarFieldRecord> read_far_fields(std::string const& path)
+{
+  hdf5::QuietErrors const quiet;
+  Handle const file = open_output(path);
+  std::vector<solver::FarFieldRecord> records;
+  if (H5Lexists(file.get(), "farfield", H5P_DEFAULT) <= 0) return records;
+  std::vector<std::string> names;
+  hsize_t index = 0;
+  if (H5Literate_by_name(file.get(), "farfield", H5_INDEX_NAME, H5_ITER_INC, &index, collect_name, &names,
+                         H5P_DEFAULT) < 0)
+    throw Error(path, "cannot list /farfield", "the file may be damaged");
+  for (auto const& name : names) {
+    solver::FarFieldRecord r;
+    r.name = name;
+    std::string const group = "/farfield/" + name;
+    Handle const g(H5Gopen2(file.get(), group.c_str(), H5P_DEFAULT), H5Gclose);
+    if (!g.valid() || !hdf5::read_attribute(g.get(), "eps", H5T_NATIVE_DOUBLE, &r.eps) ||
+        !hdf5::read_attribute(g.get(), "mu", H5T_NATIVE_DOUBLE, &r.mu))
+      throw Error(path, group + " has no medium (attributes eps, mu)", "the file may be damaged");
+    hsize_t count = 0, faces = 0, rows = 0;
+    r.frequencies = hdf5::read_rows<double>(file.get(), group + "/frequencies", 0, path, count);
+    auto const centroids = hdf5::read_rows<double>(file.get(), group + "/centroids", 3, path, faces);
+    auto const normals = hdf5::read_rows<double>(file.get(), group + "/normals", 3, path, rows);
+    r.areas = hdf5::read_rows<double>(file.get(), group + "/areas", 0, path, rows);
+    auto const e = hdf5::read_rows<double>(file.get(), group + "/E", 6, path, rows);
+    if (rows != count * faces) throw Error(path, group + "/E does not fit its faces", "the file may be damaged");
+    auto const h = hdf5::read_rows<double>(file.get(), group + "/H", 6, path, rows);
+    if (rows != count * faces) throw Error(path, group + "/H does not fit its faces", "the file may be damaged");
+    for (hsize_t k = 0; k < faces; ++k) {
+      r.centroids.push_back({centroids[3 * k], centroids[3 * k + 1], centroids[3 * k + 2]});
+      r.normals.push_back({normals[3 * k], normals[3 * k + 1], normals[3 * k + 2]});
+    }
+    auto phasors = [](std::vector<double> const& flat, std::size_t row) {
+      std::array<std::complex<double>, 3> v;
+      for (std::size_t c = 0; c < 3; ++c) v[c] = {flat[6 * row + c], flat[6 * row + 3 + c]};
+      return v;
+    };
+    for (std::size_t row = 0; row < count * faces; ++row) {
+      r.e.push_back(phasors(e, row));
+      r.h.push_back(phasors(h, row));
+    }
+    if (H5Lexists(g.get(), "incident", H5P_DEFAULT) > 0) {
+      r.has_incident =
+          hdf5::read_attribute(g.get(), "incident_direction", H5T_NATIVE_DOUBLE, r.incident_direction.data()) &&
+          hdf5::read_attribute(g.get(), "incident_polarization", H5T_NATIVE_DOUBLE, r.incident_polarization.data());
+      auto const incident = hdf5::read_rows<double>(file.get(), group + "/incident", 2, path, rows);
+      if (!r.has_incident || rows != count)
+        throw Error(path, group + "/incident does not fit its frequencies", "the file may be damaged");
+      for (hsize_t m = 0; m < count; ++m) r.incident.push_back({incident[2 * m], incident[2 * m + 1]});
+    }
+    records.push_back(std::move(r));
+  }
+  return records;
+}
+
 } // namespace dgatd::io

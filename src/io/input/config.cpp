@@ -222,9 +222,9 @@ private:
 };
 
 // Tables of the file: [name] must be a table, [[name]] an array of tables.
-std::vector<std::string> const known_tables{"mesh", "material", "pml",    "boundary", "source",
-                                            "time", "probe",    "output", "solver"};
-std::vector<std::string> const array_tables{"material", "pml", "source", "probe"};
+std::vector<std::string> const known_tables{"mesh", "material", "pml",      "boundary", "source",
+                                            "time", "probe",    "farfield", "output",   "solver"};
+std::vector<std::string> const array_tables{"material", "pml", "source", "probe", "farfield"};
 
 MeshConfig read_mesh(TableReader const& t, std::string const& base_dir)
 {
@@ -796,6 +796,24 @@ Config parse_config(std::string const& text, std::string const& name, std::strin
         if (other.name == probe.name)
           t.fail("name", "= \"" + probe.name + "\" is already used by the probe at line " + std::to_string(other.line));
       config.probes.push_back(probe);
+    }
+  }
+
+  if (tables.count("farfield")) {
+    for (auto const& table : tables["farfield"]->as_array()) {
+      TableReader const t(name, table, "[[farfield]]", {"surface", "frequencies"});
+      FarFieldConfig far_field;
+      far_field.line = t.table_line();
+      far_field.surface = t.string("surface");
+      if (far_field.surface.empty()) t.fail("surface", "must not be empty");
+      far_field.frequencies = t.numbers("frequencies", 1, 64);
+      for (double const f : far_field.frequencies)
+        if (!(f > 0 && std::isfinite(f))) t.fail("frequencies", "must be positive frequencies in Hz");
+      for (auto const& other : config.farfields)
+        if (other.surface == far_field.surface)
+          t.fail("surface", "= \"" + far_field.surface + "\" is already a [[farfield]] at line " +
+                                std::to_string(other.line) + "; give each surface once, with all its frequencies");
+      config.farfields.push_back(far_field);
     }
   }
 

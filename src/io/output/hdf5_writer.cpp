@@ -401,6 +401,44 @@ void Hdf5Writer::write_port(std::string const& name, double dt, std::vector<doub
   s.writer.dataset(group.get(), "voltage", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, voltage.size(), 0, voltage.data());
 }
 
+void Hdf5Writer::write_far_field(solver::FarFieldRecord const& r)
+{
+  auto& s = *state_;
+  hdf5::QuietErrors const quiet;
+  hid_t const root = s.file.get();
+  Handle const all = H5Lexists(root, "farfield", H5P_DEFAULT) > 0
+                         ? Handle(s.writer.check(H5Gopen2(root, "farfield", H5P_DEFAULT), "open /farfield"), H5Gclose)
+                         : s.writer.group(root, "farfield");
+  if (H5Lexists(all.get(), r.name.c_str(), H5P_DEFAULT) > 0)
+    s.writer.check(H5Ldelete(all.get(), r.name.c_str(), H5P_DEFAULT), "replace an interrupted run's far field");
+  Handle const group = s.writer.group(all.get(), r.name);
+  s.writer.attribute(group.get(), "eps", r.eps);
+  s.writer.attribute(group.get(), "mu", r.mu);
+  auto const faces = r.areas.size();
+  s.writer.dataset(group.get(), "frequencies", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, r.frequencies.size(), 0,
+                   r.frequencies.data());
+  s.writer.dataset(group.get(), "centroids", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, faces, 3, r.centroids.data());
+  s.writer.dataset(group.get(), "normals", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, faces, 3, r.normals.data());
+  s.writer.dataset(group.get(), "areas", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, faces, 0, r.areas.data());
+  auto rows = [](std::vector<std::array<std::complex<double>, 3>> const& values) {
+    std::vector<double> flat;
+    for (auto const& v : values) {
+      for (auto const& c : v) flat.push_back(c.real());
+      for (auto const& c : v) flat.push_back(c.imag());
+    }
+    return flat;
+  };
+  auto const e = rows(r.e), h = rows(r.h);
+  s.writer.dataset(group.get(), "E", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, r.e.size(), 6, e.data());
+  s.writer.dataset(group.get(), "H", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, r.h.size(), 6, h.data());
+  if (!r.has_incident) return;
+  s.writer.attribute(group.get(), "incident_direction", r.incident_direction);
+  s.writer.attribute(group.get(), "incident_polarization", r.incident_polarization);
+  std::vector<double> incident;
+  for (auto const& c : r.incident) incident.insert(incident.end(), {c.real(), c.imag()});
+  s.writer.dataset(group.get(), "incident", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, r.incident.size(), 2, incident.data());
+}
+
 void Hdf5Writer::close(bool complete)
 {
   auto& s = *state_;

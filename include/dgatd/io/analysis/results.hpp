@@ -2,6 +2,7 @@
 // Reading back what Hdf5Writer wrote: the probe time series of a run, for post-processing
 // (dgatd spectrum) and tests.
 
+#include "dgatd/solver/far_field_record.hpp"
 #include "dgatd/vec3.hpp"
 
 #include <array>
@@ -47,5 +48,8 @@ struct PortRecord {
 
 // The matched ports of the run at path (possibly none), sorted by name.
 std::vector<PortRecord> read_ports(std::string const& path);
+
+// The far-field surfaces of the run at path (possibly none), sorted by name.
+std::vector<solver::FarFieldRecord> read_far_fields(std::string const& path);
 
 } // namespace dgatd::io

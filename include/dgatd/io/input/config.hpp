@@ -102,6 +102,14 @@ struct Probe {
   int line = 0;
 };
 
+// A near-to-far-field surface (docs/plane_waves.md, section 5): a closed physical surface inside
+// the mesh, in one medium, and the frequencies (Hz) at which the run transforms e and h on it.
+struct FarFieldConfig {
+  std::string surface;
+  std::vector<double> frequencies;
+  int line = 0; // of the [[farfield]] header
+};
+
 struct OutputConfig {
   std::string file;                // resolved from the config file's directory
   std::int64_t snapshot_every = 0; // steps between field snapshots, 0 for none
@@ -136,6 +144,7 @@ struct Config {
   std::vector<Source> sources;
   TimeConfig time;
   std::vector<Probe> probes;
+  std::vector<FarFieldConfig> farfields;
   OutputConfig output;
   SolverConfig solver;
 

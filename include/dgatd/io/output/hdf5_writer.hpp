@@ -51,6 +51,10 @@ public:
   void write_snapshot(double time, std::vector<Vec3> const& e, std::vector<Vec3> const& h) override;
   void write_port(std::string const& name, double dt, std::vector<double> const& incident,
                   std::vector<double> const& voltage) override;
+  // Stored as /farfield/<surface>: frequencies, the faces' centroids, outward normals and areas,
+  // E and H (rows frequency-major, face by face: Re x y z, Im x y z), the medium's eps and mu, and
+  // for a plane-wave run its direction, polarization and transform at its origin (Re, Im per row).
+  void write_far_field(solver::FarFieldRecord const& record) override;
   void flush() override;
   // Writes what is buffered, records steps and complete, renames the file to its final name and
   // writes the .xdmf (when a mesh was written).

@@ -3,6 +3,7 @@
 // simulation writes through this interface; Hdf5Writer (HDF5 + XDMF for ParaView) is the first
 // implementation.
 
+#include "dgatd/solver/far_field_record.hpp"
 #include "dgatd/vec3.hpp"
 
 #include <array>
@@ -57,6 +58,8 @@ public:
   // (replacing what an earlier, interrupted run wrote for it).
   virtual void write_port(std::string const& name, double dt, std::vector<double> const& incident,
                           std::vector<double> const& voltage) = 0;
+  // A far-field surface's transforms as the run leaves them (replacing an interrupted run's).
+  virtual void write_far_field(solver::FarFieldRecord const& record) = 0;
   // Makes everything appended so far durable: a checkpoint taken now can resume this output.
   virtual void flush() = 0;
   // Finishes the output; complete = false records an interrupted run. Call once.

@@ -1,0 +1,90 @@
+// dgatd farfield: the far field of a run's near-to-far-field surfaces (docs/plane_waves.md, section
+// 5): radiated power against the flux through the surface, directivity, and for a plane-wave run
+// the bistatic radar cross section, as a table, CSVs of a theta-phi grid and of polar cuts, and a plot.
+#include "commands.hpp"
+
+#include "dgatd/error.hpp"
+#include "dgatd/io/analysis/far_field.hpp"
+#include "dgatd/io/analysis/results.hpp"
+#include "dgatd/io/analysis/spectrum_plot.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dgatd::app {
+namespace {
+
+struct FarFieldOptions {
+  std::string file;
+  double theta_step = 5;
+  double phi_step = 5;
+  std::vector<double> cuts{0, 90};
+  std::string prefix;
+};
+
+std::string beside(std::string const& file, std::string const& suffix)
+{
+  std::filesystem::path path(file);
+  return (path.parent_path() / (path.stem().string() + suffix)).string();
+}
+
+int run_far_field(FarFieldOptions const& options)
+{
+  auto const records = io::read_far_fields(options.file);
+  if (records.empty())
+    throw Error(options.file, "the run has no far-field data",
+                "add a [[farfield]] table (a closed surface and frequencies) to its configuration and run it again");
+  for (auto const& record : records) {
+    auto const patterns = io::far_field_patterns(record, options.theta_step, options.phi_step, options.cuts);
+    bool const rcs = record.has_incident;
+    std::printf("far-field surface '%s': %zu faces; %s\n", record.name.c_str(), record.areas.size(),
+                rcs ? "the scattered field of the run's plane wave" : "what radiates inside it");
+    std::printf("  f (GHz)  far field / flux  D max (dBi) at theta, phi (deg)%s\n",
+                rcs ? "   backscatter RCS (m^2, dBsm)" : "");
+    for (auto const& p : patterns) {
+      std::printf("%9.4f  %16.4f  %11.3f at %5.1f, %5.1f", p.frequency / 1e9, p.radiated / p.flux,
+                  10 * std::log10(p.strongest.directivity), p.strongest.theta, p.strongest.phi);
+      if (rcs) std::printf("   %.4g, %.2f", p.backscatter.rcs, 10 * std::log10(std::max(p.backscatter.rcs, 1e-300)));
+      std::printf("\n");
+    }
+    std::string const stem =
+        (options.prefix.empty() ? beside(options.file, "_farfield") : options.prefix) + "_" + record.name;
+    io::write_far_field_csv(stem + ".csv", stem + "_cuts.csv", patterns);
+    std::printf("wrote %s.csv (theta-phi grid) and %s_cuts.csv (cuts at phi =", stem.c_str(), stem.c_str());
+    for (double phi : options.cuts) std::printf(" %g", phi);
+    std::printf(" deg)\n");
+    std::string const png = stem + ".png";
+    auto const plot = io::run_plot_script("plot_farfield.py", {stem + ".csv", stem + "_cuts.csv", png}, png);
+    std::printf("%s\n", io::plot_report(plot, png).c_str());
+  }
+  return 0;
+}
+
+} // namespace
+
+void add_farfield_command(CLI::App& app, Action* action)
+{
+  auto options = std::make_shared<FarFieldOptions>();
+  CLI::App* command = app.add_subcommand(
+      "farfield", "Far field of a run's [[farfield]] surfaces: power, directivity (dBi) and, lit by a plane wave, "
+                  "the bistatic radar cross section (m^2, dBsm) on a theta-phi grid and polar cuts (CSV, PNG)");
+  command->add_option("file", options->file, "Output file of a run with a [[farfield]] table (.h5)")->required();
+  command->add_option("--theta", options->theta_step, "Grid step in theta, degrees")
+      ->capture_default_str()
+      ->check(CLI::Range(0.1, 90.0));
+  command->add_option("--phi", options->phi_step, "Grid step in phi, degrees")
+      ->capture_default_str()
+      ->check(CLI::Range(0.1, 180.0));
+  command->add_option("--cut", options->cuts, "Planes phi = value (degrees) of the polar cuts")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 360.0));
+  command->add_option("-o,--output", options->prefix,
+                      "Stem of the CSVs and the plot (default: <stem>_farfield beside the file), then _<surface>");
+  command->callback([options, action] { *action = [options] { return run_far_field(*options); }; });
+}
+
+} // namespace dgatd::app

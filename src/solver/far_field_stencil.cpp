@@ -1,0 +1,155 @@
+#include "dgatd/solver/far_field_stencil.hpp"
+
+#include "dgatd/error.hpp"
+#include "dgatd/mesh/geometry.hpp"
+#include "dgatd/mesh/reference_tet.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace dgatd::solver {
+namespace {
+
+// The regions the surface splits the tets into: tets joined through faces off the surface share a
+// region. Returns the region of each tet, and whether each region reaches the mesh's boundary.
+std::pair<std::vector<Index>, std::vector<char>> regions_apart(mesh::Topology const& topology,
+                                                               std::vector<char> const& on_surface)
+{
+  std::vector<Index> region(topology.num_tets(), -1);
+  std::vector<char> reaches_boundary;
+  std::vector<Index> stack;
+  for (Index seed = 0; seed < topology.num_tets(); ++seed) {
+    if (region[seed] >= 0) continue;
+    auto const id = static_cast<Index>(reaches_boundary.size());
+    reaches_boundary.push_back(0);
+    region[seed] = id;
+    stack.push_back(seed);
+    while (!stack.empty()) {
+      Index const t = stack.back();
+      stack.pop_back();
+      for (Index f : topology.tet_faces[t]) {
+        if (on_surface[f]) continue;
+        auto const& pair = topology.face_tets[f];
+        if (pair[1] < 0) {
+          reaches_boundary[id] = 1;
+          continue;
+        }
+        Index const other = pair[0] == t ? pair[1] : pair[0];
+        if (region[other] < 0) {
+          region[other] = id;
+          stack.push_back(other);
+        }
+      }
+    }
+  }
+  return {region, reaches_boundary};
+}
+
+// Tet t's field h averaged over its four subregions, as a 3 x 4 matrix on its f^ (row-major).
+std::array<double, 12> tet_average_h(mesh::MeshView const& m, Index t)
+{
+  std::array<double, 12> weights{};
+  for (int lv = 0; lv < 4; ++lv) {
+    auto const s = mesh::subregion(m.mesh, m.topology, m.geometry, t, lv);
+    for (int i = 0; i < 3; ++i)
+      for (int c = 0; c < 3; ++c) weights[4 * c + mesh::tet_vertex_face(lv, i)] += 0.25 * s.w_dual[i][c];
+  }
+  return weights;
+}
+
+Index edge_between(mesh::Topology const& topology, Index t, Index a, Index b)
+{
+  for (Index e : topology.tet_edges[t]) {
+    auto const& ends = topology.edge_vertices[e];
+    if ((ends[0] == a && ends[1] == b) || (ends[0] == b && ends[1] == a)) return e;
+  }
+  return -1;
+}
+
+} // namespace
+
+FarFieldStencil far_field_stencil(mesh::MeshView const& m, dga::HostOperators const& ops,
+                                  dga::Materials const& materials, int surface_tag, std::string const& name,
+                                  std::vector<double> const& frequencies)
+{
+  auto const& topology = m.topology;
+  auto const& points = m.mesh.points;
+  auto fail = [&](std::string const& problem, std::string const& remedy) {
+    throw ModelError(ModelSubject::far_field, name, problem, remedy);
+  };
+  std::vector<char> on_surface(topology.num_faces(), 0);
+  std::vector<Index> faces;
+  for (Index f = 0; f < topology.num_faces(); ++f)
+    if (topology.face_tag[f] == surface_tag) {
+      on_surface[f] = 1;
+      faces.push_back(f);
+    }
+  if (faces.empty()) fail("has no faces in " + m.mesh.source, "name a physical surface meshed with the volume");
+  for (Index f : faces)
+    if (topology.face_tets[f][1] < 0)
+      fail("lies on the boundary of " + m.mesh.source,
+           "use a closed surface inside the mesh, around what radiates and in one medium");
+  auto const [region, reaches_boundary] = regions_apart(topology, on_surface);
+
+  FarFieldStencil stencil;
+  stencil.name = name;
+  stencil.frequencies = frequencies;
+  stencil.eps = materials.eps[topology.face_tets[faces[0]][0]];
+  stencil.mu = materials.mu[topology.face_tets[faces[0]][0]];
+  for (Index f : faces) {
+    auto const [t0, t1] = topology.face_tets[f];
+    bool const outside0 = reaches_boundary[region[t0]], outside1 = reaches_boundary[region[t1]];
+    if (region[t0] == region[t1] || outside0 == outside1)
+      fail("does not enclose a region of " + m.mesh.source + " (a face has the same region on both sides)",
+           "use a closed surface inside the mesh");
+    Index const inside = outside0 ? t1 : t0, outside = outside0 ? t0 : t1;
+    for (Index t : {t0, t1}) {
+      if (std::abs(materials.eps[t] - stencil.eps) > 1e-12 * stencil.eps ||
+          std::abs(materials.mu[t] - stencil.mu) > 1e-12 * stencil.mu)
+        fail("crosses materials (eps_r " + format_number(stencil.eps / dga::eps0) + " and " +
+                 format_number(materials.eps[t] / dga::eps0) + ")",
+             "put the surface in one material, around everything that scatters or radiates");
+      if ((!materials.sigma.empty() && materials.sigma[t] > 0) || materials.stretching.stretches(t))
+        fail("touches a lossy material or a matched layer", "keep the surface a cell away from them");
+    }
+
+    auto const& v = topology.face_vertices[f];
+    Vec3 const& pa = points[v[0]];
+    Vec3 const& pb = points[v[1]];
+    Vec3 const& pc = points[v[2]];
+    Vec3 const area_vector = scaled(cross(sub(pb, pa), sub(pc, pa)), 0.5);
+    double const area = norm(area_vector);
+    Vec3 const unit = scaled(area_vector, 1 / area);
+    // Barycentric gradients in the face's plane; Whitney's form of edge (p, q) at the centroid is
+    // (grad lambda_q - grad lambda_p) / 3, which gives back any uniform field's tangential part.
+    std::array<Vec3, 3> gradient{scaled(cross(unit, sub(pc, pb)), 0.5 / area),
+                                 scaled(cross(unit, sub(pa, pc)), 0.5 / area),
+                                 scaled(cross(unit, sub(pb, pa)), 0.5 / area)};
+    constexpr int edge_ends[3][2] = {{0, 1}, {1, 2}, {0, 2}}; // a < b < c: each runs low to high
+    std::array<Index, 6> unknowns{};
+    std::array<Vec3, 3> weights{};
+    for (int k = 0; k < 3; ++k) {
+      Index const e = edge_between(topology, t0, v[edge_ends[k][0]], v[edge_ends[k][1]]);
+      for (int half = 0; half < 2; ++half)
+        unknowns[2 * k + half] = ops.layout.dof_of_half_edge[topology.edge_half_edges[e][half]];
+      weights[k] = scaled(sub(gradient[edge_ends[k][1]], gradient[edge_ends[k][0]]), 1.0 / 3.0);
+    }
+    stencil.edge_unknowns.push_back(unknowns);
+    stencil.edge_weights.push_back(weights);
+
+    std::array<std::array<double, 12>, 2> sides{tet_average_h(m, t0), tet_average_h(m, t1)};
+    for (auto& side : sides)
+      for (double& w : side) w *= 0.5;
+    stencil.tets.push_back({t0, t1});
+    stencil.tet_weights.push_back(sides);
+
+    Vec3 const across = sub(m.geometry.tet_barycentre[outside], m.geometry.tet_barycentre[inside]);
+    stencil.normals.push_back(dot(unit, across) > 0 ? unit : scaled(unit, -1.0));
+    stencil.centroids.push_back(m.geometry.face_barycentre[f]);
+    stencil.areas.push_back(area);
+  }
+  return stencil;
+}
+
+} // namespace dgatd::solver
