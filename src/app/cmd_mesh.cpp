@@ -24,6 +24,8 @@ struct MeshOptions {
   bool reproducible = false;
   std::vector<double> inner_box, inner_cylinder;
   std::vector<double> cuts;
+  double tfsf = 0;
+  bool dielectric = false;
   std::optional<double> pml;
   std::string output;
   std::string format = "4.1";
@@ -38,7 +40,17 @@ mesh::GeneratorSpec spec_of(MeshOptions const& o)
   spec.shape = o.shape;
   spec.element_size = o.h;
   spec.reproducible = o.reproducible;
-  if (o.shape == "cylinder") {
+  if (o.shape != "sphere" && (o.tfsf != 0 || o.dielectric))
+    throw Error(kWhere, "--tfsf and --dielectric only apply to a sphere", "leave them out for a " + o.shape);
+  if (o.shape == "sphere") {
+    if (o.size.size() != 1 || o.radius <= 0 || o.tfsf <= 0 || o.height != 0)
+      throw Error(kWhere, "a sphere needs --radius R --tfsf S --size B (one number: the box's side)",
+                  "e.g. --radius 0.1 --tfsf 0.28 --size 0.44 --pml 0.1");
+    spec.size = {o.size[0], o.size[0], o.size[0]};
+    spec.sphere_radius = o.radius;
+    spec.tfsf = o.tfsf;
+    spec.dielectric = o.dielectric;
+  } else if (o.shape == "cylinder") {
     if (!o.size.empty())
       throw Error(kWhere, "--size does not apply to a cylinder", "give --radius R --height H instead");
     if (o.radius <= 0 || o.height <= 0)
@@ -85,18 +97,27 @@ void add_mesh_command(CLI::App& app, Action* action)
 {
   auto options = std::make_shared<MeshOptions>();
   auto* command = app.add_subcommand(
-      "mesh", "Generate a first-order tetrahedral mesh of a box, cylinder, waveguide or cell (Gmsh, OpenCASCADE)");
+      "mesh",
+      "Generate a first-order tetrahedral mesh of a box, cylinder, waveguide, cell or sphere (Gmsh, OpenCASCADE)");
   command
       ->add_option("shape", options->shape,
-                   "box, cylinder (axis z), waveguide (axis z, ports at z = 0 and L) or cell (a unit cell of layers "
-                   "along z for waves at normal incidence: surfaces x_walls, y_walls, ends)")
+                   "box, cylinder (axis z), waveguide (axis z, ports at z = 0 and L), cell (a unit cell of layers "
+                   "along z for waves at normal incidence: surfaces x_walls, y_walls, ends) or sphere (a scatterer "
+                   "for plane waves, centred in the box [0, B]^3)")
       ->required()
-      ->check(CLI::IsMember({"box", "cylinder", "waveguide", "cell"}));
-  command->add_option("--size", options->size, "a b d: box, waveguide or cell extents in metres, corner at the origin")
-      ->expected(3);
+      ->check(CLI::IsMember({"box", "cylinder", "waveguide", "cell", "sphere"}));
+  command
+      ->add_option("--size", options->size,
+                   "a b d: box, waveguide or cell extents in metres, corner at the origin; a sphere's box: its side B")
+      ->expected(1, 3);
+  command->add_option("--tfsf", options->tfsf,
+                      "Sphere: side S of the total-field cube around it (volume \"total\", surface \"tfsf\"); the "
+                      "far-field cube (surface \"nf2ff\") lies halfway to the box");
+  command->add_flag("--dielectric", options->dielectric,
+                    "Sphere: a dielectric ball (volume \"scatterer\") instead of a PEC hole (surface \"sphere\")");
   command->add_option("--cuts", options->cuts,
                       "z1 z2 ...: planes that split a cell into physical volumes layer_0 (from z = 0) to layer_N");
-  command->add_option("--radius", options->radius, "Cylinder radius (m)");
+  command->add_option("--radius", options->radius, "Cylinder or sphere radius (m)");
   command->add_option("--height", options->height, "Cylinder height (m), from z = 0");
   command->add_option("--h", options->h, "Target edge length (m)")->required();
   command->add_flag("--reproducible", options->reproducible,

@@ -32,6 +32,12 @@ constexpr int kPortInTag = 2;
 constexpr int kPortOutTag = 3;
 constexpr int kPmlEndTag = 4;
 constexpr int kInnerSurfaceTag = 5;
+constexpr int kTotalTag = 1;
+constexpr int kScatteredTag = 2;
+constexpr int kScattererTag = 4;
+constexpr int kSphereTag = 3;
+constexpr int kTfsfTag = 4;
+constexpr int kFarFieldTag = 5;
 constexpr int kXWallsTag = 1;
 constexpr int kYWallsTag = 2;
 constexpr int kEndsTag = 3;
@@ -43,6 +49,9 @@ std::string describe(GeneratorSpec const& spec)
   s << "generated " << spec.shape << ' ';
   if (spec.shape == "cylinder")
     s << "r=" << spec.size[0] << " height=" << spec.size[1];
+  else if (spec.shape == "sphere")
+    s << "r=" << spec.sphere_radius << (spec.dielectric ? " (dielectric)" : " (PEC)") << " tfsf=" << spec.tfsf
+      << " in box " << spec.size[0];
   else
     s << spec.size[0] << 'x' << spec.size[1] << 'x' << spec.size[2];
   s << " h=" << spec.element_size;
@@ -130,8 +139,20 @@ void check_pml(std::string const& where, GeneratorSpec const& spec)
 
 void check_spec(std::string const& where, GeneratorSpec const& spec)
 {
-  if (spec.shape != "box" && spec.shape != "cylinder" && spec.shape != "waveguide" && spec.shape != "cell")
-    throw Error(where, "unknown shape '" + spec.shape + "'", "use box, cylinder, waveguide or cell");
+  if (spec.shape != "box" && spec.shape != "cylinder" && spec.shape != "waveguide" && spec.shape != "cell" &&
+      spec.shape != "sphere")
+    throw Error(where, "unknown shape '" + spec.shape + "'", "use box, cylinder, waveguide, cell or sphere");
+  if (spec.shape == "sphere") {
+    check_positive(where, "the sphere's radius", spec.sphere_radius);
+    if (!(spec.tfsf > 2 * spec.sphere_radius && spec.tfsf < spec.size[0]))
+      throw Error(where,
+                  "the total-field cube (side " + format_number(spec.tfsf) + ") must hold the sphere (diameter " +
+                      format_number(2 * spec.sphere_radius) + ") and lie inside the box (side " +
+                      format_number(spec.size[0]) + ")",
+                  "give 2 radius < tfsf < size, with a few elements between each");
+    if (!spec.inner.shape.empty())
+      throw Error(where, "a sphere's box has no inner region", "leave out the inner region");
+  }
   if (spec.shape != "cell" && !spec.cuts.empty())
     throw Error(where, "cuts only split a cell", "leave out cuts, or generate a cell");
   if (spec.shape == "cell" && !spec.inner.shape.empty())
@@ -242,6 +263,84 @@ void build_cell(GeneratorSpec const& spec)
   gmsh::model::mesh::generate(3);
 }
 
+// A matched shell of thickness p around the box [0, s]: 26 blocks (six slabs, twelve bars, eight
+// corners), so that no tet straddles a plane where one axis's stretch starts: its profile has a
+// kink there that a tet's linear interpolant smears across the other axes (docs/open_regions.md,
+// section 3).
+void add_shell_blocks(std::array<double, 3> const& s, double p, gmsh::vectorpair& blocks)
+{
+  for (int i = -1; i <= 1; ++i)
+    for (int j = -1; j <= 1; ++j)
+      for (int k = -1; k <= 1; ++k) {
+        if (i == 0 && j == 0 && k == 0) continue;
+        int const side[3] = {i, j, k};
+        double corner[3], extent[3];
+        for (int a = 0; a < 3; ++a) {
+          corner[a] = side[a] < 0 ? -p : (side[a] == 0 ? 0.0 : s[a]);
+          extent[a] = side[a] == 0 ? s[a] : p;
+        }
+        blocks.push_back(
+            {3, gmsh::model::occ::addBox(corner[0], corner[1], corner[2], extent[0], extent[1], extent[2])});
+      }
+}
+
+// A scatterer for plane waves: a sphere of radius r (a PEC hole, or a dielectric ball "scatterer")
+// centred in the box [0, B]^3, inside the total-field cube of side S ("total"), the far-field cube
+// of side (S + B) / 2 between them, the rest "scattered", all cubes centred with the sphere, and
+// the matched shell around the box.
+void build_sphere(GeneratorSpec const& spec)
+{
+  auto const& s = spec.size;
+  double const c = 0.5 * s[0], half_tfsf = 0.5 * spec.tfsf, half_far = 0.25 * (spec.tfsf + s[0]);
+  int const outer = gmsh::model::occ::addBox(0, 0, 0, s[0], s[1], s[2]);
+  gmsh::vectorpair tools{
+      {3, gmsh::model::occ::addBox(c - half_far, c - half_far, c - half_far, 2 * half_far, 2 * half_far, 2 * half_far)},
+      {3, gmsh::model::occ::addBox(c - half_tfsf, c - half_tfsf, c - half_tfsf, spec.tfsf, spec.tfsf, spec.tfsf)},
+      {3, gmsh::model::occ::addSphere(c, c, c, spec.sphere_radius)}};
+  if (spec.pml > 0) add_shell_blocks(s, spec.pml, tools);
+  gmsh::vectorpair pieces;
+  std::vector<gmsh::vectorpair> of;
+  gmsh::model::occ::fragment({{3, outer}}, tools, pieces, of);
+  // of[0] the box, of[1] the far-field cube, of[2] the total-field cube, of[3] the sphere, then the
+  // shell's blocks: each region keeps what no region inside it has taken.
+  gmsh::vectorpair const ball = of[3];
+  gmsh::vectorpair const total = minus(of[2], ball);
+  gmsh::vectorpair const inside_far = minus(of[1], of[2]);
+  gmsh::vectorpair scattered = minus(of[0], of[1]);
+  scattered.insert(scattered.end(), inside_far.begin(), inside_far.end());
+  gmsh::vectorpair pml;
+  for (std::size_t q = 4; q < of.size(); ++q) {
+    auto const block = minus(of[q], of[0]);
+    pml.insert(pml.end(), block.begin(), block.end());
+  }
+  gmsh::model::occ::synchronize();
+  auto const ball_surface = combined_boundary(ball);
+  auto const total_surface = combined_boundary(of[2]);
+  auto const far_surface = combined_boundary(of[1]);
+  gmsh::vectorpair body = total;
+  body.insert(body.end(), scattered.begin(), scattered.end());
+  if (spec.dielectric) body.insert(body.end(), ball.begin(), ball.end());
+  gmsh::vectorpair all = body;
+  all.insert(all.end(), pml.begin(), pml.end());
+  auto const boundary = combined_boundary(all);
+  if (!spec.dielectric) {
+    gmsh::model::occ::remove(ball);
+    gmsh::model::occ::synchronize();
+  }
+
+  add_named_group(3, tags_of(total), kTotalTag, "total");
+  add_named_group(3, tags_of(scattered), kScatteredTag, "scattered");
+  if (!pml.empty()) add_named_group(3, tags_of(pml), kPmlTag, "pml");
+  if (spec.dielectric) add_named_group(3, tags_of(ball), kScattererTag, "scatterer");
+  add_named_group(2, tags_of(minus(boundary, ball_surface)), kBoundaryTag, "boundary");
+  if (!pml.empty())
+    add_named_group(2, tags_of(minus(combined_boundary(body), boundary)), kPmlInterfaceTag, "pml_interface");
+  add_named_group(2, tags_of(ball_surface), kSphereTag, "sphere");
+  add_named_group(2, tags_of(total_surface), kTfsfTag, "tfsf");
+  add_named_group(2, tags_of(far_surface), kFarFieldTag, "nf2ff");
+  gmsh::model::mesh::generate(3);
+}
+
 // Builds the CAD model, its physical groups and the mesh in the current Gmsh model.
 void build_model(GeneratorSpec const& spec)
 {
@@ -265,6 +364,10 @@ void build_model(GeneratorSpec const& spec)
     build_cell(spec);
     return;
   }
+  if (spec.shape == "sphere") {
+    build_sphere(spec);
+    return;
+  }
   int const outer = spec.shape == "cylinder" ? gmsh::model::occ::addCylinder(0, 0, 0, 0, 0, s[1], s[0])
                                              : gmsh::model::occ::addBox(0, 0, 0, s[0], s[1], s[2]);
   gmsh::vectorpair tools;
@@ -279,22 +382,7 @@ void build_model(GeneratorSpec const& spec)
   if (p > 0 && spec.shape == "waveguide") {
     tools.push_back({3, gmsh::model::occ::addBox(0, 0, s[2], s[0], s[1], p)});
   } else if (p > 0) {
-    // The shell as 26 blocks (six slabs, twelve bars, eight corners), so that no tet straddles a
-    // plane where one axis's stretch starts: its profile has a kink there that a tet's linear
-    // interpolant smears across the other axes (docs/open_regions.md, section 3).
-    for (int i = -1; i <= 1; ++i)
-      for (int j = -1; j <= 1; ++j)
-        for (int k = -1; k <= 1; ++k) {
-          if (i == 0 && j == 0 && k == 0) continue;
-          int const side[3] = {i, j, k};
-          double corner[3], extent[3];
-          for (int a = 0; a < 3; ++a) {
-            corner[a] = side[a] < 0 ? -p : (side[a] == 0 ? 0.0 : s[a]);
-            extent[a] = side[a] == 0 ? s[a] : p;
-          }
-          tools.push_back(
-              {3, gmsh::model::occ::addBox(corner[0], corner[1], corner[2], extent[0], extent[1], extent[2])});
-        }
+    add_shell_blocks(s, p, tools);
   }
   gmsh::vectorpair domain{{3, outer}}, inner, pml;
   if (!tools.empty()) {

@@ -12,38 +12,31 @@ namespace dgatd::solver {
 namespace {
 
 // The regions the surface splits the tets into: tets joined through faces off the surface share a
-// region. Returns the region of each tet, and whether each region reaches the mesh's boundary.
-std::pair<std::vector<Index>, std::vector<char>> regions_apart(mesh::Topology const& topology,
-                                                               std::vector<char> const& on_surface)
+// region.
+std::vector<Index> regions_apart(mesh::Topology const& topology, std::vector<char> const& on_surface)
 {
   std::vector<Index> region(topology.num_tets(), -1);
-  std::vector<char> reaches_boundary;
+  Index regions = 0;
   std::vector<Index> stack;
   for (Index seed = 0; seed < topology.num_tets(); ++seed) {
     if (region[seed] >= 0) continue;
-    auto const id = static_cast<Index>(reaches_boundary.size());
-    reaches_boundary.push_back(0);
-    region[seed] = id;
+    region[seed] = regions;
     stack.push_back(seed);
     while (!stack.empty()) {
       Index const t = stack.back();
       stack.pop_back();
       for (Index f : topology.tet_faces[t]) {
         if (on_surface[f]) continue;
-        auto const& pair = topology.face_tets[f];
-        if (pair[1] < 0) {
-          reaches_boundary[id] = 1;
-          continue;
-        }
-        Index const other = pair[0] == t ? pair[1] : pair[0];
-        if (region[other] < 0) {
-          region[other] = id;
-          stack.push_back(other);
-        }
+        for (Index other : topology.face_tets[f])
+          if (other >= 0 && region[other] < 0) {
+            region[other] = regions;
+            stack.push_back(other);
+          }
       }
     }
+    ++regions;
   }
-  return {region, reaches_boundary};
+  return region;
 }
 
 // Tet t's field h averaged over its four subregions, as a 3 x 4 matrix on its f^ (row-major).
@@ -90,7 +83,22 @@ FarFieldStencil far_field_stencil(mesh::MeshView const& m, dga::HostOperators co
     if (topology.face_tets[f][1] < 0)
       fail("lies on the boundary of " + m.mesh.source,
            "use a closed surface inside the mesh, around what radiates and in one medium");
-  auto const [region, reaches_boundary] = regions_apart(topology, on_surface);
+  // The outside is the region with tets beyond the surface's bounding box (the inside may have
+  // boundaries of its own: a PEC scatterer's hole).
+  auto const region = regions_apart(topology, on_surface);
+  Vec3 low = points[topology.face_vertices[faces[0]][0]], high = low;
+  for (Index f : faces)
+    for (Index v : topology.face_vertices[f])
+      for (int c = 0; c < 3; ++c) {
+        low[c] = std::min(low[c], points[v][c]);
+        high[c] = std::max(high[c], points[v][c]);
+      }
+  std::vector<char> beyond(topology.num_tets(), 0);
+  for (Index t = 0; t < topology.num_tets(); ++t) {
+    auto const& b = m.geometry.tet_barycentre[t];
+    for (int c = 0; c < 3; ++c)
+      if (b[c] < low[c] || b[c] > high[c]) beyond[region[t]] = 1;
+  }
 
   FarFieldStencil stencil;
   stencil.name = name;
@@ -99,7 +107,7 @@ FarFieldStencil far_field_stencil(mesh::MeshView const& m, dga::HostOperators co
   stencil.mu = materials.mu[topology.face_tets[faces[0]][0]];
   for (Index f : faces) {
     auto const [t0, t1] = topology.face_tets[f];
-    bool const outside0 = reaches_boundary[region[t0]], outside1 = reaches_boundary[region[t1]];
+    bool const outside0 = beyond[region[t0]], outside1 = beyond[region[t1]];
     if (region[t0] == region[t1] || outside0 == outside1)
       fail("does not enclose a region of " + m.mesh.source + " (a face has the same region on both sides)",
            "use a closed surface inside the mesh");

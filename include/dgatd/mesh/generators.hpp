@@ -4,6 +4,11 @@
 //   cylinder  radius r, height h, axis z from z = 0: volume "domain", surface "boundary"
 //   waveguide a x b x L, axis z from z = 0:          volume "domain", surfaces "walls" (the four
 //             sides), "port_in" (z = 0), "port_out" (z = L)
+//   sphere    a scatterer for plane waves in the box [0, B]^3: a sphere of radius r at its centre (a
+//             hole with surface "sphere", PEC by default; or a dielectric ball, volume "scatterer"),
+//             in the total-field cube of side S (volume "total", surface "tfsf"), then the cube of
+//             side (S + B) / 2 (surface "nf2ff", for a far field) in volume "scattered"; surface
+//             "boundary" outside, and with a pml the box's shell (volume "pml", "pml_interface")
 //   cell      a x b x L, axis z from z = 0, a unit cell for waves at normal incidence along z: the
 //             planes z = cuts[k] split it into volumes "layer_0" (from z = 0) to "layer_N" (to z = L);
 //             surfaces "x_walls" (x = 0, a), "y_walls" (y = 0, b) and "ends" (the two ends in z). A
@@ -37,15 +42,19 @@ struct InnerRegion {
 };
 
 struct GeneratorSpec {
-  std::string shape;            // "box", "cylinder", "waveguide" or "cell"
-  std::array<double, 3> size{}; // box: a, b, d; waveguide and cell: a, b, L; cylinder: radius, height, unused
-  double element_size = 0;      // target edge length h
+  std::string shape; // "box", "cylinder", "waveguide", "cell" or "sphere"
+  // box: a, b, d; waveguide and cell: a, b, L; cylinder: radius, height, unused; sphere: B, B, B
+  std::array<double, 3> size{};
+  double element_size = 0; // target edge length h
   // By default Gmsh's HXT volume mesher (on one thread: see build_model); its meshes differ slightly
   // from run to run. Reproducible: the classic Delaunay mesher, the same mesh on every run and
   // machine, about 7x slower.
   bool reproducible = false;
   InnerRegion inner;        // not for a cell: its layers are its regions
   std::vector<double> cuts; // cell: the planes between its layers, 0 < z < L, increasing
+  double sphere_radius = 0; // sphere: r
+  double tfsf = 0;          // sphere: S, the total-field cube's side
+  bool dielectric = false;  // sphere: a ball (give it a material) rather than a PEC hole
   double pml = 0;           // thickness of the perfectly matched layer in metres, 0 for none
 };
 

@@ -235,11 +235,11 @@ MeshConfig read_mesh(TableReader const& t, std::string const& base_dir)
     throw Error(t.where(std::max(t.line("file"), t.line("generate"))),
                 "[mesh] has both 'file' and 'generate'; keep one", "");
   if (!t.has("file") && !t.has("generate"))
-    t.fail_table("[mesh] needs 'file' (a mesh file) or 'generate' (box, cylinder, waveguide or cell)");
+    t.fail_table("[mesh] needs 'file' (a mesh file) or 'generate' (box, cylinder, waveguide, cell or sphere)");
 
   if (t.has("file")) {
-    for (auto const* key :
-         {"generate", "size", "radius", "height", "h", "inner", "cuts", "output", "reproducible", "pml"})
+    for (auto const* key : {"generate", "size", "radius", "height", "h", "inner", "cuts", "tfsf", "dielectric",
+                            "output", "reproducible", "pml"})
       t.forbid(key, "only applies to generated meshes (generate = ...)");
     std::string const file = t.string("file");
     if (file.empty()) t.fail("file", "must not be empty");
@@ -248,14 +248,24 @@ MeshConfig read_mesh(TableReader const& t, std::string const& base_dir)
   }
 
   auto& spec = mesh.generate;
-  spec.shape = t.choice("generate", {"box", "cylinder", "waveguide", "cell"});
+  spec.shape = t.choice("generate", {"box", "cylinder", "waveguide", "cell", "sphere"});
   double const s = mesh.scale;
+  bool const sphere = spec.shape == "sphere";
+  if (!sphere)
+    for (auto const* key : {"tfsf", "dielectric"}) t.forbid(key, "only applies to generate = \"sphere\"");
   if (spec.shape == "cylinder") {
     t.forbid("size", "does not apply to a cylinder (give radius and height)");
     t.forbid("pml", "does not apply to a cylinder (only a box or a waveguide gets a PML)");
     spec.size = {t.positive("radius") * s, t.positive("height") * s, 0.0};
+  } else if (sphere) {
+    t.forbid("height", "only applies to generate = \"cylinder\"");
+    double const box = t.positive("size") * s;
+    spec.size = {box, box, box};
+    spec.sphere_radius = t.positive("radius") * s;
+    spec.tfsf = t.positive("tfsf") * s;
+    spec.dielectric = t.boolean("dielectric", false);
   } else {
-    t.forbid("radius", "only applies to generate = \"cylinder\"");
+    t.forbid("radius", "only applies to generate = \"cylinder\" or \"sphere\"");
     t.forbid("height", "only applies to generate = \"cylinder\"");
     auto const size = t.numbers("size", 3, 3);
     for (double const extent : size)
@@ -742,8 +752,8 @@ Config parse_config(std::string const& text, std::string const& name, std::strin
 
   if (!tables.count("mesh")) throw Error(name, "missing table [mesh] (give file = \"...\" or generate = \"box\")", "");
   config.mesh = read_mesh(TableReader(name, *tables["mesh"], "[mesh]",
-                                      {"file", "generate", "size", "radius", "height", "h", "inner", "cuts", "scale",
-                                       "output", "reproducible", "pml", "ordering"}),
+                                      {"file", "generate", "size", "radius", "height", "h", "inner", "cuts", "tfsf",
+                                       "dielectric", "scale", "output", "reproducible", "pml", "ordering"}),
                           base_dir);
   double const scale = config.mesh.scale;
 
