@@ -8,6 +8,8 @@
 #include "dgatd/simulation/simulation.hpp"
 #include "scratch_directory.hpp"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -26,6 +28,15 @@ struct CommandResult {
   std::string out;
   std::string err;
 };
+
+// text with the first occurrence of from replaced by to; a from that is not there fails the test.
+inline std::string replaced(std::string text, std::string const& from, std::string const& to)
+{
+  auto const at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << "'" << from << "' is not in the text";
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
 
 inline std::string slurp(std::filesystem::path const& file)
 {

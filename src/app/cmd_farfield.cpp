@@ -10,7 +10,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,12 +24,6 @@ struct FarFieldOptions {
   std::vector<double> cuts{0, 90};
   std::string prefix;
 };
-
-std::string beside(std::string const& file, std::string const& suffix)
-{
-  std::filesystem::path path(file);
-  return (path.parent_path() / (path.stem().string() + suffix)).string();
-}
 
 int run_far_field(FarFieldOptions const& options)
 {

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -26,12 +25,6 @@ struct SparamsOptions {
   std::string csv;
   std::string png;
 };
-
-std::string beside(std::string const& file, std::string const& suffix)
-{
-  std::filesystem::path path(file);
-  return (path.parent_path() / (path.stem().string() + suffix)).string();
-}
 
 int run_sparams(SparamsOptions const& options)
 {

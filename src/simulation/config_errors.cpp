@@ -14,11 +14,9 @@ std::string where_asked(io::Config const& config, ModelError const& error)
       if (source.kind == io::SourceKind::port_te10 && source.matched && source.surface == error.name())
         return config.where(source.line);
   if (error.subject() == ModelSubject::plane_wave)
-    for (auto const& source : config.sources) {
-      std::string regions;
-      for (auto const& region : source.regions) regions += (regions.empty() ? "" : ", ") + region;
-      if (source.kind == io::SourceKind::plane_wave && regions == error.name()) return config.where(source.line);
-    }
+    for (auto const& source : config.sources)
+      if (source.kind == io::SourceKind::plane_wave && plane_wave_name(source) == error.name())
+        return config.where(source.line);
   if (error.subject() == ModelSubject::far_field)
     for (auto const& far_field : config.farfields)
       if (far_field.surface == error.name()) return config.where(far_field.line);
@@ -30,6 +28,13 @@ std::string where_asked(io::Config const& config, ModelError const& error)
 std::string layer_name(io::Pml const& pml)
 {
   return pml.region_name.empty() ? std::to_string(pml.region_tag) : pml.region_name;
+}
+
+std::string plane_wave_name(io::Source const& source)
+{
+  std::string name;
+  for (auto const& region : source.regions) name += (name.empty() ? "" : ", ") + region;
+  return name;
 }
 
 Error config_error(io::Config const& config, ModelError const& error)

@@ -75,7 +75,7 @@ solver::Signal scaled(solver::Waveform const& w)
 solver::PlaneWaveSpec plane_wave_spec(io::Source const& source)
 {
   solver::PlaneWaveSpec spec;
-  for (auto const& region : source.regions) spec.name += (spec.name.empty() ? "" : ", ") + region;
+  spec.name = plane_wave_name(source);
   spec.direction = source.direction;
   spec.polarization = source.polarization;
   spec.waveform = source.waveform;
@@ -327,9 +327,9 @@ void Simulation::Impl::add_sources_and_probes()
     case io::SourceKind::plane_wave: {
       auto const spec = plane_wave_spec(source);
       auto const total = total_field_tets(config, source, problem.mesh, problem.mesh);
-      auto const surface = solver::tfsf_surface(view, problem.materials, problem.face_kinds, total, spec);
-      auto const stencil = solver::plane_wave_stencil(view, ops, total,
-                                                      solver::total_field_vertices(problem.mesh, total), spec, surface);
+      auto const vertex_total = solver::total_field_vertices(problem.mesh, total);
+      auto const surface = solver::tfsf_surface(view, problem.materials, problem.face_kinds, total, vertex_total, spec);
+      auto const stencil = solver::plane_wave_stencil(view, ops, total, vertex_total, spec, surface);
       check_plane_wave_start(config, source, stencil);
       formulation->add_plane_wave(stencil);
       break;
@@ -431,8 +431,9 @@ void Simulation::Impl::add_sources_and_probes(parallel::MeshPart const& part, st
       // tets on another rank.
       auto const spec = plane_wave_spec(source);
       auto const whole_total = total_field_tets(config, source, whole.mesh, whole.mesh);
-      auto const surface = solver::tfsf_surface(whole_view, whole.materials, whole.face_kinds, whole_total, spec);
       auto const whole_vertices = solver::total_field_vertices(whole.mesh, whole_total);
+      auto const surface =
+          solver::tfsf_surface(whole_view, whole.materials, whole.face_kinds, whole_total, whole_vertices, spec);
       std::vector<char> vertex_total;
       for (Index v : part.global_vertex) vertex_total.push_back(whole_vertices[v]);
       auto const stencil = solver::plane_wave_stencil(

@@ -69,10 +69,10 @@ std::vector<char> total_field_vertices(mesh::Mesh const& mesh, std::vector<char>
 
 TfsfSurface tfsf_surface(mesh::MeshView const& m, dga::Materials const& materials,
                          std::vector<dga::FaceKind> const& face_kinds, std::vector<char> const& tet_total,
-                         PlaneWaveSpec const& spec)
+                         std::vector<char> const& vertex_total, PlaneWaveSpec const& spec)
 {
   auto const& mesh = m.mesh;
-  auto const on_surface = surface_vertices(mesh, tet_total, total_field_vertices(mesh, tet_total));
+  auto const on_surface = surface_vertices(mesh, tet_total, vertex_total);
   auto fail = [&](std::string const& problem, std::string const& remedy) {
     throw ModelError(ModelSubject::plane_wave, spec.name, problem, remedy);
   };

@@ -28,6 +28,7 @@
 namespace {
 
 using dgatd::Vec3;
+using dgatd::testing::replaced;
 using dgatd::testing::ScratchDirectory;
 using dgatd::testing::slurp;
 
@@ -76,14 +77,6 @@ private:
   std::shared_ptr<Record> record_;
   std::size_t probes_ = 0;
 };
-
-std::string replaced(std::string text, std::string const& from, std::string const& to)
-{
-  auto const at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
 
 struct Outcome {
   Record record;

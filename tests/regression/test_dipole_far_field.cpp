@@ -18,12 +18,7 @@
 
 namespace {
 
-std::string replaced(std::string text, std::string const& from, std::string const& to)
-{
-  auto const at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << "'" << from << "' not in the example";
-  return at == std::string::npos ? text : text.replace(at, from.size(), to);
-}
+using dgatd::testing::replaced;
 
 TEST(DipoleFarField, DirectivityPatternAndPower)
 {

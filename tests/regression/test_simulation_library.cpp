@@ -27,6 +27,7 @@
 namespace {
 
 namespace fs = std::filesystem;
+using dgatd::testing::replaced;
 using dgatd::testing::ScratchDirectory;
 
 std::string slurp(std::string const& path)
@@ -35,14 +36,6 @@ std::string slurp(std::string const& path)
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-std::string replaced(std::string text, std::string const& from, std::string const& to)
-{
-  auto const at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
 }
 
 dgatd::simulation::RunResult run(std::string const& text, std::string const& output, std::string const& restart = "",

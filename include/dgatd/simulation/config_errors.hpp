@@ -14,6 +14,10 @@ namespace dgatd::simulation {
 // region's name, else its tag.
 std::string layer_name(io::Pml const& pml);
 
+// The name a plane wave of a [[source]] table goes by in the physics: its total-field region's
+// volumes, joined by ", ".
+std::string plane_wave_name(io::Source const& source);
+
 // A matched layer at its [[pml]] line, a matched port at its [[source]] line, a time step at the
 // file (it has no line of its own), each named as the configuration names it.
 Error config_error(io::Config const& config, ModelError const& error);

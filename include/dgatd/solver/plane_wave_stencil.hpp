@@ -38,12 +38,13 @@ struct TfsfSurface {
 // The vertices of the closed total-field region: those of its tets.
 std::vector<char> total_field_vertices(mesh::Mesh const& mesh, std::vector<char> const& tet_total);
 
-// Checks the surface between tet_total's tets and the rest on the whole problem: it exists, and
-// every tet around it has the same eps and mu, no conductivity and no stretch, and no absorbing
-// surface or port touches it. Throws dgatd::ModelError (a plane wave into region spec.name).
+// Checks the surface between tet_total's tets and the rest on the whole problem (vertex_total from
+// total_field_vertices): it exists, and every tet around it has the same eps and mu, no conductivity
+// and no stretch, and no absorbing surface or port touches it. Throws dgatd::ModelError (a plane
+// wave into region spec.name).
 TfsfSurface tfsf_surface(mesh::MeshView const& m, dga::Materials const& materials,
                          std::vector<dga::FaceKind> const& face_kinds, std::vector<char> const& tet_total,
-                         PlaneWaveSpec const& spec);
+                         std::vector<char> const& vertex_total, PlaneWaveSpec const& spec);
 
 // Signals with delays: value k at time t is the sum over i in [offsets[k], offsets[k+1]) of
 // weights[i] g(t - delays[i]), g the waveform's shape (amplitude in the weights).

@@ -90,7 +90,8 @@ PlaneWaveRun run_plane_wave(double dt = 0)
   auto const total = total_field_tets();
   auto const vertex_total = dgatd::solver::total_field_vertices(cavity.mesh, total);
   auto const spec = oblique_pulse();
-  auto const surface = dgatd::solver::tfsf_surface(view, cavity.materials, cavity.face_kinds, total, spec);
+  auto const surface =
+      dgatd::solver::tfsf_surface(view, cavity.materials, cavity.face_kinds, total, vertex_total, spec);
   auto formulation =
       dgatd::solver::make_formulation(dgatd::solver::FormulationKind::fractioned, Space(), cavity.topology,
                                       cavity.operators, dgatd::kernels::MatrixPrecision::float64);
