@@ -2,6 +2,7 @@
 // transmission to the others) over the excitation's band, as a table, a CSV and a plot.
 #include "commands.hpp"
 
+#include "dgatd/error.hpp"
 #include "dgatd/io/analysis/results.hpp"
 #include "dgatd/io/analysis/sparams.hpp"
 #include "dgatd/io/analysis/spectrum_plot.hpp"
@@ -43,6 +44,8 @@ int run_sparams(SparamsOptions const& options)
     std::snprintf(column, sizeof column, "  |S%zu1| (dB)  arg S%zu1 (deg)", k + 1, k + 1);
     header += column;
   }
+  bool const lumped = !s.impedance.empty();
+  if (lumped) header += "  Re Z_in (ohm)  Im Z_in (ohm)";
   std::cout << header << '\n';
   std::size_t const stride = std::max<std::size_t>(1, (s.frequency.size() - 1) / 20);
   for (std::size_t i = 0; i < s.frequency.size(); i += stride) {
@@ -54,14 +57,36 @@ int run_sparams(SparamsOptions const& options)
                     std::arg(s.s[k][i]) * 180 / M_PI);
       line += cell;
     }
+    if (lumped) {
+      std::snprintf(cell, sizeof cell, "  %13.2f  %13.2f", s.impedance[i].real(), s.impedance[i].imag());
+      line += cell;
+    }
     std::cout << line << '\n';
+  }
+  if (lumped) {
+    std::cout << "reference resistance " << s.resistance << " ohm; resonances (X_in = 0):";
+    bool any = false;
+    for (std::size_t i = 0; i + 1 < s.frequency.size(); ++i) {
+      double const x0 = s.impedance[i].imag(), x1 = s.impedance[i + 1].imag();
+      if ((x0 < 0) == (x1 < 0) || x1 == x0) continue;
+      double const w = x0 / (x0 - x1);
+      double const f = s.frequency[i] + w * (s.frequency[i + 1] - s.frequency[i]);
+      double const r = s.impedance[i].real() + w * (s.impedance[i + 1].real() - s.impedance[i].real());
+      std::printf("%s %.4f GHz (R_in %.1f ohm)", any ? "," : "", f / 1e9, r);
+      any = true;
+    }
+    std::cout << (any ? "" : " none in the band") << '\n';
   }
   std::string const csv = options.csv.empty() ? beside(options.file, "_sparams.csv") : options.csv;
   io::write_sparameters_csv(csv, s);
   std::cout << "wrote " << csv << " (" << s.frequency.size() << " frequencies)\n";
   std::string const png = options.png.empty() ? beside(options.file, "_sparams.png") : options.png;
-  auto const plot = io::run_plot_script("plot_sparams.py", {csv, png, "--title", options.file}, png);
+  std::vector<std::string> arguments{csv, png, "--title", options.file};
+  std::string const smith = beside(png, "_smith.png");
+  if (lumped) arguments.insert(arguments.end(), {"--smith", smith, "--resistance", format_number(s.resistance)});
+  auto const plot = io::run_plot_script("plot_sparams.py", arguments, png);
   std::cout << io::plot_report(plot, png) << '\n';
+  if (lumped && plot.outcome == io::SpectrumPlot::Outcome::written) std::cout << "wrote " << smith << '\n';
   return 0;
 }
 
@@ -71,8 +96,9 @@ void add_sparams_command(CLI::App& app, Action* action)
 {
   auto options = std::make_shared<SparamsOptions>();
   CLI::App* command = app.add_subcommand(
-      "sparams", "S-parameters of a run's matched ports: |S11|, |S21|, ... in dB and their phases against frequency "
-                 "over the excitation's band (table, CSV, PNG)");
+      "sparams", "S-parameters of a run's matched or lumped ports: |S11|, |S21|, ... in dB and their phases against "
+                 "frequency over the excitation's band, and a lumped port's input impedance (table, CSV, PNG, Smith "
+                 "chart)");
   command->add_option("file", options->file, "Output file of a run with matched ports (.h5)")->required();
   command->add_option("--fmin", options->fmin, "Lowest frequency, Hz (default: the excitation's band, -20 dB)")
       ->check(CLI::NonNegativeNumber);

@@ -530,16 +530,18 @@ VertexFaces absorbing_faces_by_vertex(mesh::Topology const& topology, std::vecto
   return absorbing;
 }
 
-// The blocks with a lossy tet, an absorbing face or a stretched tet around them, with the offsets
+// The blocks with a lossy tet, an absorbing face, a lumped kite or a stretched tet around them, with the offsets
 // of their conductance matrices and of their rows among the lossy rows.
 void choose_lossy_blocks(mesh::Topology const& topology, Materials const& materials, VertexFaces const& absorbing,
                          HostOperators& ops)
 {
   auto const& layout = ops.layout;
+  std::vector<char> with_kite(static_cast<std::size_t>(layout.num_blocks()), 0);
+  for (auto const& kite : ops.lumped_kites) with_kite[static_cast<std::size_t>(kite.block)] = 1;
   ops.lossy_matrix_offset.assign(1, 0);
   for (Index b = 0; b < layout.num_blocks(); ++b) {
     Index const v = layout.block_vertex[b];
-    bool lossy = absorbing.offsets[v + 1] > absorbing.offsets[v];
+    bool lossy = absorbing.offsets[v + 1] > absorbing.offsets[v] || with_kite[static_cast<std::size_t>(b)];
     for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1] && !materials.sigma.empty(); ++i)
       lossy = lossy || materials.sigma[topology.v2t[i]] > 0;
     for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1]; ++i)
@@ -554,39 +556,85 @@ void choose_lossy_blocks(mesh::Topology const& topology, Materials const& materi
     ops.lossy_row_offset[k + 1] = ops.lossy_row_offset[k] + layout.block_size(ops.lossy_blocks[k]);
 }
 
+// The kite of face f at the vertex v of block b (its third at v, the trace of the subregions there):
+// the face's two half-edges at v, a^1 and a^2 (signed like the unknowns: a half-edge pointing into v
+// counts negative), their unknowns, and e's tangential part on the kite, e_t = u_1 w^1 + u_2 w^2 with
+// w^i . a^j = delta_ij, so that w^i . w^j is the inverse of the Gram matrix a^i . a^j. Without the
+// signs the cross term flips for mixed orientations.
+struct FaceKite {
+  Vec3 half[2];
+  Index unknown[2];
+  double inverse_gram[2][2];
+  double area; // |f| / 3
+  // w^i . direction
+  double along(int i, Vec3 const& direction) const
+  {
+    return inverse_gram[i][0] * dot(half[0], direction) + inverse_gram[i][1] * dot(half[1], direction);
+  }
+};
+FaceKite face_kite(mesh::MeshView const& m, DofLayout const& layout, Index v, Index f)
+{
+  auto const& topology = m.topology;
+  FaceKite kite{};
+  int n = 0;
+  for (Index a : topology.face_vertices[f]) {
+    if (a == v) continue;
+    Index const e = edge_between(topology, v, a);
+    double const orientation = topology.edge_vertices[e][0] == v ? 0.5 : -0.5;
+    kite.half[n] = scaled(sub(m.mesh.points[a], m.mesh.points[v]), orientation);
+    Index const dof = layout.dof_of_half_edge[half_edge_of(topology, e, v)];
+    kite.unknown[n++] = dof < 0 ? layout.zero_slot : dof;
+  }
+  double const g11 = dot(kite.half[0], kite.half[0]), g12 = dot(kite.half[0], kite.half[1]);
+  double const g22 = dot(kite.half[1], kite.half[1]);
+  double const det = g11 * g22 - g12 * g12;
+  kite.inverse_gram[0][0] = g22 / det;
+  kite.inverse_gram[0][1] = kite.inverse_gram[1][0] = -g12 / det;
+  kite.inverse_gram[1][1] = g11 / det;
+  kite.area = norm(cross(kite.half[0], kite.half[1])) * 4.0 / 2.0 / 3.0;
+  return kite;
+}
+
 // An absorbing face's share of block b (vertex v): Y (A_f / 3) w_i . w_j over the face's kite at v.
-// The face's two half-edges at v, a^1 and a^2 (signed like the unknowns: a half-edge pointing into
-// v counts negative), and e's tangential part on the kite: e_t = u_1 w^1 + u_2 w^2 with
-// w^i . a^j = delta_ij, so w^i . w^j is the inverse of the Gram matrix a^i . a^j. Without the signs
-// the cross term flips for mixed orientations.
 void add_absorbing_face(mesh::MeshView const& m, Materials const& materials, DofLayout const& layout, Index b, Index f,
                         double* block)
 {
-  auto const& topology = m.topology;
-  Index const v = layout.block_vertex[b];
   Index const d = layout.block_size(b);
-  Index const t = topology.face_tets[f][0];
+  Index const t = m.topology.face_tets[f][0];
   double const admittance = std::sqrt(materials.eps[t] / materials.mu[t]);
-  Index other[2], position[2];
-  int n = 0;
-  for (Index a : topology.face_vertices[f])
-    if (a != v) other[n++] = a;
-  Vec3 half[2];
-  for (int j = 0; j < 2; ++j) {
-    Index const e = edge_between(topology, v, other[j]);
-    double const orientation = topology.edge_vertices[e][0] == v ? 0.5 : -0.5;
-    half[j] = scaled(sub(m.mesh.points[other[j]], m.mesh.points[v]), orientation);
-    Index const dof = layout.dof_of_half_edge[half_edge_of(topology, e, v)];
-    position[j] = dof < layout.num_free ? dof - layout.block_offset[b] : -1;
-  }
-  double const g11 = dot(half[0], half[0]), g12 = dot(half[0], half[1]), g22 = dot(half[1], half[1]);
-  double const det = g11 * g22 - g12 * g12;
-  double const kite = norm(cross(half[0], half[1])) * 4.0 / 2.0 / 3.0; // |face| / 3
-  double const inverse_gram[2][2] = {{g22 / det, -g12 / det}, {-g12 / det, g11 / det}};
+  auto const kite = face_kite(m, layout, layout.block_vertex[b], f);
+  Index position[2];
+  for (int j = 0; j < 2; ++j)
+    position[j] = kite.unknown[j] < layout.num_free ? kite.unknown[j] - layout.block_offset[b] : -1;
   for (int r = 0; r < 2; ++r)
     for (int c = 0; c < 2; ++c)
       if (position[r] >= 0 && position[c] >= 0)
-        block[position[r] * d + position[c]] += admittance * kite * inverse_gram[r][c];
+        block[position[r] * d + position[c]] += admittance * kite.area * kite.inverse_gram[r][c];
+}
+
+// The kites of the lumped sheets with a free half-edge, sheet by sheet, face by face.
+std::vector<LumpedKite> lumped_kites(mesh::MeshView const& m, Materials const& materials, DofLayout const& layout)
+{
+  std::vector<LumpedKite> kites;
+  for (std::size_t s = 0; s < materials.sheets.size(); ++s) {
+    auto const& sheet = materials.sheets[s];
+    for (Index f : sheet.faces)
+      for (Index v : m.topology.face_vertices[f]) {
+        auto const kite = face_kite(m, layout, v, f);
+        bool const free0 = kite.unknown[0] < layout.num_free, free1 = kite.unknown[1] < layout.num_free;
+        if (!free0 && !free1) continue;
+        LumpedKite k;
+        k.sheet = static_cast<Index>(s);
+        k.block = layout.block_of(free0 ? kite.unknown[0] : kite.unknown[1]);
+        for (int i = 0; i < 2; ++i) {
+          k.unknowns[i] = kite.unknown[i];
+          k.along[i] = kite.along(i, sheet.direction);
+        }
+        k.area = kite.area;
+        kites.push_back(k);
+      }
+  }
+  return kites;
 }
 
 // Ampere's side of the matched layers: the four subregions of each stretched tet, in the order of
@@ -630,6 +678,8 @@ void assemble_losses(mesh::MeshView const& m, Materials const& materials, std::v
 {
   auto const& layout = ops.layout;
   auto const absorbing = absorbing_faces_by_vertex(m.topology, face_kind);
+  ops.lumped_kites = lumped_kites(m, materials, layout);
+  for (auto const& sheet : materials.sheets) ops.sheet_circuits.push_back(sheet.per_square());
   choose_lossy_blocks(m.topology, materials, absorbing, ops);
   ops.conductance.assign(static_cast<std::size_t>(ops.lossy_matrix_offset.back()), 0.0);
   host_parallel_for(

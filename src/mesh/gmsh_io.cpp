@@ -342,15 +342,24 @@ Mesh read_mesh(std::string const& path, double scale)
   std::error_code ec;
   if (!fs::exists(path, ec)) throw Error(path, "no such file", "check the path, or generate a mesh with 'dgatd mesh'");
   if (!fs::is_regular_file(path, ec)) throw Error(path, "not a regular file", "give the path of a .msh file");
-  detail::check_msh_file(path);
+  // A geometry script is meshed here, with the options it sets (its own mesh sizes and algorithms).
+  bool const geometry = fs::path(path).extension() == ".geo";
+  if (!geometry) detail::check_msh_file(path);
 
   detail::GmshSession session;
   detail::GmshModel model("read");
   std::vector<std::size_t> element_tags;
   Mesh mesh;
+  if (geometry)
+    detail::call_gmsh(path, "cannot mesh the geometry", "check the .geo file, e.g. open it in Gmsh", [&] {
+      gmsh::merge(path);
+      std::vector<std::size_t> tets, nodes;
+      gmsh::model::mesh::getElementsByType(kGmshTetrahedron, tets, nodes);
+      if (tets.empty()) gmsh::model::mesh::generate(3);
+    });
   detail::call_gmsh(path, "cannot read the mesh",
                     "check that the file is a complete .msh 2.2 or 4.1 file, e.g. re-export it from Gmsh", [&] {
-                      gmsh::merge(path);
+                      if (!geometry) gmsh::merge(path);
                       mesh = detail::mesh_from_current_model(path, scale, element_tags);
                     });
   detail::validate_and_orient(mesh, &element_tags);

@@ -53,6 +53,110 @@ int surface_tag(mesh::Mesh const& mesh, std::string const& name, std::string con
 
 namespace {
 
+// The edge joining vertices a and b, -1 if none.
+Index edge_joining(mesh::Topology const& topology, Index a, Index b)
+{
+  for (Index h = topology.v2e_offsets[a]; h < topology.v2e_offsets[a + 1]; ++h) {
+    auto const& ends = topology.edge_vertices[topology.v2e[h]];
+    if (ends[0] == b || ends[1] == b) return topology.v2e[h];
+  }
+  return -1;
+}
+
+// The edges lying in PEC faces.
+std::vector<char> pec_edges(mesh::Topology const& topology, std::vector<dga::FaceKind> const& face_kinds)
+{
+  std::vector<char> pec(static_cast<std::size_t>(topology.num_edges()), 0);
+  for (Index f = 0; f < topology.num_faces(); ++f) {
+    if (face_kinds[f] != dga::FaceKind::pec) continue;
+    auto const& v = topology.face_vertices[f];
+    for (int i = 0; i < 3; ++i) pec[static_cast<std::size_t>(edge_joining(topology, v[i], v[(i + 1) % 3]))] = 1;
+  }
+  return pec;
+}
+
+// A lumped sheet as the circuit model needs it (dga::LumpedSheet): a planar surface, its direction in
+// its plane, its length along it and width, joining PEC conductors at both of its ends.
+dga::LumpedSheet lumped_sheet(Problem const& p, BoundaryKinds::Sheet const& spec, std::vector<char> const& pec_edge)
+{
+  std::string const what = (spec.port ? "lumped port surface '" : "lumped element surface '") + spec.name + "'";
+  dga::LumpedSheet sheet;
+  sheet.name = spec.name;
+  sheet.circuit = spec.circuit;
+  sheet.port = spec.port;
+  sheet.faces = mesh::surface_faces(p.topology, spec.surface_tag);
+  if (sheet.faces.empty())
+    throw Error(spec.where, what + " has no faces in " + p.mesh.source, "name a physical surface with triangles");
+  auto const& points = p.mesh.points;
+  auto face_normal = [&](Index f) {
+    auto const& v = p.topology.face_vertices[f];
+    return cross(sub(points[v[1]], points[v[0]]), sub(points[v[2]], points[v[0]]));
+  };
+  Vec3 normal = face_normal(sheet.faces.front());
+  normal = scaled(normal, 1 / norm(normal));
+  double area = 0;
+  std::vector<Index> vertices;
+  for (Index f : sheet.faces) {
+    Vec3 const n = face_normal(f);
+    area += norm(n) / 2;
+    vertices.insert(vertices.end(), p.topology.face_vertices[f].begin(), p.topology.face_vertices[f].end());
+  }
+  std::sort(vertices.begin(), vertices.end());
+  vertices.erase(std::unique(vertices.begin(), vertices.end()), vertices.end());
+  double const size = std::sqrt(area);
+  Vec3 const origin = points[vertices.front()];
+  double off_plane = 0;
+  for (Index v : vertices) off_plane = std::max(off_plane, std::abs(dot(sub(points[v], origin), normal)));
+  if (off_plane > 1e-6 * size)
+    throw Error(spec.where,
+                what + " is not planar: its points lie up to " + format_number(off_plane) + " m off its plane",
+                "give a flat sheet (a rectangle spanning the gap)");
+  double const normal_part = dot(spec.direction, normal);
+  if (std::abs(normal_part) > 1e-6)
+    throw Error(spec.where,
+                "direction is not in the plane of " + what + " (it leaves the plane at " +
+                    format_number(std::asin(std::min(1.0, std::abs(normal_part))) * 180 / M_PI) + " degrees)",
+                "give a direction along the sheet, from one conductor to the other");
+  sheet.direction = sub(spec.direction, scaled(normal, normal_part));
+  sheet.direction = scaled(sheet.direction, 1 / norm(sheet.direction));
+  double low = dot(points[vertices.front()], sheet.direction), high = low;
+  for (Index v : vertices) {
+    low = std::min(low, dot(points[v], sheet.direction));
+    high = std::max(high, dot(points[v], sheet.direction));
+  }
+  sheet.length = high - low;
+  sheet.width = area / sheet.length;
+  // The sheet's rim (edges of one of its faces) at either end along the direction must be PEC.
+  std::vector<Index> rim;
+  for (Index f : sheet.faces) {
+    auto const& v = p.topology.face_vertices[f];
+    for (int i = 0; i < 3; ++i) rim.push_back(edge_joining(p.topology, v[i], v[(i + 1) % 3]));
+  }
+  std::sort(rim.begin(), rim.end());
+  double const tolerance = 1e-6 * sheet.length;
+  int ends[2] = {0, 0};
+  for (std::size_t i = 0; i < rim.size(); ++i) {
+    bool const once = (i == 0 || rim[i - 1] != rim[i]) && (i + 1 == rim.size() || rim[i + 1] != rim[i]);
+    if (!once) continue;
+    auto const& ab = p.topology.edge_vertices[rim[i]];
+    double const s0 = dot(points[ab[0]], sheet.direction), s1 = dot(points[ab[1]], sheet.direction);
+    for (int end = 0; end < 2; ++end) {
+      double const at = end == 0 ? low : high;
+      if (std::abs(s0 - at) > tolerance || std::abs(s1 - at) > tolerance) continue;
+      if (!pec_edge[static_cast<std::size_t>(rim[i])])
+        throw Error(spec.where,
+                    what + " does not end on a conductor: its edge at " + (end == 0 ? "the start" : "the end") +
+                        " along direction is not PEC",
+                    "make the sheet span the gap between two PEC surfaces, and list them in [boundary] pec");
+      ++ends[end];
+    }
+  }
+  if (ends[0] == 0 || ends[1] == 0)
+    throw Error(spec.where, what + " has no edge across direction at " + (ends[0] == 0 ? "its start" : "its end"),
+                "give a rectangle whose two sides across direction lie on PEC conductors");
+  return sheet;
+}
+
 // Everything of make_problem but the operators.
 Problem describe_problem(mesh::Mesh mesh, dga::Materials materials, BoundaryKinds const& boundary,
                          std::vector<PmlLayerSpec> const& layers)
@@ -79,6 +183,12 @@ Problem describe_problem(mesh::Mesh mesh, dga::Materials materials, BoundaryKind
     if (has(boundary.absorbing_tags, p.topology.face_tag[f])) p.face_kinds[f] = dga::FaceKind::absorbing;
     if (has(boundary.port_tags, p.topology.face_tag[f])) p.face_kinds[f] = dga::FaceKind::port;
     if (has(boundary.matched_port_tags, p.topology.face_tag[f])) p.face_kinds[f] = dga::FaceKind::interior_or_pmc;
+  }
+  for (auto const& sheet : boundary.sheets)
+    for (Index f : mesh::surface_faces(p.topology, sheet.surface_tag)) p.face_kinds[f] = dga::FaceKind::interior_or_pmc;
+  if (!boundary.sheets.empty()) {
+    auto const pec = pec_edges(p.topology, p.face_kinds);
+    for (auto const& sheet : boundary.sheets) p.materials.sheets.push_back(lumped_sheet(p, sheet, pec));
   }
   return p;
 }
@@ -148,6 +258,28 @@ Problem make_problem(io::Config const& config, mesh::Mesh mesh, bool assemble_op
     if (source.kind == io::SourceKind::port_te10)
       (source.matched ? boundary.matched_port_tags : boundary.port_tags)
           .push_back(surface_tag(mesh, source.surface, config.where(source.line)));
+  auto add_sheet = [&](std::string const& surface, Vec3 const& direction, dga::LumpedCircuit const& circuit, bool port,
+                       int line) {
+    std::string const where = config.where(line);
+    int const tag = surface_tag(mesh, surface, where);
+    for (auto const& other : boundary.sheets)
+      if (other.surface_tag == tag)
+        throw Error(where, "surface '" + surface + "' already carries a lumped port or element (" + other.where + ")",
+                    "give each sheet one port or element (kind = \"rlc\" combines R, L and C)");
+    auto const& pec = config.boundary.pec_surfaces;
+    if (std::find(pec.begin(), pec.end(), surface) != pec.end())
+      throw Error(where, "surface '" + surface + "' is PEC in [boundary] and cannot carry a lumped port or element",
+                  "remove it from [boundary] pec");
+    boundary.sheets.push_back({tag, surface, direction, circuit, port, where});
+  };
+  for (auto const& source : config.sources)
+    if (source.kind == io::SourceKind::lumped_port) {
+      dga::LumpedCircuit resistor;
+      resistor.resistance = source.resistance;
+      add_sheet(source.surface, source.direction, resistor, true, source.line);
+    }
+  for (auto const& lumped : config.lumped)
+    add_sheet(lumped.surface, lumped.direction, lumped.circuit, false, lumped.line);
   std::vector<PmlLayerSpec> layers;
   for (std::size_t k = 0; k < config.pml.size(); ++k) {
     auto const& pml = config.pml[k];

@@ -119,7 +119,7 @@ public:
   void append_step(double, std::vector<io::ProbeSample> const&) override {}
   void append_energy(double, double) override {}
   void write_snapshot(double, std::vector<Vec3> const&, std::vector<Vec3> const&) override {}
-  void write_port(std::string const&, double, std::vector<double> const&, std::vector<double> const&) override {}
+  void write_port(solver::PortSeries const&, double) override {}
   void write_far_field(solver::FarFieldRecord const&) override {}
   void flush() override {}
   void close(bool) override {}
@@ -138,6 +138,12 @@ void refuse_over_ranks(io::Config const& config, SimulationOptions const& option
   if (!config.farfields.empty())
     throw Error(config.where(config.farfields.front().line), "[[farfield]] runs in one process only (for now)",
                 "remove the [[farfield]] tables, or run without mpirun");
+  for (auto const& source : config.sources)
+    if (source.kind == io::SourceKind::lumped_port)
+      throw Error(config.where(source.line), "a lumped port runs in one process only (for now)", "run without mpirun");
+  if (!config.lumped.empty())
+    throw Error(config.where(config.lumped.front().line), "[[lumped]] runs in one process only (for now)",
+                "run without mpirun");
   if (!options.partitioner)
     throw std::logic_error("a simulation over several ranks needs SimulationOptions::partitioner");
 }
@@ -266,7 +272,13 @@ void Simulation::Impl::make_formulation_on()
       if (source.kind == io::SourceKind::plane_wave)
         throw Error(config.where(source.line), "a plane wave needs the fractioned formulation",
                     "remove [solver] formulation = \"assembled\" (the assembled baseline has no plane waves)");
+      if (source.kind == io::SourceKind::lumped_port)
+        throw Error(config.where(source.line), "a lumped port needs the fractioned formulation",
+                    "remove [solver] formulation = \"assembled\" (the assembled baseline has no lumped ports)");
     }
+  if (kind == solver::FormulationKind::assembled && !config.lumped.empty())
+    throw Error(config.where(config.lumped.front().line), "[[lumped]] needs the fractioned formulation",
+                "remove [solver] formulation = \"assembled\" (the assembled baseline has no lumped elements)");
   if (kind == solver::FormulationKind::assembled)
     for (auto const& material : config.materials)
       if (material.sigma > 0)
@@ -334,7 +346,17 @@ void Simulation::Impl::add_sources_and_probes()
       formulation->add_plane_wave(stencil);
       break;
     }
+    case io::SourceKind::lumped_port:
+      break; // with the lumped elements, below
     }
+  }
+  if (!problem.materials.sheets.empty()) {
+    // The sheets are the lumped ports in the order of the sources, then the [[lumped]] elements.
+    std::vector<solver::Waveform> waveforms;
+    for (auto const& source : config.sources)
+      if (source.kind == io::SourceKind::lumped_port) waveforms.push_back(source.waveform);
+    waveforms.resize(problem.materials.sheets.size());
+    formulation->add_lumped(solver::lumped_stencil(ops, problem.materials.sheets, waveforms));
   }
   std::vector<solver::ProbeStencil> probes;
   for (auto const& probe : config.probes)
@@ -442,6 +464,8 @@ void Simulation::Impl::add_sources_and_probes(parallel::MeshPart const& part, st
       formulation->add_plane_wave(stencil);
       break;
     }
+    case io::SourceKind::lumped_port:
+      throw std::logic_error("a lumped port over ranks (refuse_over_ranks refuses it)");
     }
   }
   std::vector<solver::ProbeStencil> probes;

@@ -150,6 +150,21 @@ LossyRows lossy_rows(dga::HostOperators const& host)
     }
   }
   lossy.conductance = host.conductance;
+  std::vector<Index> lossy_of_block(static_cast<std::size_t>(layout.num_blocks()), -1);
+  for (std::size_t k = 0; k < host.lossy_blocks.size(); ++k)
+    lossy_of_block[static_cast<std::size_t>(host.lossy_blocks[k])] = static_cast<Index>(k);
+  for (auto const& kite : host.lumped_kites) {
+    Index const first = host.lossy_row_offset[static_cast<std::size_t>(lossy_of_block[kite.block])];
+    auto& rows = lossy.lumped_kites.emplace_back();
+    rows.sheet = kite.sheet;
+    for (int i = 0; i < 2; ++i) {
+      bool const free = kite.unknowns[i] < layout.num_free;
+      rows.lossy_rows[i] = free ? first + kite.unknowns[i] - layout.block_offset[kite.block] : -1;
+      rows.along[i] = kite.along[i];
+    }
+    rows.area = kite.area;
+  }
+  lossy.sheet_circuits = host.sheet_circuits;
   for (std::size_t k = 0; k < host.stretched_tets.size(); ++k) {
     auto const& modes = host.stretched_tet_modes[k];
     auto const* subregions = host.stretched_subregions.data() + 4 * k;
@@ -192,11 +207,16 @@ LossStepMatrices loss_step_matrices(LossyRows const& lossy, double dt)
   // B_r = W_r^T coupling diag(scale).
   std::vector<double> implicit_loss = lossy.conductance;
   // Adds value at rows lossy_rows[r], lossy_rows[j] of S' (nothing where either is PEC).
-  auto add_at = [&](std::array<Index, 3> const& lossy_rows, int r, int j, double value) {
+  auto add_at = [&](auto const& lossy_rows, int r, int j, double value) {
     if (lossy_rows[r] < 0 || lossy_rows[j] < 0) return;
     Index const row = lossy_rows[r];
     implicit_loss[lossy.matrix_row[row] + lossy_rows[j] - lossy.block_first[row]] += value;
   };
+  for (auto const& kite : lossy.lumped_kites) {
+    double const admittance = lossy.sheet_circuits[static_cast<std::size_t>(kite.sheet)].admittance(dt) * kite.area;
+    for (int r = 0; r < 2; ++r)
+      for (int j = 0; j < 2; ++j) add_at(kite.lossy_rows, r, j, admittance * kite.along[r] * kite.along[j]);
+  }
   std::size_t const n = lossy.tet_rates.size();
   m.advance.resize(36 * n);
   m.drive.resize(18 * n);

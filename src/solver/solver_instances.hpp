@@ -12,6 +12,7 @@
 #include "dgatd/solver/formulations.hpp"
 #include "dgatd/solver/leapfrog.hpp"
 #include "dgatd/solver/losses.hpp"
+#include "dgatd/solver/lumped_elements.hpp"
 #include "dgatd/solver/magnetic_stretch.hpp"
 #include "dgatd/solver/matched_port.hpp"
 #include "dgatd/solver/plane_wave.hpp"
@@ -30,6 +31,7 @@
   ON(DGATD_CURRENT_SOURCE_INSTANCES, )                                                                                 \
   ON(DGATD_PRESCRIBED_FIELD_INSTANCES, )                                                                               \
   ON(DGATD_MATCHED_PORT_INSTANCES, )                                                                                   \
+  ON(DGATD_LUMPED_ELEMENTS_INSTANCES, )                                                                                \
   ON(DGATD_PLANE_WAVE_INSTANCES, )                                                                                     \
   ON(DGATD_FAR_FIELD_INSTANCES, )                                                                                      \
   ON(DGATD_PROBE_RECORDER_INSTANCES, )                                                                                 \

@@ -62,10 +62,9 @@ public:
     for (auto const* field : {&e, &h})
       for (Vec3 const& v : *field) record_->snapshots.insert(record_->snapshots.end(), v.begin(), v.end());
   }
-  void write_port(std::string const&, double, std::vector<double> const& incident,
-                  std::vector<double> const& voltage) override
+  void write_port(dgatd::solver::PortSeries const& port, double) override
   {
-    for (auto const* series : {&incident, &voltage})
+    for (auto const* series : {&port.incident, &port.voltage})
       record_->ports.insert(record_->ports.end(), series->begin(), series->end());
   }
   void write_far_field(dgatd::solver::FarFieldRecord const&) override {}

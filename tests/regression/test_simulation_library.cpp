@@ -171,7 +171,7 @@ public:
   }
   void append_energy(double, double value) override { record_->energy.push_back(value); }
   void write_snapshot(double, std::vector<dgatd::Vec3> const&, std::vector<dgatd::Vec3> const&) override {}
-  void write_port(std::string const&, double, std::vector<double> const&, std::vector<double> const&) override {}
+  void write_port(dgatd::solver::PortSeries const&, double) override {}
   void write_far_field(dgatd::solver::FarFieldRecord const&) override {}
   void flush() override {}
   void close(bool complete) override { record_->closed_complete = complete; }

@@ -3,6 +3,7 @@
 // the per-tet Faraday matrices K_t = (Mmu_t)^-1 C_t, the dual-volume blocks (Meps_v)^-1 restricted
 // to the free half-edges, the gather lists of the dual curl, and the numbering of the unknowns.
 
+#include "dgatd/dga/lumped.hpp"
 #include "dgatd/mesh/geometry.hpp"
 #include "dgatd/mesh/mesh.hpp"
 #include "dgatd/mesh/topology.hpp"
@@ -46,6 +47,7 @@ struct Materials {
   std::vector<double> mu;
   std::vector<double> sigma; // conductivity (S/m) per tet; empty for a lossless problem
   Stretching stretching{};
+  std::vector<LumpedSheet> sheets{}; // lumped ports and elements (dga/lumped.hpp)
 };
 
 struct AssemblyOptions {
@@ -101,6 +103,11 @@ struct HostOperators {
   std::vector<std::int64_t> lossy_matrix_offset;
   std::vector<double> conductance;
   std::vector<Index> lossy_row_offset; // first row of each lossy block among the lossy rows
+  // The kites of the lumped sheets (Materials::sheets), sheet by sheet, those with a free half-edge:
+  // their blocks are lossy blocks, whose loss matrices gain Y(dt) area along along^T when dt is set
+  // (solver/loss_steps.hpp).
+  std::vector<LumpedKite> lumped_kites;
+  std::vector<SheetCircuit> sheet_circuits; // per sheet, its circuit per square
   // The stretched tets, ascending, and per stretched tet k the rates of its stretch (S then P,
   // row-major) and the couplings of its subregions' auxiliaries without their basis,
   // eps_t |t|/4 [R0 | R1] and mu_t |t|/4 [R0 | R1] (3 x 6 row-major): subregion r couples by

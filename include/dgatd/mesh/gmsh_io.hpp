@@ -1,5 +1,5 @@
 #pragma once
-// Gmsh .msh files (2.2 and 4.1, ASCII and binary) in and out through the Gmsh SDK.
+// Gmsh .msh files (2.2 and 4.1, ASCII and binary) in and out through the Gmsh SDK, and .geo scripts in.
 
 #include "dgatd/mesh/mesh.hpp"
 
@@ -11,7 +11,8 @@ namespace dgatd::mesh {
 // of physical surfaces (boundary tags), multiplies coordinates by scale (mesh units to metres),
 // then validates and orients the result (validate_and_orient). Throws dgatd::Error naming the
 // file, the element and the fix for a missing, unreadable or corrupt file, no tetrahedra, or
-// second-order / non-tetrahedral volume elements.
+// second-order / non-tetrahedral volume elements. A Gmsh geometry script (.geo) is meshed first in
+// three dimensions with the options it sets (unless it meshes itself), then read likewise.
 Mesh read_mesh(std::string const& path, double scale = 1.0);
 
 // Writes mesh as .msh: version "2.2" or "4.1", ASCII or binary.

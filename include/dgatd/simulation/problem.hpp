@@ -45,6 +45,18 @@ struct BoundaryKinds {
   std::vector<int> absorbing_tags;
   std::vector<int> port_tags;         // hard (prescribed) ports
   std::vector<int> matched_port_tags; // natural there; the port's modal current closes them
+  // Lumped ports and elements: their sheets carry their circuits' currents, so none of their faces is
+  // PEC (make_problem refuses a sheet that is not planar, whose direction leaves its plane or that
+  // does not join two PEC conductors along it).
+  struct Sheet {
+    int surface_tag = 0;
+    std::string name; // the surface's, for records and messages
+    Vec3 direction{};
+    dga::LumpedCircuit circuit;
+    bool port = false;
+    std::string where; // the config line, for messages
+  };
+  std::vector<Sheet> sheets;
 };
 
 // A matched layer: the physical volume (tag) it fills, its name and profile.

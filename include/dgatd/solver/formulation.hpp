@@ -11,7 +11,9 @@
 #include "dgatd/parallel/decomposition.hpp"
 #include "dgatd/solver/far_field_stencil.hpp"
 #include "dgatd/solver/formulation_kind.hpp"
+#include "dgatd/solver/lumped_stencil.hpp"
 #include "dgatd/solver/plane_wave_stencil.hpp"
+#include "dgatd/solver/port_series.hpp"
 #include "dgatd/solver/stencils.hpp"
 #include "dgatd/solver/waveform.hpp"
 #include "dgatd/vec3.hpp"
@@ -50,14 +52,6 @@ struct FormulationState {
 struct SharedFields {
   std::vector<double> edge_circulations; // U, one per edge
   std::vector<double> face_circulations; // F, one per face (dual edge)
-};
-
-// A matched port's modal voltages after each step (index 0: the initial field): what it launches and
-// the total; their difference is the wave leaving through it.
-struct PortSeries {
-  std::string name; // the port's surface
-  std::vector<double> incident;
-  std::vector<double> voltage;
 };
 
 // Probe records as a formulation took them: one row per recorded step, and in a row one e and one
@@ -132,7 +126,11 @@ public:
   // A matched TE10 port called name (fractioned only: the simulation refuses it with the assembled
   // formulation).
   virtual void add_matched_port(std::string const& name, MatchedPortStencil const& stencil, Signal waveform) = 0;
+  // The matched ports', then the lumped ports', in the order they were added.
   virtual std::vector<PortSeries> port_series() const = 0;
+  // The lumped ports and elements of the problem (dga::Materials::sheets), whose circuits' Y(dt) the
+  // operators' loss blocks already hold (fractioned only: the simulation refuses the rest).
+  virtual void add_lumped(LumpedStencil const& stencil) = 0;
   // A plane wave through a total-field/scattered-field surface (fractioned only: the simulation
   // refuses it with the assembled formulation).
   virtual void add_plane_wave(PlaneWaveStencil const& stencil) = 0;

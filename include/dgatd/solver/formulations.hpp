@@ -11,6 +11,7 @@
 #include "dgatd/solver/far_field.hpp"
 #include "dgatd/solver/formulation.hpp"
 #include "dgatd/solver/leapfrog.hpp"
+#include "dgatd/solver/lumped_elements.hpp"
 #include "dgatd/solver/matched_port.hpp"
 #include "dgatd/solver/plane_wave.hpp"
 #include "dgatd/solver/prescribed_field.hpp"
@@ -115,7 +116,14 @@ public:
   {
     std::vector<PortSeries> series;
     for (auto const* port : ports_) series.push_back(port->series());
+    if (lumped_)
+      for (auto const& port : lumped_->ports())
+        series.push_back({port.name, port.incident, port.voltage, port.resistance, port.current});
     return series;
+  }
+  void add_lumped(LumpedStencil const& stencil) override
+  {
+    lumped_ = &this->leapfrog_.add_term(std::make_unique<LumpedElements<ExecutionSpace>>(stencil));
   }
   FormulationState state() const override
   {
@@ -316,6 +324,7 @@ private:
   }
 
   std::vector<MatchedPort<ExecutionSpace> const*> ports_;
+  LumpedElements<ExecutionSpace> const* lumped_ = nullptr;
   std::vector<FarField<ExecutionSpace> const*> far_fields_;
   Distribution distribution_;
   std::vector<std::vector<SegmentPlace>> state_places_; // per term
@@ -375,6 +384,10 @@ public:
   }
   std::vector<FarFieldRecord> far_fields() const override { return {}; }
   std::vector<PortSeries> port_series() const override { return {}; }
+  void add_lumped(LumpedStencil const&) override
+  {
+    throw std::logic_error("the assembled formulation has no lumped ports or elements");
+  }
   bool accepts(FormulationState const& s) const override
   {
     return s.kind == FormulationKind::assembled && s.step >= 0 &&

@@ -47,6 +47,16 @@ struct LossyRows {
   // Those whose stretch splits into one or three scalar modes (HostOperators::StretchModes).
   ModalTets<1> one_mode;
   ModalTets<3> three_modes;
+  // The lumped sheets' kites (dga::LumpedKite) with their half-edges' rows among the lossy rows (-1
+  // where not free), and each sheet's circuit: the kite adds Y(dt) area along along^T to its block.
+  struct Kite {
+    Index sheet;
+    std::array<Index, 2> lossy_rows;
+    std::array<double, 2> along;
+    double area;
+  };
+  std::vector<Kite> lumped_kites;
+  std::vector<dga::SheetCircuit> sheet_circuits;
 };
 LossyRows lossy_rows(dga::HostOperators const& host);
 

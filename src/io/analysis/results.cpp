@@ -129,6 +129,15 @@ std::vector<PortRecord> read_ports(std::string const& path)
     record.voltage = hdf5::read_rows<double>(file.get(), group + "/voltage", 0, path, voltage);
     if (incident != voltage)
       throw Error(path, group + ": incident and voltage differ in length", "the file may be damaged");
+    if (H5Aexists_by_name(file.get(), group.c_str(), "resistance", H5P_DEFAULT) > 0) {
+      Handle const r(H5Aopen_by_name(file.get(), group.c_str(), "resistance", H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+      if (!r.valid() || H5Aread(r.get(), H5T_NATIVE_DOUBLE, &record.resistance) < 0 || !(record.resistance > 0))
+        throw Error(path, group + " has an unreadable resistance", "the file may be damaged");
+      hsize_t current = 0;
+      record.current = hdf5::read_rows<double>(file.get(), group + "/current", 0, path, current);
+      if (current != voltage)
+        throw Error(path, group + ": current and voltage differ in length", "the file may be damaged");
+    }
     ports.push_back(std::move(record));
   }
   return ports;

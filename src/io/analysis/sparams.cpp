@@ -36,8 +36,14 @@ SParameters s_parameters(std::vector<PortRecord> const& ports, std::string const
                          std::size_t points)
 {
   if (ports.empty())
-    throw Error(path, "the run has no matched ports",
-                "give the run's port_te10 sources matched = true (a receiving port: amplitude = 0)");
+    throw Error(path, "the run has no ports",
+                "give the run a lumped_port, or port_te10 sources with matched = true (a receiving port: amplitude = "
+                "0)");
+  bool const lumped = ports.front().resistance > 0;
+  for (auto const& port : ports)
+    if ((port.resistance > 0) != lumped)
+      throw Error(path, "the run mixes matched and lumped ports, whose waves are normalised differently",
+                  "drive lumped ports and matched ports in separate runs");
   std::vector<std::size_t> driven;
   for (std::size_t k = 0; k < ports.size(); ++k)
     if (peak_of(ports[k].incident) > 0) driven.push_back(k);
@@ -101,11 +107,20 @@ SParameters s_parameters(std::vector<PortRecord> const& ports, std::string const
     result.tail =
         std::max(result.tail, peak_of(leaving[k], leaving[k].size() - leaving[k].size() / 10) / incident_peak);
   }
+  // A lumped port's record is in volts across its resistance (a sqrt(R)): waves at ports of other
+  // resistances compare as powers.
+  std::vector<double> scale(order.size(), 1.0);
+  if (lumped) {
+    result.resistance = order[0]->resistance;
+    for (std::size_t k = 0; k < order.size(); ++k) scale[k] = std::sqrt(order[0]->resistance / order[k]->resistance);
+  }
   for (std::size_t i = 0; i < points; ++i) {
     double const f = points == 1 ? fmin : fmin + (fmax - fmin) * static_cast<double>(i) / (points - 1);
     result.frequency.push_back(f);
     std::complex<double> const a = spectrum_at(incident, dt, f);
-    for (std::size_t k = 0; k < order.size(); ++k) result.s[k].push_back(spectrum_at(leaving[k], dt, f) / a);
+    for (std::size_t k = 0; k < order.size(); ++k) result.s[k].push_back(scale[k] * spectrum_at(leaving[k], dt, f) / a);
+    if (lumped)
+      result.impedance.push_back(spectrum_at(order[0]->voltage, dt, f) / spectrum_at(order[0]->current, dt, f));
   }
   return result;
 }
@@ -116,12 +131,14 @@ void write_sparameters_csv(std::string const& path, SParameters const& s)
   if (!out) throw Error(path, "cannot write the CSV", "check that the directory exists and is writable");
   out << "frequency_hz";
   for (std::size_t k = 0; k < s.ports.size(); ++k) out << ",S" << k + 1 << "1_db,S" << k + 1 << "1_deg";
+  if (!s.impedance.empty()) out << ",zin_re_ohm,zin_im_ohm";
   out << '\n';
   out.precision(10);
   for (std::size_t i = 0; i < s.frequency.size(); ++i) {
     out << s.frequency[i];
     for (std::size_t k = 0; k < s.ports.size(); ++k)
       out << ',' << 20 * std::log10(std::abs(s.s[k][i])) << ',' << std::arg(s.s[k][i]) * 180 / M_PI;
+    if (!s.impedance.empty()) out << ',' << s.impedance[i].real() << ',' << s.impedance[i].imag();
     out << '\n';
   }
   if (!out.flush()) throw Error(path, "writing the CSV failed", "check the free disk space");

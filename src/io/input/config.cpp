@@ -222,9 +222,9 @@ private:
 };
 
 // Tables of the file: [name] must be a table, [[name]] an array of tables.
-std::vector<std::string> const known_tables{"mesh", "material", "pml",      "boundary", "source",
-                                            "time", "probe",    "farfield", "output",   "solver"};
-std::vector<std::string> const array_tables{"material", "pml", "source", "probe", "farfield"};
+std::vector<std::string> const known_tables{"mesh",  "material", "pml",    "boundary", "source", "time",
+                                            "probe", "farfield", "output", "solver",   "lumped"};
+std::vector<std::string> const array_tables{"material", "pml", "source", "probe", "farfield", "lumped"};
 
 MeshConfig read_mesh(TableReader const& t, std::string const& base_dir)
 {
@@ -434,8 +434,9 @@ Source read_source(TableReader const& t, double scale)
 {
   Source source;
   source.line = t.table_line();
-  std::string const kind = t.choice("kind", {"dipole", "port_te10", "edge_current", "plane_wave"});
+  std::string const kind = t.choice("kind", {"dipole", "port_te10", "edge_current", "plane_wave", "lumped_port"});
   std::string const not_for = "does not apply to kind = \"" + kind + "\"";
+  if (kind != "lumped_port") t.forbid("resistance", not_for);
   t.require("waveform", " (gaussian, modulated_gaussian or sine)");
   if (kind != "plane_wave") {
     t.forbid("region", not_for);
@@ -449,6 +450,14 @@ Source read_source(TableReader const& t, double scale)
     source.surface = t.string("surface");
     if (source.surface.empty()) t.fail("surface", "must not be empty");
     source.matched = t.boolean("matched", false);
+  } else if (kind == "lumped_port") {
+    source.kind = SourceKind::lumped_port;
+    t.forbid("position", not_for);
+    t.forbid("matched", not_for);
+    source.surface = t.string("surface");
+    if (source.surface.empty()) t.fail("surface", "must not be empty");
+    source.direction = unit_vector(t, "direction");
+    source.resistance = t.positive("resistance", 50.0);
   } else if (kind == "plane_wave") {
     source.kind = SourceKind::plane_wave;
     t.forbid("position", not_for);
@@ -474,6 +483,43 @@ Source read_source(TableReader const& t, double scale)
   }
   source.waveform = read_waveform(t);
   return source;
+}
+
+LumpedConfig read_lumped(TableReader const& t)
+{
+  LumpedConfig lumped;
+  lumped.line = t.table_line();
+  std::string const kind = t.choice("kind", {"resistor", "capacitor", "inductor", "rlc"});
+  lumped.surface = t.string("surface");
+  if (lumped.surface.empty()) t.fail("surface", "must not be empty");
+  lumped.direction = unit_vector(t, "direction");
+  std::string const not_for = "does not apply to kind = \"" + kind + "\"";
+  auto& circuit = lumped.circuit;
+  if (kind != "rlc") {
+    t.forbid("circuit", not_for);
+    std::string const own = kind == "resistor" ? "resistance" : kind == "capacitor" ? "capacitance" : "inductance";
+    for (std::string const key : {"resistance", "capacitance", "inductance"})
+      if (key != own) t.forbid(key, not_for + " (use kind = \"rlc\" to combine elements)");
+  }
+  if (kind == "resistor") {
+    lumped.kind = LumpedKind::resistor;
+    circuit.resistance = t.positive("resistance");
+  } else if (kind == "capacitor") {
+    lumped.kind = LumpedKind::capacitor;
+    circuit.capacitance = t.positive("capacitance");
+  } else if (kind == "inductor") {
+    lumped.kind = LumpedKind::inductor;
+    circuit.inductance = t.positive("inductance");
+  } else {
+    lumped.kind = LumpedKind::rlc;
+    circuit.series = t.choice("circuit", {"series", "parallel"}) == "series";
+    circuit.resistance = t.has("resistance") ? t.positive("resistance") : 0.0;
+    circuit.capacitance = t.has("capacitance") ? t.positive("capacitance") : 0.0;
+    circuit.inductance = t.has("inductance") ? t.positive("inductance") : 0.0;
+    if (!t.has("resistance") && !t.has("capacitance") && !t.has("inductance"))
+      t.fail_table("[[lumped]] kind = \"rlc\" needs at least one of resistance, capacitance and inductance");
+  }
+  return lumped;
 }
 
 TimeConfig read_time(TableReader const& t)
@@ -708,6 +754,8 @@ char const* to_string(SourceKind kind)
     return "edge_current";
   case SourceKind::plane_wave:
     return "plane_wave";
+  case SourceKind::lumped_port:
+    return "lumped_port";
   }
   return "";
 }
@@ -788,11 +836,17 @@ Config parse_config(std::string const& text, std::string const& name, std::strin
 
   if (tables.count("source"))
     for (auto const& table : tables["source"]->as_array())
-      config.sources.push_back(
-          read_source(TableReader(name, table, "[[source]]",
-                                  {"kind", "position", "direction", "surface", "matched", "region", "polarization",
-                                   "origin", "amplitude", "waveform", "t0", "sigma", "frequency", "ramp"}),
-                      scale));
+      config.sources.push_back(read_source(
+          TableReader(name, table, "[[source]]",
+                      {"kind", "position", "direction", "surface", "matched", "region", "polarization", "origin",
+                       "resistance", "amplitude", "waveform", "t0", "sigma", "frequency", "ramp"}),
+          scale));
+
+  if (tables.count("lumped"))
+    for (auto const& table : tables["lumped"]->as_array())
+      config.lumped.push_back(read_lumped(
+          TableReader(name, table, "[[lumped]]",
+                      {"kind", "surface", "direction", "resistance", "capacitance", "inductance", "circuit"})));
 
   if (!tables.count("time")) throw Error(name, "missing table [time] (give t_end or steps)", "");
   config.time =

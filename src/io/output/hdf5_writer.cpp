@@ -382,12 +382,14 @@ void Hdf5Writer::write_snapshot(double time, std::vector<Vec3> const& e, std::ve
   s.snapshot_times.push_back(time);
 }
 
-void Hdf5Writer::write_port(std::string const& name, double dt, std::vector<double> const& incident,
-                            std::vector<double> const& voltage)
+void Hdf5Writer::write_port(solver::PortSeries const& port, double dt)
 {
   auto& s = *state_;
-  if (incident.size() != voltage.size())
-    throw std::invalid_argument("Hdf5Writer::write_port: one incident value per voltage needed");
+  auto const& name = port.name;
+  auto const& incident = port.incident;
+  auto const& voltage = port.voltage;
+  if (incident.size() != voltage.size() || (port.resistance > 0 && port.current.size() != voltage.size()))
+    throw std::invalid_argument("Hdf5Writer::write_port: one incident value (and current) per voltage needed");
   hdf5::QuietErrors const quiet;
   hid_t const root = s.file.get();
   Handle const ports = H5Lexists(root, "ports", H5P_DEFAULT) > 0
@@ -399,6 +401,11 @@ void Hdf5Writer::write_port(std::string const& name, double dt, std::vector<doub
   s.writer.attribute(group.get(), "dt", dt);
   s.writer.dataset(group.get(), "incident", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, incident.size(), 0, incident.data());
   s.writer.dataset(group.get(), "voltage", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, voltage.size(), 0, voltage.data());
+  if (port.resistance > 0) {
+    s.writer.attribute(group.get(), "resistance", port.resistance);
+    s.writer.dataset(group.get(), "current", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, port.current.size(), 0,
+                     port.current.data());
+  }
 }
 
 void Hdf5Writer::write_far_field(solver::FarFieldRecord const& r)

@@ -44,6 +44,10 @@ struct PortRecord {
   double dt = 0;
   std::vector<double> incident; // what the port launched
   std::vector<double> voltage;  // the total: voltage - incident left through the port
+  // A lumped port's reference resistance (ohms) and the current it drives into the structure; 0 and
+  // empty for a matched port (solver::PortSeries).
+  double resistance = 0;
+  std::vector<double> current;
 };
 
 // The matched ports of the run at path (possibly none), sorted by name.

@@ -18,16 +18,22 @@ struct SParameters {
   std::vector<std::vector<std::complex<double>>> s; // s[k][i]: S_(k+1)1 at frequency[i]
   double band_low = 0, band_high = 0;               // where the incident spectrum is within 20 dB of its peak
   double tail = 0; // the largest wave leaving a port over the record's last tenth, relative to the incident peak
+  // Lumped ports: the waves are referred to each port's resistance R_k, S_k1 = b_k / a_1 with
+  // a = (V + R I) / (2 sqrt(R)), b = (V - R I) / (2 sqrt(R)); the driven port's resistance and
+  // input impedance Z_in = V / I = R (1 + S11) / (1 - S11). Empty (0) for matched ports.
+  double resistance = 0;
+  std::vector<std::complex<double>> impedance;
 };
 
 // S_k1(f) = B_k(f) / A_1(f), A_1 the spectrum of what the driven port launched and B_k that of the
 // wave leaving port k (voltage - incident), at `points` frequencies from fmin to fmax (both zero:
 // the excitation's band, within 20 dB of its peak). Throws dgatd::Error naming path when the run
-// has no matched port, or none or more than one of them launches.
+// has no port, none or more than one of them launches, or it mixes matched and lumped ports.
 SParameters s_parameters(std::vector<PortRecord> const& ports, std::string const& path, double fmin = 0,
                          double fmax = 0, std::size_t points = 201);
 
-// CSV: frequency_hz, then |S_k1| in dB and its phase in degrees per port.
+// CSV: frequency_hz, then |S_k1| in dB and its phase in degrees per port, then for lumped ports
+// zin_re_ohm and zin_im_ohm.
 void write_sparameters_csv(std::string const& path, SParameters const& s);
 
 } // namespace dgatd::io

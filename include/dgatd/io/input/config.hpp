@@ -8,6 +8,7 @@
 // height, h, inner; source and probe positions) are in mesh units and are multiplied by
 // [mesh] scale on load; only the coordinates read from [mesh] file still need MeshConfig::scale.
 
+#include "dgatd/dga/lumped.hpp"
 #include "dgatd/dga/pml.hpp"
 #include "dgatd/kernels/matrix_precision.hpp"
 #include "dgatd/mesh/generators.hpp"
@@ -69,13 +70,13 @@ struct BoundaryConfig {
   int line = 0; // of the [boundary] table, for messages about surfaces the mesh lacks
 };
 
-enum class SourceKind { dipole, port_te10, edge_current, plane_wave };
+enum class SourceKind { dipole, port_te10, edge_current, plane_wave, lumped_port };
 
 struct Source {
   SourceKind kind = SourceKind::dipole;
   Vec3 position{};      // metres (dipole; edge_current drives the edge nearest to it)
-  Vec3 direction{};     // unit vector (dipole, edge_current; plane_wave: of propagation)
-  std::string surface;  // physical surface of the port (port_te10)
+  Vec3 direction{};     // unit vector (dipole, edge_current; plane_wave: of propagation; lumped_port: of its voltage)
+  std::string surface;  // physical surface of the port (port_te10, lumped_port)
   bool matched = false; // port_te10: launch TE10 and absorb the TE10 wave coming back (docs/open_regions.md §4)
   // plane_wave (docs/plane_waves.md): the physical volumes of the total-field region, the unit
   // vector of e (perpendicular to direction), and where the front is at the waveform's t0 (metres;
@@ -83,8 +84,22 @@ struct Source {
   std::vector<std::string> regions;
   Vec3 polarization{};
   std::optional<Vec3> origin;
+  // lumped_port (docs/antennas.md): a voltage source (waveform amplitude: its open-circuit voltage,
+  // volts) in series with this resistance, ohms, across a sheet between two conductors.
+  double resistance = 0;
   solver::Waveform waveform;
   int line = 0; // of the [[source]] header
+};
+
+// A lumped element on a sheet between two conductors (docs/antennas.md): a resistor, capacitor,
+// inductor, or R, L and C in series or in parallel (those given; circuit.series).
+enum class LumpedKind { resistor, capacitor, inductor, rlc };
+struct LumpedConfig {
+  LumpedKind kind = LumpedKind::resistor;
+  std::string surface;
+  Vec3 direction{};
+  dga::LumpedCircuit circuit;
+  int line = 0; // of the [[lumped]] header
 };
 
 struct TimeConfig {
@@ -142,6 +157,7 @@ struct Config {
   std::vector<Pml> pml;
   BoundaryConfig boundary;
   std::vector<Source> sources;
+  std::vector<LumpedConfig> lumped;
   TimeConfig time;
   std::vector<Probe> probes;
   std::vector<FarFieldConfig> farfields;

@@ -49,8 +49,8 @@ public:
   void append_energy(double time, double energy) override;
   // Stored as /snapshots/<k> with k = 0, 1, ...
   void write_snapshot(double time, std::vector<Vec3> const& e, std::vector<Vec3> const& h) override;
-  void write_port(std::string const& name, double dt, std::vector<double> const& incident,
-                  std::vector<double> const& voltage) override;
+  // Stored as /ports/<name>: incident and voltage, and for a lumped port current and its resistance.
+  void write_port(solver::PortSeries const& port, double dt) override;
   // Stored as /farfield/<surface>: frequencies, the faces' centroids, outward normals and areas,
   // E and H (rows frequency-major, face by face: Re x y z, Im x y z), the medium's eps and mu, and
   // for a plane-wave run its direction, polarization and transform at its origin (Re, Im per row).

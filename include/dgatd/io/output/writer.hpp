@@ -4,6 +4,7 @@
 // implementation.
 
 #include "dgatd/solver/far_field_record.hpp"
+#include "dgatd/solver/port_series.hpp"
 #include "dgatd/vec3.hpp"
 
 #include <array>
@@ -54,10 +55,9 @@ public:
   virtual void append_energy(double time, double energy) = 0;
   // Per-tet field vectors.
   virtual void write_snapshot(double time, std::vector<Vec3> const& e, std::vector<Vec3> const& h) = 0;
-  // A matched port's modal voltages at t = m dt, m = 0, 1, ...: what it launched and the total
-  // (replacing what an earlier, interrupted run wrote for it).
-  virtual void write_port(std::string const& name, double dt, std::vector<double> const& incident,
-                          std::vector<double> const& voltage) = 0;
+  // A port's record (solver::PortSeries), sample m at t = m dt (a matched port) or (m + 1/2) dt (a
+  // lumped port), replacing what an earlier, interrupted run wrote for it.
+  virtual void write_port(solver::PortSeries const& port, double dt) = 0;
   // A far-field surface's transforms as the run leaves them (replacing an interrupted run's).
   virtual void write_far_field(solver::FarFieldRecord const& record) = 0;
   // Makes everything appended so far durable: a checkpoint taken now can resume this output.

@@ -1,0 +1,300 @@
+#pragma once
+// Lumped ports and elements on sheets as a term of the leapfrog (dga/lumped.hpp has the circuit
+// model, docs/antennas.md the derivation). Each kite k of a sheet carries the surface current
+// k_bar = Y(dt) x_bar + h^n over the step, x = e . d on the kite. Y(dt) is part of the loss blocks
+// (solver/losses.hpp), which take it implicitly; this term adds the rest:
+//   after_ampere  h^n from the kite's state (and a port's source at t^(n+1/2)), entering Ampere as
+//                 an impressed current: u~ -= dt Meps^-1 sum_k a_k h_k
+//   end_step      x^(n+1) from u^(n+1), the circuit's state advanced, and each sheet's voltage
+//                 V = sum area x_bar / w and current I = sum area k_bar / l over the step
+// A port records, per step (at t^(n+1/2)), half its source voltage (the wave it launches, in volts
+// across its resistance R: a sqrt(R)), its voltage and the current it drives into the structure,
+// -I: S11 = (V - V_s / 2) / (V_s / 2) in the frequency domain, Z_in = V / I_in.
+
+#include "dgatd/instances.hpp"
+#include "dgatd/kernels/upload.hpp"
+#include "dgatd/solver/lumped_stencil.hpp"
+#include "dgatd/solver/term.hpp"
+#include "dgatd/solver/waveform_shape.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dgatd::solver {
+
+// Per sheet on the device: its circuit per square, Y(dt), and a port's source per square
+// (-g V_s(t) / l = -V_s(t) / (r l), from source.amplitude).
+struct SheetOnDevice {
+  dga::SheetCircuit circuit;
+  double admittance = 0;
+  double source_scale = 0; // -1 / (r l) for a port, 0 otherwise
+  Waveform source{};
+};
+
+namespace kernels_lumped {
+
+template <class MemorySpace>
+struct KiteView {
+  Kokkos::View<Index* [2], MemorySpace> unknowns;
+  Kokkos::View<Real* [2], MemorySpace> along;
+  Kokkos::View<Index*, MemorySpace> sheet;
+  Kokkos::View<SheetOnDevice*, MemorySpace> sheets;
+  // x^n, then j_L (parallel) or k^n (series), then q^n (series)
+  Kokkos::View<Real* [3], MemorySpace> state;
+  Kokkos::View<Real*, MemorySpace> history;
+
+  KOKKOS_INLINE_FUNCTION Real field_along(Kokkos::View<Real*, MemorySpace> const& u, std::size_t k) const
+  {
+    return along(k, 0) * u(unknowns(k, 0)) + along(k, 1) * u(unknowns(k, 1));
+  }
+};
+
+// h^n of each kite (dga/lumped.hpp).
+template <class MemorySpace>
+struct KiteHistory {
+  KiteView<MemorySpace> kites;
+  double dt;
+  double t_half;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
+  {
+    auto const& s = kites.sheets(kites.sheet(k));
+    auto const& c = s.circuit;
+    Real h = 0;
+    if (!c.series) {
+      h = kites.state(k, 1) - 2 * c.capacitance * kites.state(k, 0) / dt;
+      if (s.source_scale != 0) h += s.source_scale * s.source.amplitude * waveform_shape(s.source, t_half);
+    } else {
+      h = s.admittance *
+          (2 * c.inductance * kites.state(k, 1) / dt - (c.capacitance > 0 ? kites.state(k, 2) / c.capacitance : 0.0));
+    }
+    kites.history(k) = h;
+  }
+};
+
+// u~ -= dt sum over the row's entries of weight h_kite.
+template <class MemorySpace>
+struct HistoryCurrent {
+  Kokkos::View<Index*, MemorySpace> rows, offsets, entry_kite;
+  Kokkos::View<Real*, MemorySpace> entry_weight, history, u;
+  double dt;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t r) const
+  {
+    Real sum = 0;
+    for (Index e = offsets(r); e < offsets(r + 1); ++e) sum += entry_weight(e) * history(entry_kite(e));
+    u(rows(r)) -= dt * sum;
+  }
+};
+
+// The step's x_bar and k_bar of each kite (times its area, for the sheets' sums), and the state at
+// t^(n+1).
+template <class MemorySpace>
+struct KiteAdvance {
+  KiteView<MemorySpace> kites;
+  Kokkos::View<Real*, MemorySpace> u;
+  Kokkos::View<Real*, Kokkos::LayoutRight, MemorySpace> field_sums, current_sums;
+  Kokkos::View<Real*, MemorySpace> area;
+  double dt;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
+  {
+    auto const& s = kites.sheets(kites.sheet(k));
+    auto const& c = s.circuit;
+    Real const x = kites.field_along(u, k);
+    Real const x_bar = 0.5 * (kites.state(k, 0) + x);
+    Real const k_bar = s.admittance * x_bar + kites.history(k);
+    if (!c.series) {
+      if (c.inductance > 0) kites.state(k, 1) += dt * x_bar / c.inductance;
+    } else {
+      kites.state(k, 1) = 2 * k_bar - kites.state(k, 1);
+      kites.state(k, 2) += dt * k_bar;
+    }
+    kites.state(k, 0) = x;
+    field_sums(k) = area(k) * x_bar;
+    current_sums(k) = area(k) * k_bar;
+  }
+};
+
+template <class MemorySpace>
+struct KiteStart {
+  KiteView<MemorySpace> kites;
+  Kokkos::View<Real*, MemorySpace> u;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
+  {
+    kites.state(k, 0) = kites.field_along(u, k);
+    kites.state(k, 1) = 0;
+    kites.state(k, 2) = 0;
+  }
+};
+
+} // namespace kernels_lumped
+
+// One port's record: per step, V_s / 2, V and I_in at t^(n+1/2).
+struct LumpedPortSeries {
+  std::string name;
+  double resistance = 0;
+  std::vector<double> incident, voltage, current;
+};
+
+template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>>
+class LumpedElements final : public Term<ExecutionSpace, TetLayout> {
+public:
+  using memory_space = typename ExecutionSpace::memory_space;
+  using Context = typename Term<ExecutionSpace, TetLayout>::Context;
+
+  explicit LumpedElements(LumpedStencil const& stencil) : sheets_(stencil.sheets)
+  {
+    std::size_t const n = stencil.kites.size();
+    std::vector<std::array<Index, 2>> unknowns(n);
+    std::vector<double> along(2 * n), area(n);
+    std::vector<Index> sheet(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      auto const& kite = stencil.kites[k];
+      for (int i = 0; i < 2; ++i) {
+        unknowns[k][i] = kite.unknowns[i];
+        along[2 * k + i] = kite.along[i];
+      }
+      sheet[k] = kite.sheet;
+      area[k] = kite.area;
+    }
+    kites_.unknowns = kernels::upload_rows<Kokkos::View<Index* [2], memory_space>>("dgatd::lumped_unknowns", unknowns);
+    kites_.along = kernels::upload_table<2, memory_space>("dgatd::lumped_along", along);
+    kites_.sheet = kernels::upload_flat<IndexView>("dgatd::lumped_sheet", sheet);
+    kites_.state = Kokkos::View<Real* [3], memory_space>("dgatd::lumped_state", n);
+    kites_.history = Flat("dgatd::lumped_history", n);
+    kites_.sheets = Kokkos::View<SheetOnDevice*, memory_space>("dgatd::lumped_sheets", sheets_.size());
+    area_ = kernels::upload_flat<Flat>("dgatd::lumped_area", area);
+    field_sums_ = Sums("dgatd::lumped_field_sums", n);
+    current_sums_ = Sums("dgatd::lumped_current_sums", n);
+    host_field_sums_ = HostSums("dgatd::lumped_field_sums_host", n);
+    host_current_sums_ = HostSums("dgatd::lumped_current_sums_host", n);
+    rows_ = kernels::upload_flat<IndexView>("dgatd::lumped_rows", stencil.rows);
+    row_offsets_ = kernels::upload_flat<IndexView>("dgatd::lumped_row_offsets", stencil.row_offsets);
+    entry_kite_ = kernels::upload_flat<IndexView>("dgatd::lumped_entry_kite", stencil.entry_kite);
+    entry_weight_ = kernels::upload_flat<Flat>("dgatd::lumped_entry_weight", stencil.entry_weight);
+    host_sheet_ = sheet;
+    for (auto const& s : sheets_)
+      if (s.port) ports_.push_back({s.name, s.resistance, {}, {}, {}});
+  }
+
+  // The ports' records so far, in the order of the sheets.
+  std::vector<LumpedPortSeries> const& ports() const { return ports_; }
+
+  std::string name() const override { return "lumped_elements"; }
+  // Per kite: its two unknowns, weights and sheet, u^ twice, state (3) read and written, history
+  // written and read twice, area, and the two sums written and copied; per row its index, offsets
+  // and u^ read and written, per entry its kite, weight and history.
+  std::int64_t bytes_per_step() const override
+  {
+    auto const kites = static_cast<std::int64_t>(kites_.sheet.extent(0));
+    auto const rows = static_cast<std::int64_t>(rows_.extent(0));
+    auto const entries = static_cast<std::int64_t>(entry_kite_.extent(0));
+    constexpr auto index = static_cast<std::int64_t>(sizeof(Index));
+    constexpr auto real = static_cast<std::int64_t>(sizeof(Real));
+    return kites * (3 * index + (2 + 2 + 6 + 3 + 1 + 4) * real) + rows * (2 * index + 2 * real) +
+           entries * (index + 2 * real);
+  }
+
+  void set_dt(Context const& c) override
+  {
+    auto host = Kokkos::create_mirror_view(kites_.sheets);
+    for (std::size_t s = 0; s < sheets_.size(); ++s) {
+      auto const& sheet = sheets_[s];
+      host(s).circuit = sheet.circuit;
+      host(s).admittance = sheet.circuit.admittance(c.dt);
+      host(s).source_scale = sheet.port ? -1 / (sheet.circuit.resistance * sheet.length) : 0;
+      host(s).source = sheet.source;
+    }
+    Kokkos::deep_copy(kites_.sheets, host);
+  }
+
+  void reset(Context const& c) override
+  {
+    kernels::for_each("dgatd::lumped_start", c.space, kites_.sheet.extent(0),
+                      kernels_lumped::KiteStart<memory_space>{kites_, c.fields.u});
+    Kokkos::deep_copy(kites_.history, 0.0);
+    for (auto& port : ports_) port.incident.clear(), port.voltage.clear(), port.current.clear();
+  }
+
+  void after_ampere(Context const& c) override
+  {
+    kernels::for_each("dgatd::lumped_history", c.space, kites_.sheet.extent(0),
+                      kernels_lumped::KiteHistory<memory_space>{kites_, c.dt, (c.step + 0.5) * c.dt});
+    kernels::for_each("dgatd::lumped_history_current", c.space, rows_.extent(0),
+                      kernels_lumped::HistoryCurrent<memory_space>{rows_, row_offsets_, entry_kite_, entry_weight_,
+                                                                   kites_.history, c.fields.u, c.dt});
+  }
+
+  void end_step(Context const& c) override
+  {
+    kernels::for_each(
+        "dgatd::lumped_advance", c.space, kites_.sheet.extent(0),
+        kernels_lumped::KiteAdvance<memory_space>{kites_, c.fields.u, field_sums_, current_sums_, area_, c.dt});
+    if (ports_.empty()) return;
+    Kokkos::deep_copy(c.space, host_field_sums_, field_sums_);
+    Kokkos::deep_copy(c.space, host_current_sums_, current_sums_);
+    c.space.fence();
+    std::vector<double> field(sheets_.size(), 0.0), current(sheets_.size(), 0.0);
+    for (std::size_t k = 0; k < host_sheet_.size(); ++k) {
+      field[static_cast<std::size_t>(host_sheet_[k])] += host_field_sums_(k);
+      current[static_cast<std::size_t>(host_sheet_[k])] += host_current_sums_(k);
+    }
+    double const t_half = (c.step + 0.5) * c.dt;
+    std::size_t p = 0;
+    for (std::size_t s = 0; s < sheets_.size(); ++s) {
+      auto const& sheet = sheets_[s];
+      if (!sheet.port) continue;
+      auto& port = ports_[p++];
+      port.incident.push_back(0.5 * sheet.source.amplitude * sheet.source.value(t_half));
+      port.voltage.push_back(field[s] / sheet.width);
+      port.current.push_back(-current[s] / sheet.length);
+    }
+  }
+
+  // The kites' state, then per port its three series (n values each after n steps).
+  std::size_t state_size(std::int64_t steps) const override
+  {
+    return kites_.state.size() + 3 * ports_.size() * static_cast<std::size_t>(steps);
+  }
+  void save(std::vector<double>& state) const override
+  {
+    kernels::append_rows(kites_.state, state);
+    for (auto const& port : ports_)
+      for (auto const* series : {&port.incident, &port.voltage, &port.current})
+        state.insert(state.end(), series->begin(), series->end());
+  }
+  void restore(Context const& c, double const* state) override
+  {
+    kernels::fill_rows(kites_.state, state);
+    double const* next = state + kites_.state.size();
+    auto const steps = static_cast<std::size_t>(c.step);
+    for (auto& port : ports_)
+      for (auto* series : {&port.incident, &port.voltage, &port.current}) {
+        series->assign(next, next + steps);
+        next += steps;
+      }
+  }
+
+private:
+  using IndexView = Kokkos::View<Index*, memory_space>;
+  using Flat = Kokkos::View<Real*, memory_space>;
+
+  std::vector<LumpedStencil::Sheet> sheets_;
+  std::vector<Index> host_sheet_;
+  kernels_lumped::KiteView<memory_space> kites_;
+  Flat area_;
+  using Sums = Kokkos::View<Real*, Kokkos::LayoutRight, memory_space>;
+  using HostSums = Kokkos::View<Real*, Kokkos::LayoutRight, Kokkos::HostSpace>;
+  Sums field_sums_, current_sums_;
+  HostSums host_field_sums_, host_current_sums_;
+  IndexView rows_, row_offsets_, entry_kite_;
+  Flat entry_weight_;
+  std::vector<LumpedPortSeries> ports_;
+};
+
+#define DGATD_LUMPED_ELEMENTS_INSTANCES(PREFIX, SPACE) PREFIX template class LumpedElements<SPACE>;
+DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_LUMPED_ELEMENTS_INSTANCES, extern)
+
+} // namespace dgatd::solver
