@@ -18,11 +18,14 @@ after="$(realpath "$2")"
 work="$3"
 source_dir="$(cd "$(dirname "$0")/.." && pwd)"
 mkdir -p "$work/before" "$work/after" "$work/configs"
+# The geometry scripts the examples mesh ([mesh] file = "x.geo", read beside the config).
+cp "$source_dir"/inputs/*.geo "$work/configs/"
 
 for config in "$source_dir"/inputs/*.toml; do
   name="$(basename "$config" .toml)"
-  # A config without an explicit `reproducible` key gets `reproducible = true` in its [mesh] table.
-  if grep -q '^reproducible' "$config"; then
+  # A generated mesh without an explicit `reproducible` key gets `reproducible = true` in its [mesh]
+  # table (a .geo script sets its own mesher).
+  if grep -q '^reproducible' "$config" || ! grep -q '^generate' "$config"; then
     cp "$config" "$work/configs/$name.toml"
   else
     sed 's/^\[mesh\]$/[mesh]\nreproducible = true/' "$config" >"$work/configs/$name.toml"

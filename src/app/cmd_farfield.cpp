@@ -6,6 +6,7 @@
 #include "dgatd/error.hpp"
 #include "dgatd/io/analysis/far_field.hpp"
 #include "dgatd/io/analysis/results.hpp"
+#include "dgatd/io/analysis/sparams.hpp"
 #include "dgatd/io/analysis/spectrum_plot.hpp"
 
 #include <cmath>
@@ -31,19 +32,35 @@ int run_far_field(FarFieldOptions const& options)
   if (records.empty())
     throw Error(options.file, "the run has no far-field data",
                 "add a [[farfield]] table (a closed surface and frequencies) to its configuration and run it again");
+  auto const ports = io::read_ports(options.file);
+  bool fed = false;
+  for (auto const& port : ports) fed = fed || port.resistance > 0;
   for (auto const& record : records) {
     auto const patterns = io::far_field_patterns(record, options.theta_step, options.phi_step, options.cuts);
     bool const rcs = record.has_incident;
     std::printf("far-field surface '%s': %zu faces; %s\n", record.name.c_str(), record.areas.size(),
                 rcs ? "the scattered field of the run's plane wave" : "what radiates inside it");
-    std::printf("  f (GHz)  far field / flux  D max (dBi) at theta, phi (deg)%s\n",
-                rcs ? "   backscatter RCS (m^2, dBsm)" : "");
+    std::printf("  f (GHz)  far field / flux  D max (dBi) at theta, phi (deg)%s%s\n",
+                rcs ? "   backscatter RCS (m^2, dBsm)" : "",
+                fed ? "   far field / accepted  gain (dBi)  realized gain (dBi)" : "");
     for (auto const& p : patterns) {
       std::printf("%9.4f  %16.4f  %11.3f at %5.1f, %5.1f", p.frequency / 1e9, p.radiated / p.flux,
                   10 * std::log10(p.strongest.directivity), p.strongest.theta, p.strongest.phi);
       if (rcs) std::printf("   %.4g, %.2f", p.backscatter.rcs, 10 * std::log10(std::max(p.backscatter.rcs, 1e-300)));
+      if (fed) {
+        // Gain refers the strongest intensity to the power the ports put in, realized gain to the
+        // power their sources could give: 4 pi U / P = D P_rad / P.
+        auto const power = io::lumped_port_power(ports, p.frequency);
+        double const intensity = p.strongest.directivity * p.radiated;
+        std::printf("   %20.4f  %11.3f  %19.3f", p.radiated / power.accepted,
+                    10 * std::log10(std::max(intensity / power.accepted, 1e-300)),
+                    10 * std::log10(std::max(intensity / power.available, 1e-300)));
+      }
       std::printf("\n");
     }
+    if (fed)
+      std::printf("  (far field / accepted is the radiation efficiency: below 1 where the structure or the "
+                  "surface's inside absorbs)\n");
     std::string const stem =
         (options.prefix.empty() ? beside(options.file, "_farfield") : options.prefix) + "_" + record.name;
     io::write_far_field_csv(stem + ".csv", stem + "_cuts.csv", patterns);

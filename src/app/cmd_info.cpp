@@ -55,7 +55,10 @@ int run_info(InfoOptions const& options)
   for (std::size_t i = 0; i < m.groups.size(); ++i) {
     auto const& g = m.groups[i];
     std::printf("  %-4d %-6d %-20s %lld %s\n", g.dim, g.tag, g.name.empty() ? "(unnamed)" : g.name.c_str(),
-                s.group_elements[i], g.dim == 3 ? "tets" : "triangles");
+                s.group_elements[i],
+                g.dim == 3   ? "tets"
+                : g.dim == 2 ? "triangles"
+                             : "segments");
   }
   if (s.tets_without_region > 0)
     std::printf("  %lld tets belong to no physical volume (region 0)\n", s.tets_without_region);

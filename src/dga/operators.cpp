@@ -324,9 +324,11 @@ void assemble_magnetic_stretching(mesh::Mesh const& mesh, mesh::Topology const& 
 }
 
 // PEC wins over a port where both touch an edge: the tangential field there is zero either way.
-std::vector<HalfEdgeKind> edge_kinds(mesh::Topology const& topology, std::vector<FaceKind> const& face_kind)
+std::vector<HalfEdgeKind> edge_kinds(mesh::Topology const& topology, std::vector<FaceKind> const& face_kind,
+                                     std::vector<Index> const& pec_edges = {})
 {
   std::vector<HalfEdgeKind> edge_kind(topology.num_edges(), HalfEdgeKind::free);
+  for (Index e : pec_edges) edge_kind[e] = HalfEdgeKind::zero;
   for (Index t = 0; t < topology.num_tets(); ++t)
     for (int j = 0; j < 4; ++j) {
       FaceKind const kind = face_kind[topology.tet_faces[t][j]];
@@ -830,7 +832,7 @@ HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, m
 {
   mesh::MeshView const m{mesh, topology, geometry};
   HostOperators ops;
-  ops.layout = number_unknowns(topology, edge_kinds(topology, face_kind), options);
+  ops.layout = number_unknowns(topology, edge_kinds(topology, face_kind, materials.pec_edges), options);
   assemble_tets(m, materials, ops);
   assemble_magnetic_stretching(mesh, topology, geometry, materials, options, ops);
   assemble_dual_blocks(m, materials, ops);

@@ -24,6 +24,7 @@ namespace {
 
 constexpr int kGmshTriangle = 2;
 constexpr int kGmshTetrahedron = 4;
+constexpr int kGmshLine = 1;
 
 } // namespace
 
@@ -224,6 +225,8 @@ Mesh mesh_from_current_model(std::string const& source, double scale, std::vecto
   collect_elements<4>(3, kGmshTetrahedron, false, tets);
   std::vector<ElementRecord> triangles;
   collect_elements<3>(2, kGmshTriangle, true, triangles);
+  std::vector<ElementRecord> segments;
+  collect_elements<2>(1, kGmshLine, true, segments);
 
   // Dense vertex ids in increasing node tag, over the nodes of tets only.
   std::vector<std::size_t> used;
@@ -273,11 +276,25 @@ Mesh mesh_from_current_model(std::string const& source, double scale, std::vecto
     mesh.boundary_triangles.push_back(tri);
     mesh.boundary_triangle_tag.push_back(r.physical);
   }
+  for (auto const& r : segments) {
+    std::array<Index, 2> segment;
+    for (int k = 0; k < 2; ++k) {
+      segment[k] = vertex_of(r.nodes[k]);
+      if (segment[k] < 0)
+        throw Error(source,
+                    "segment " + std::to_string(r.tag) + " of physical curve " + std::to_string(r.physical) +
+                        " has node " + std::to_string(r.nodes[k]) + ", which belongs to no tetrahedron",
+                    "a curve must lie on the volume mesh's edges: embed it (Curve{...} In Volume{...}, or "
+                    "BooleanFragments)");
+    }
+    mesh.curve_segments.push_back(segment);
+    mesh.curve_segment_tag.push_back(r.physical);
+  }
 
   gmsh::vectorpair groups;
   gmsh::model::getPhysicalGroups(groups);
   for (auto const& [dim, tag] : groups) {
-    if (dim < 2) continue;
+    if (dim < 1) continue;
     PhysicalGroup group{dim, tag, ""};
     gmsh::model::getPhysicalName(dim, tag, group.name);
     mesh.groups.push_back(group);
@@ -442,6 +459,22 @@ void write_mesh(Mesh const& mesh, std::string const& path, std::string const& ve
       gmsh::model::mesh::addElementsByType(surface, kGmshTriangle, element_tags, element_nodes);
       gmsh::model::addPhysicalGroup(2, {surface}, surface);
       gmsh::model::setPhysicalName(2, surface, name_of(2, surface));
+    }
+    std::vector<int> curves(mesh.curve_segment_tag.begin(), mesh.curve_segment_tag.end());
+    std::sort(curves.begin(), curves.end());
+    curves.erase(std::unique(curves.begin(), curves.end()), curves.end());
+    for (int curve : curves) {
+      gmsh::model::addDiscreteEntity(1, curve);
+      element_tags.clear();
+      element_nodes.clear();
+      for (std::size_t i = 0; i < mesh.curve_segments.size(); ++i)
+        if (mesh.curve_segment_tag[i] == curve) {
+          element_tags.push_back(mesh.tets.size() + mesh.boundary_triangles.size() + i + 1);
+          for (Index v : mesh.curve_segments[i]) element_nodes.push_back(static_cast<std::size_t>(v) + 1);
+        }
+      gmsh::model::mesh::addElementsByType(curve, kGmshLine, element_tags, element_nodes);
+      gmsh::model::addPhysicalGroup(1, {curve}, curve);
+      gmsh::model::setPhysicalName(1, curve, name_of(1, curve));
     }
     gmsh::option::setNumber("Mesh.MshFileVersion", version == "2.2" ? 2.2 : 4.1);
     gmsh::option::setNumber("Mesh.Binary", binary ? 1 : 0);

@@ -11,6 +11,7 @@ std::string kind_of_group(int dim)
 {
   if (dim == 3) return "physical volume";
   if (dim == 2) return "physical surface";
+  if (dim == 1) return "physical curve";
   return "physical group of dimension " + std::to_string(dim);
 }
 

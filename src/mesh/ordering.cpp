@@ -246,6 +246,8 @@ void renumber(Mesh& mesh, Renumbering const& r)
   mesh.tet_region = std::move(regions);
   for (auto& triangle : mesh.boundary_triangles)
     for (auto& v : triangle) v = r.new_vertex[v];
+  for (auto& segment : mesh.curve_segments)
+    for (auto& v : segment) v = r.new_vertex[v];
 }
 
 void order_for_locality(Mesh& mesh, Ordering ordering)

@@ -67,11 +67,12 @@ MeshStatistics mesh_statistics(Mesh const& mesh, Topology const& topology, Geome
   }
   for (auto const& e : topology.edge_vertices) s.edge_length.add(norm(sub(mesh.points[e[1]], mesh.points[e[0]])));
 
-  std::map<int, long long> tets_in_region, triangles_with_tag;
+  std::map<int, long long> tets_in_region, triangles_with_tag, segments_with_tag;
   for (int r : mesh.tet_region) ++tets_in_region[r];
   for (int tag : mesh.boundary_triangle_tag) ++triangles_with_tag[tag];
+  for (int tag : mesh.curve_segment_tag) ++segments_with_tag[tag];
   for (auto const& g : mesh.groups) {
-    auto const& counts = g.dim == 3 ? tets_in_region : triangles_with_tag;
+    auto const& counts = g.dim == 3 ? tets_in_region : g.dim == 2 ? triangles_with_tag : segments_with_tag;
     auto const it = counts.find(g.tag);
     s.group_elements.push_back(it == counts.end() ? 0LL : it->second);
   }

@@ -63,10 +63,12 @@ Index edge_joining(mesh::Topology const& topology, Index a, Index b)
   return -1;
 }
 
-// The edges lying in PEC faces.
-std::vector<char> pec_edges(mesh::Topology const& topology, std::vector<dga::FaceKind> const& face_kinds)
+// The edges lying in PEC faces or PEC wires.
+std::vector<char> pec_edges(mesh::Topology const& topology, std::vector<dga::FaceKind> const& face_kinds,
+                            std::vector<Index> const& wire_edges)
 {
   std::vector<char> pec(static_cast<std::size_t>(topology.num_edges()), 0);
+  for (Index e : wire_edges) pec[static_cast<std::size_t>(e)] = 1;
   for (Index f = 0; f < topology.num_faces(); ++f) {
     if (face_kinds[f] != dga::FaceKind::pec) continue;
     auto const& v = topology.face_vertices[f];
@@ -186,8 +188,24 @@ Problem describe_problem(mesh::Mesh mesh, dga::Materials materials, BoundaryKind
   }
   for (auto const& sheet : boundary.sheets)
     for (Index f : mesh::surface_faces(p.topology, sheet.surface_tag)) p.face_kinds[f] = dga::FaceKind::interior_or_pmc;
+  for (std::size_t i = 0; i < p.mesh.curve_segments.size(); ++i) {
+    if (!has(boundary.pec_curve_tags, p.mesh.curve_segment_tag[i])) continue;
+    auto const& segment = p.mesh.curve_segments[i];
+    Index const e = edge_joining(p.topology, segment[0], segment[1]);
+    if (e < 0) {
+      auto const& a = p.mesh.points[segment[0]];
+      auto const& b = p.mesh.points[segment[1]];
+      throw Error(p.mesh.source,
+                  "a segment of physical curve " + std::to_string(p.mesh.curve_segment_tag[i]) + ", from (" +
+                      format_number(a[0]) + ", " + format_number(a[1]) + ", " + format_number(a[2]) + ") to (" +
+                      format_number(b[0]) + ", " + format_number(b[1]) + ", " + format_number(b[2]) +
+                      "), is not an edge of the tetrahedra",
+                  "embed the curve in the volume mesh (Curve{...} In Volume{...}, or BooleanFragments)");
+    }
+    p.materials.pec_edges.push_back(e);
+  }
   if (!boundary.sheets.empty()) {
-    auto const pec = pec_edges(p.topology, p.face_kinds);
+    auto const pec = pec_edges(p.topology, p.face_kinds, p.materials.pec_edges);
     for (auto const& sheet : boundary.sheets) p.materials.sheets.push_back(lumped_sheet(p, sheet, pec));
   }
   return p;
@@ -250,8 +268,17 @@ Problem make_problem(io::Config const& config, mesh::Mesh mesh, bool assemble_op
   BoundaryKinds boundary;
   boundary.pec_everywhere = config.boundary.pec_everywhere;
   std::string const boundary_table = config.where(config.boundary.line);
-  for (auto const& name : config.boundary.pec_surfaces)
-    boundary.pec_tags.push_back(surface_tag(mesh, name, boundary_table));
+  // A name in [boundary] pec is a physical surface (a sheet or part of the boundary) or a curve (a wire).
+  for (auto const& name : config.boundary.pec_surfaces) {
+    auto const curve = std::find_if(mesh.groups.begin(), mesh.groups.end(),
+                                    [&](mesh::PhysicalGroup const& g) { return g.dim == 1 && g.name == name; });
+    bool const surface = std::any_of(mesh.groups.begin(), mesh.groups.end(),
+                                     [&](mesh::PhysicalGroup const& g) { return g.dim == 2 && g.name == name; });
+    if (curve != mesh.groups.end() && !surface)
+      boundary.pec_curve_tags.push_back(curve->tag);
+    else
+      boundary.pec_tags.push_back(surface_tag(mesh, name, boundary_table));
+  }
   for (auto const& name : config.boundary.absorbing_surfaces)
     boundary.absorbing_tags.push_back(surface_tag(mesh, name, boundary_table));
   for (auto const& source : config.sources)

@@ -711,7 +711,14 @@ void Simulation::set_up_over_ranks(mesh::Mesh* given_mesh)
     if (!s.options.restart_from.empty()) checkpoint = s.read_restart_checkpoint();
     if (rank != 0) return;
     io::require_writable_output(s.output_path);
-    bytes = parallel::pack_mesh(s.load_ordered_mesh(given_mesh, checkpoint.get()));
+    auto mesh = s.load_ordered_mesh(given_mesh, checkpoint.get());
+    for (auto const& group : mesh.groups)
+      for (auto const& name : s.config.boundary.pec_surfaces)
+        if (group.dim == 1 && group.name == name)
+          throw Error(s.config.where(s.config.boundary.line),
+                      "the PEC wire '" + name + "' (a physical curve) runs in one process only (for now)",
+                      "run without mpirun");
+    bytes = parallel::pack_mesh(mesh);
   });
   communicator.broadcast(bytes, 0);
   (given_mesh ? s.times.setup : s.config.mesh.file.empty() ? s.times.meshing : s.times.reading) += clock.lap();

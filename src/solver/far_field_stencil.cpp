@@ -146,9 +146,15 @@ FarFieldStencil far_field_stencil(mesh::MeshView const& m, dga::HostOperators co
     stencil.edge_unknowns.push_back(unknowns);
     stencil.edge_weights.push_back(weights);
 
+    // h on the face: each tet's mean h, which stands at its barycentre, interpolated linearly along the
+    // normal to the face's plane (the plain mean of the two is first order wherever the two tets reach
+    // unequally far across the face).
     std::array<std::array<double, 12>, 2> sides{tet_average_h(m, t0), tet_average_h(m, t1)};
-    for (auto& side : sides)
-      for (double& w : side) w *= 0.5;
+    Vec3 const& centroid = m.geometry.face_barycentre[f];
+    double const reach0 = std::abs(dot(unit, sub(m.geometry.tet_barycentre[t0], centroid)));
+    double const reach1 = std::abs(dot(unit, sub(m.geometry.tet_barycentre[t1], centroid)));
+    for (double& w : sides[0]) w *= reach1 / (reach0 + reach1);
+    for (double& w : sides[1]) w *= reach0 / (reach0 + reach1);
     stencil.tets.push_back({t0, t1});
     stencil.tet_weights.push_back(sides);
 

@@ -424,3 +424,70 @@ TEST(FarFieldErrors, ARunWithoutFarFieldData)
 }
 
 } // namespace
+
+namespace {
+
+// The parallel-plate line of inputs/ (plates y = 0, H PEC; sides x = 0, W; port z = 0; load z = L).
+std::string const line_mesh = "[mesh]\nfile = \"" + std::string(DGATD_SOURCE_DIR) +
+                              "/inputs/parallel_plate_line.geo\"\n[boundary]\npec = [\"plates\"]\n";
+
+std::string lumped_port(std::string const& surface, std::string const& direction, std::string const& resistance)
+{
+  return "[[source]]\nkind = \"lumped_port\"\nsurface = \"" + surface + "\"\ndirection = " + direction +
+         "\nresistance = " + resistance + "\nwaveform = \"gaussian\"\nsigma = 1e-10\n";
+}
+
+TEST(RunErrors, LumpedPortWithoutResistance)
+{
+  expect_clean_failure({"lumped_resistance", line_mesh + lumped_port("port", "[0, 1, 0]", "0") + base_tail,
+                        "bad.toml:9: [[source]] resistance = 0 must be positive", false});
+}
+
+TEST(RunErrors, LumpedPortOnTwoPlanes)
+{
+  expect_clean_failure({"lumped_not_planar", line_mesh + lumped_port("sides", "[0, 1, 0]", "50") + base_tail,
+                        "bad.toml:5: lumped port surface 'sides' is not planar"});
+}
+
+TEST(RunErrors, LumpedPortDirectionOutOfItsPlane)
+{
+  expect_clean_failure({"lumped_direction", line_mesh + lumped_port("port", "[0, 1, 1]", "50") + base_tail,
+                        "bad.toml:5: direction is not in the plane of lumped port surface 'port' (it leaves the "
+                        "plane at 45 degrees)"});
+}
+
+TEST(RunErrors, LumpedPortNotBetweenConductors)
+{
+  expect_clean_failure({"lumped_conductors", line_mesh + lumped_port("port", "[1, 0, 0]", "50") + base_tail,
+                        "bad.toml:5: lumped port surface 'port' does not end on a conductor"});
+}
+
+TEST(RunErrors, LumpedElementOnAPecSurface)
+{
+  expect_clean_failure(
+      {"lumped_on_pec",
+       line_mesh + "[[lumped]]\nkind = \"resistor\"\nsurface = \"plates\"\ndirection = [1, 0, 0]\nresistance = 50\n" +
+           base_tail,
+       "bad.toml:5: surface 'plates' is PEC in [boundary] and cannot carry a lumped port or element"});
+}
+
+TEST(RunErrors, LumpedElementWithAnotherElementsValue)
+{
+  expect_clean_failure(
+      {"lumped_mixed",
+       line_mesh +
+           "[[lumped]]\nkind = \"resistor\"\nsurface = \"load\"\ndirection = [0, 1, 0]\nresistance = 50\n"
+           "capacitance = 1e-12\n" +
+           base_tail,
+       "bad.toml:10: [[lumped]] key 'capacitance' does not apply to kind = \"resistor\"", false});
+}
+
+TEST(RunErrors, LumpedPortWithTheAssembledFormulation)
+{
+  expect_clean_failure(
+      {"lumped_assembled",
+       line_mesh + lumped_port("port", "[0, 1, 0]", "50") + "[solver]\nformulation = \"assembled\"\n" + base_tail,
+       "bad.toml:5: a lumped port needs the fractioned formulation"});
+}
+
+} // namespace

@@ -48,6 +48,7 @@ struct Materials {
   std::vector<double> sigma; // conductivity (S/m) per tet; empty for a lossless problem
   Stretching stretching{};
   std::vector<LumpedSheet> sheets{}; // lumped ports and elements (dga/lumped.hpp)
+  std::vector<Index> pec_edges{};    // edges of PEC wires (physical curves), PEC like the edges of PEC faces
 };
 
 struct AssemblyOptions {

@@ -1,6 +1,6 @@
 #pragma once
 // The primal tetrahedral mesh as it enters dgatd: points, first-order tetrahedra with their region,
-// and the tagged boundary triangles. Knows nothing about physics.
+// the tagged boundary triangles and the tagged segments of curves. Knows nothing about physics.
 
 #include "dgatd/index.hpp"
 #include "dgatd/vec3.hpp"
@@ -16,7 +16,7 @@ using dgatd::Index;
 using dgatd::Vec3;
 
 struct PhysicalGroup {
-  int dim = 0; // 2: surface (boundary tag), 3: volume (material region)
+  int dim = 0; // 1: curve (a wire), 2: surface (boundary tag), 3: volume (material region)
   int tag = 0;
   std::string name;
 };
@@ -29,6 +29,8 @@ struct Mesh {
   std::vector<int> tet_region;                          // physical volume tag of each tet, 0 where it has none
   std::vector<std::array<Index, 3>> boundary_triangles; // triangles of physical surface groups
   std::vector<int> boundary_triangle_tag;               // their physical surface tag
+  std::vector<std::array<Index, 2>> curve_segments;     // segments of physical curve groups (wires)
+  std::vector<int> curve_segment_tag;                   // their physical curve tag
   std::vector<PhysicalGroup> groups;
   Index reoriented_tets = 0; // tets whose vertex order was flipped to make their volume positive
 

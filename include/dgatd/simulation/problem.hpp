@@ -42,6 +42,7 @@ struct Problem {
 struct BoundaryKinds {
   bool pec_everywhere = true;
   std::vector<int> pec_tags;
+  std::vector<int> pec_curve_tags; // physical curves: wires, whose edges are PEC (dga::Materials::pec_edges)
   std::vector<int> absorbing_tags;
   std::vector<int> port_tags;         // hard (prescribed) ports
   std::vector<int> matched_port_tags; // natural there; the port's modal current closes them

@@ -125,6 +125,23 @@ SParameters s_parameters(std::vector<PortRecord> const& ports, std::string const
   return result;
 }
 
+PortPower lumped_port_power(std::vector<PortRecord> const& ports, double f)
+{
+  PortPower power;
+  for (auto const& port : ports) {
+    if (!(port.resistance > 0)) continue;
+    // Samples at t = (m + 1/2) dt; the half-step's phase cancels in both products.
+    double const dt = port.dt;
+    std::complex<double> const v = dt * spectrum_at(port.voltage, dt, f);
+    std::complex<double> const i = dt * spectrum_at(port.current, dt, f);
+    std::complex<double> const a = dt * spectrum_at(port.incident, dt, f);
+    power.accepted += 0.5 * std::real(v * std::conj(i));
+    // |V_s|^2 / (8 R) with V_s = 2 a.
+    power.available += std::norm(a) / (2 * port.resistance);
+  }
+  return power;
+}
+
 void write_sparameters_csv(std::string const& path, SParameters const& s)
 {
   std::ofstream out(path);

@@ -32,6 +32,16 @@ struct SParameters {
 SParameters s_parameters(std::vector<PortRecord> const& ports, std::string const& path, double fmin = 0,
                          double fmax = 0, std::size_t points = 201);
 
+// The lumped ports' power at frequency f, as spectral densities (W / Hz^2) like the far field's
+// (far_field.hpp): accepted, 1/2 Re(V conj(I)) summed over the ports (what the structure takes in,
+// less what receiving ports absorb), and available, |V_s|^2 / (8 R) of the driven ones. Zero
+// without lumped ports.
+struct PortPower {
+  double accepted = 0;
+  double available = 0;
+};
+PortPower lumped_port_power(std::vector<PortRecord> const& ports, double f);
+
 // CSV: frequency_hz, then |S_k1| in dB and its phase in degrees per port, then for lumped ports
 // zin_re_ohm and zin_im_ohm.
 void write_sparameters_csv(std::string const& path, SParameters const& s);

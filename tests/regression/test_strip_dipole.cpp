@@ -1,0 +1,82 @@
+// A centre-fed half-wave strip dipole (inputs/strip_dipole.toml, run by the real executable; issue
+// "antennas", acceptance 3): a PEC strip inside the mesh, fed by a lumped port across its gap, in a
+// matched shell, with a far-field box around it.
+//   - the resonance (X_in = 0) falls between 0.45 and 0.5 free-space wavelengths of arm-to-arm length,
+//     with R_in there between 60 and 80 ohms;
+//   - the directivity at the resonance is 1.64 (2.15 dBi) within 0.15 dB;
+//   - the power the port puts in equals the power the far field carries within 2 % (the dipole and
+//     the air are lossless: everything accepted is radiated).
+#include "run_helpers.hpp"
+
+#include "dgatd/io/analysis/far_field.hpp"
+#include "dgatd/io/analysis/results.hpp"
+#include "dgatd/io/analysis/sparams.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace {
+
+using dgatd::testing::replaced;
+using dgatd::testing::run_dgatd;
+using dgatd::testing::ScratchDirectory;
+
+constexpr double light = 299792458.0;
+constexpr double length = 0.47 * 0.2998; // arm to arm, as inputs/strip_dipole.geo builds it
+
+TEST(StripDipole, ResonatesNearHalfAWavelengthAndRadiatesWhatItAccepts)
+{
+  ScratchDirectory scratch("strip_dipole");
+  std::string const example = std::string(DGATD_SOURCE_DIR) + "/inputs/strip_dipole.toml";
+  auto text = dgatd::testing::slurp(example);
+  text = replaced(text, "file = \"strip_dipole.geo\"",
+                  "file = \"" + std::string(DGATD_SOURCE_DIR) + "/inputs/strip_dipole.geo\"");
+  text = replaced(text, "file = \"strip_dipole.h5\"", "file = \"dipole.h5\"\nprogress = false");
+  std::string const config = scratch.write("dipole.toml", text);
+  auto const run = run_dgatd("run " + config, scratch.path());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::string const output = scratch.file("dipole.h5");
+
+  // The input impedance over 0.85 to 1.15 GHz and where its reactance changes sign.
+  auto const ports = dgatd::io::read_ports(output);
+  auto const s = dgatd::io::s_parameters(ports, output, 0.85e9, 1.15e9, 301);
+  ASSERT_EQ(s.impedance.size(), s.frequency.size());
+  double resonance = 0, resistance = 0;
+  for (std::size_t i = 0; i + 1 < s.frequency.size() && resonance == 0; ++i) {
+    double const x0 = s.impedance[i].imag(), x1 = s.impedance[i + 1].imag();
+    if (x0 < 0 && x1 >= 0) {
+      double const w = x0 / (x0 - x1);
+      resonance = s.frequency[i] + w * (s.frequency[i + 1] - s.frequency[i]);
+      resistance = s.impedance[i].real() + w * (s.impedance[i + 1].real() - s.impedance[i].real());
+    }
+  }
+  ASSERT_GT(resonance, 0) << "no resonance between 0.85 and 1.15 GHz";
+  double const electrical_length = length * resonance / light;
+  std::printf("resonance %.4f GHz: arm to arm %.4f wavelengths, R_in %.1f ohm\n", resonance / 1e9, electrical_length,
+              resistance);
+  EXPECT_GE(electrical_length, 0.45);
+  EXPECT_LE(electrical_length, 0.5);
+  EXPECT_GE(resistance, 60.0);
+  EXPECT_LE(resistance, 80.0);
+
+  // The far field at the frequency of the [[farfield]] table nearest the resonance.
+  auto const records = dgatd::io::read_far_fields(output);
+  ASSERT_EQ(records.size(), 1u);
+  auto const patterns = dgatd::io::far_field_patterns(records.front(), 2.0, 5.0, {});
+  for (auto const& p : patterns) {
+    auto const power = dgatd::io::lumped_port_power(ports, p.frequency);
+    double const directivity_db = 10 * std::log10(p.strongest.directivity);
+    std::printf("%.3f GHz: directivity %.3f dBi (half-wave dipole 2.15), far field / accepted %.4f, far field / "
+                "flux %.4f\n",
+                p.frequency / 1e9, directivity_db, p.radiated / power.accepted, p.radiated / p.flux);
+    EXPECT_NEAR(p.radiated / power.accepted, 1.0, 0.02) << p.frequency;
+    if (std::abs(p.frequency - resonance) < 0.03e9) {
+      EXPECT_NEAR(directivity_db, 2.15, 0.15) << p.frequency;
+    }
+  }
+}
+
+} // namespace
