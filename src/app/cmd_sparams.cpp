@@ -76,6 +76,17 @@ int run_sparams(SparamsOptions const& options)
       any = true;
     }
     std::cout << (any ? "" : " none in the band") << '\n';
+    // A fed patch or a probe's inductance can keep X_in from crossing zero: its resonance is then
+    // where the port takes most power and where the input resistance peaks.
+    std::size_t best = 0, peak = 0;
+    for (std::size_t i = 0; i < s.frequency.size(); ++i) {
+      if (std::abs(s.s[0][i]) < std::abs(s.s[0][best])) best = i;
+      if (s.impedance[i].real() > s.impedance[peak].real()) peak = i;
+    }
+    std::printf("best match: %.4f GHz (|S11| %.2f dB, Z_in %.1f %+.1fj ohm); largest R_in: %.4f GHz (Z_in %.1f "
+                "%+.1fj ohm)\n",
+                s.frequency[best] / 1e9, 20 * std::log10(std::abs(s.s[0][best])), s.impedance[best].real(),
+                s.impedance[best].imag(), s.frequency[peak] / 1e9, s.impedance[peak].real(), s.impedance[peak].imag());
   }
   std::string const csv = options.csv.empty() ? beside(options.file, "_sparams.csv") : options.csv;
   io::write_sparameters_csv(csv, s);

@@ -215,7 +215,8 @@ public:
     kernels::for_each("dgatd::lumped_start", c.space, kites_.sheet.extent(0),
                       kernels_lumped::KiteStart<memory_space>{kites_, c.fields.u});
     Kokkos::deep_copy(kites_.history, 0.0);
-    for (auto& port : ports_) port.incident.clear(), port.voltage.clear(), port.current.clear();
+    for (auto& port : ports_)
+      for (auto* series : {&port.incident, &port.voltage, &port.current}) series->clear();
   }
 
   void after_ampere(Context const& c) override
