@@ -68,7 +68,9 @@ int run_sparams(SparamsOptions const& options)
     bool any = false;
     for (std::size_t i = 0; i + 1 < s.frequency.size(); ++i) {
       double const x0 = s.impedance[i].imag(), x1 = s.impedance[i + 1].imag();
-      if ((x0 < 0) == (x1 < 0) || x1 == x0) continue;
+      // A reactance that only wanders about zero (a matched line) has no resonance.
+      double const scale = 1e-3 * std::max(s.impedance[i].real(), s.impedance[i + 1].real());
+      if ((x0 < 0) == (x1 < 0) || std::max(std::abs(x0), std::abs(x1)) < scale) continue;
       double const w = x0 / (x0 - x1);
       double const f = s.frequency[i] + w * (s.frequency[i + 1] - s.frequency[i]);
       double const r = s.impedance[i].real() + w * (s.impedance[i + 1].real() - s.impedance[i].real());

@@ -77,6 +77,11 @@ TEST(StripDipole, ResonatesNearHalfAWavelengthAndRadiatesWhatItAccepts)
       EXPECT_NEAR(directivity_db, 2.15, 0.15) << p.frequency;
     }
   }
+
+  // What a user reads: dgatd farfield refers the pattern to the port's powers.
+  auto const far = run_dgatd("farfield " + output + " -o " + scratch.file("pattern"), scratch.path());
+  ASSERT_EQ(far.exit_code, 0) << far.err;
+  EXPECT_NE(far.out.find("far field / accepted  gain (dBi)  realized gain (dBi)"), std::string::npos) << far.out;
 }
 
 } // namespace

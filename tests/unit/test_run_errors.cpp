@@ -240,14 +240,14 @@ TEST(RunErrors, MatchedIsForPortsOnly)
 
 namespace {
 
-// dgatd sparams needs a run with matched ports: a run without them, or no file, gets one line.
-TEST(SparamsErrors, ARunWithoutMatchedPortsOrNoFile)
+// dgatd sparams needs a run with matched or lumped ports: a run without them, or no file, gets one line.
+TEST(SparamsErrors, ARunWithoutPortsOrNoFile)
 {
   ScratchDirectory scratch("sparams_errors");
   auto const config = scratch.write("box.toml", base_mesh + base_tail);
   ASSERT_EQ(run_dgatd("run " + config, scratch.path()).exit_code, 0);
   for (auto const& [file, expected] :
-       {std::pair<std::string, std::string>{scratch.file("out.h5"), "the run has no matched ports"},
+       {std::pair<std::string, std::string>{scratch.file("out.h5"), "the run has no ports"},
         std::pair<std::string, std::string>{scratch.file("missing.h5"), "no such file"}}) {
     auto const r = run_dgatd("sparams " + file, scratch.path());
     EXPECT_EQ(r.exit_code, 1) << r.err;
