@@ -6,7 +6,8 @@
 //   Z_L = 3 Z0:   |S11| = 0.5 within 0.02, its phase turning as -2 beta L within 2 %;
 //   shorted end:  |S11| = 1 within 0.02;
 //   a capacitor, an inductor, and R, L and C in series and in parallel: S11 within 0.03 of the
-//   analytic value (the whole complex number, not only its magnitude).
+//   analytic value (the whole complex number, not only its magnitude);
+//   a receiving port of 2 Z0: |S11| = 1/3 and |S11|^2 + |S21|^2 = 1, each within 0.01.
 #include "run_helpers.hpp"
 
 #include "dgatd/io/analysis/results.hpp"
@@ -162,6 +163,31 @@ TEST(LumpedLine, ReactiveLoadsReflectAsTheirImpedances)
     std::printf("%s load: largest |S11 - analytic| %.4f\n", load.name.c_str(), error);
     EXPECT_LE(error, 0.03) << load.name;
   }
+}
+
+// Two lumped ports: the load becomes a receiving port (amplitude 0) of resistance 2 Z0. Referred to
+// each port's resistance, S11 = Gamma e^(-2 j beta L) with Gamma = 1/3 and the lossless line passes
+// the rest, |S11|^2 + |S21|^2 = 1.
+TEST(LumpedLine, TwoPortsOfUnequalResistanceConservePower)
+{
+  ScratchDirectory scratch("lumped_line_two_ports");
+  std::string const receiver = "[[source]]\nkind = \"lumped_port\"\nsurface = \"load\"\ndirection = [0, 1, 0]\n"
+                               "resistance = " +
+                               exact(2 * z0) +
+                               "\namplitude = 0\nwaveform = \"gaussian\"\n"
+                               "sigma = 1e-10\n";
+  auto const s = run_line(scratch, "two_ports", receiver);
+  ASSERT_EQ(s.s.size(), 2u);
+  EXPECT_EQ(s.ports[0], "port");
+  double worst_power = 0, worst_reflection = 0;
+  for (std::size_t i = 0; i < s.frequency.size(); ++i) {
+    worst_power = std::max(worst_power, std::abs(std::norm(s.s[0][i]) + std::norm(s.s[1][i]) - 1));
+    worst_reflection = std::max(worst_reflection, std::abs(std::abs(s.s[0][i]) - 1.0 / 3));
+  }
+  std::printf("two ports: largest ||S11|^2 + |S21|^2 - 1| %.4f, largest ||S11| - 1/3| %.4f\n", worst_power,
+              worst_reflection);
+  EXPECT_LE(worst_power, 0.01);
+  EXPECT_LE(worst_reflection, 0.01);
 }
 
 // The command a user runs: dgatd sparams on a lumped port prints Z_in and writes it in the CSV.
