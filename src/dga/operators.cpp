@@ -15,16 +15,6 @@
 namespace dgatd::dga {
 namespace {
 
-// The edge joining vertices v and a (they share one: a and v are corners of a face).
-Index edge_between(mesh::Topology const& topology, Index v, Index a)
-{
-  for (Index h = topology.v2e_offsets[v]; h < topology.v2e_offsets[v + 1]; ++h) {
-    auto const& ends = topology.edge_vertices[topology.v2e[h]];
-    if (ends[0] == a || ends[1] == a) return topology.v2e[h];
-  }
-  return -1;
-}
-
 enum class HalfEdgeKind : std::uint8_t { free, prescribed, zero };
 enum class TetFailure : std::uint8_t { none, magnetic_mass, incidence };
 
@@ -581,7 +571,7 @@ FaceKite face_kite(mesh::MeshView const& m, DofLayout const& layout, Index v, In
   int n = 0;
   for (Index a : topology.face_vertices[f]) {
     if (a == v) continue;
-    Index const e = edge_between(topology, v, a);
+    Index const e = mesh::edge_joining(topology, v, a);
     double const orientation = topology.edge_vertices[e][0] == v ? 0.5 : -0.5;
     kite.half[n] = scaled(sub(m.mesh.points[a], m.mesh.points[v]), orientation);
     Index const dof = layout.dof_of_half_edge[half_edge_of(topology, e, v)];

@@ -263,30 +263,31 @@ Mesh mesh_from_current_model(std::string const& source, double scale, std::vecto
     mesh.tet_region[t] = tets[t].physical;
     element_tags[t] = tets[t].tag;
   });
+  // The vertices of a physical element's N nodes, each of which must be a tet's.
+  auto element_vertices = [&](auto& vertices, ElementRecord const& r, std::string const& element,
+                              std::string const& fix) {
+    for (std::size_t k = 0; k < vertices.size(); ++k) {
+      vertices[k] = vertex_of(r.nodes[k]);
+      if (vertices[k] < 0)
+        throw Error(source,
+                    element + " " + std::to_string(r.tag) + " of physical " +
+                        (vertices.size() == 3 ? "surface " : "curve ") + std::to_string(r.physical) + " has node " +
+                        std::to_string(r.nodes[k]) + ", which belongs to no tetrahedron",
+                    fix);
+    }
+  };
   for (auto const& r : triangles) {
     std::array<Index, 3> tri;
-    for (int k = 0; k < 3; ++k) {
-      tri[k] = vertex_of(r.nodes[k]);
-      if (tri[k] < 0)
-        throw Error(source,
-                    "triangle " + std::to_string(r.tag) + " of physical surface " + std::to_string(r.physical) +
-                        " has node " + std::to_string(r.nodes[k]) + ", which belongs to no tetrahedron",
-                    "physical surfaces must lie on the volume mesh; mesh the model as one geometry");
-    }
+    element_vertices(tri, r, "triangle",
+                     "physical surfaces must lie on the volume mesh; mesh the model as one geometry");
     mesh.boundary_triangles.push_back(tri);
     mesh.boundary_triangle_tag.push_back(r.physical);
   }
   for (auto const& r : segments) {
     std::array<Index, 2> segment;
-    for (int k = 0; k < 2; ++k) {
-      segment[k] = vertex_of(r.nodes[k]);
-      if (segment[k] < 0)
-        throw Error(source,
-                    "segment " + std::to_string(r.tag) + " of physical curve " + std::to_string(r.physical) +
-                        " has node " + std::to_string(r.nodes[k]) + ", which belongs to no tetrahedron",
-                    "a curve must lie on the volume mesh's edges: embed it (Curve{...} In Volume{...}, or "
-                    "BooleanFragments)");
-    }
+    element_vertices(segment, r, "segment",
+                     "a curve must lie on the volume mesh's edges: embed it (Curve{...} In Volume{...}, or "
+                     "BooleanFragments)");
     mesh.curve_segments.push_back(segment);
     mesh.curve_segment_tag.push_back(r.physical);
   }

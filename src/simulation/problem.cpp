@@ -53,16 +53,6 @@ int surface_tag(mesh::Mesh const& mesh, std::string const& name, std::string con
 
 namespace {
 
-// The edge joining vertices a and b, -1 if none.
-Index edge_joining(mesh::Topology const& topology, Index a, Index b)
-{
-  for (Index h = topology.v2e_offsets[a]; h < topology.v2e_offsets[a + 1]; ++h) {
-    auto const& ends = topology.edge_vertices[topology.v2e[h]];
-    if (ends[0] == b || ends[1] == b) return topology.v2e[h];
-  }
-  return -1;
-}
-
 // The edges lying in PEC faces or PEC wires.
 std::vector<char> pec_edges(mesh::Topology const& topology, std::vector<dga::FaceKind> const& face_kinds,
                             std::vector<Index> const& wire_edges)
@@ -72,7 +62,7 @@ std::vector<char> pec_edges(mesh::Topology const& topology, std::vector<dga::Fac
   for (Index f = 0; f < topology.num_faces(); ++f) {
     if (face_kinds[f] != dga::FaceKind::pec) continue;
     auto const& v = topology.face_vertices[f];
-    for (int i = 0; i < 3; ++i) pec[static_cast<std::size_t>(edge_joining(topology, v[i], v[(i + 1) % 3]))] = 1;
+    for (int i = 0; i < 3; ++i) pec[static_cast<std::size_t>(mesh::edge_joining(topology, v[i], v[(i + 1) % 3]))] = 1;
   }
   return pec;
 }
@@ -132,7 +122,7 @@ dga::LumpedSheet lumped_sheet(Problem const& p, BoundaryKinds::Sheet const& spec
   std::vector<Index> rim;
   for (Index f : sheet.faces) {
     auto const& v = p.topology.face_vertices[f];
-    for (int i = 0; i < 3; ++i) rim.push_back(edge_joining(p.topology, v[i], v[(i + 1) % 3]));
+    for (int i = 0; i < 3; ++i) rim.push_back(mesh::edge_joining(p.topology, v[i], v[(i + 1) % 3]));
   }
   std::sort(rim.begin(), rim.end());
   double const tolerance = 1e-6 * sheet.length;
@@ -191,7 +181,7 @@ Problem describe_problem(mesh::Mesh mesh, dga::Materials materials, BoundaryKind
   for (std::size_t i = 0; i < p.mesh.curve_segments.size(); ++i) {
     if (!has(boundary.pec_curve_tags, p.mesh.curve_segment_tag[i])) continue;
     auto const& segment = p.mesh.curve_segments[i];
-    Index const e = edge_joining(p.topology, segment[0], segment[1]);
+    Index const e = mesh::edge_joining(p.topology, segment[0], segment[1]);
     if (e < 0) {
       auto const& a = p.mesh.points[segment[0]];
       auto const& b = p.mesh.points[segment[1]];

@@ -81,11 +81,7 @@ EdgeCount metal_edges(dgatd::simulation::Problem const& p, int dim)
   EdgeCount count;
   auto const& t = p.topology;
   for (auto pair : pairs) {
-    Index edge = -1;
-    for (Index h = t.v2e_offsets[pair[0]]; h < t.v2e_offsets[pair[0] + 1]; ++h) {
-      auto const& ends = t.edge_vertices[t.v2e[h]];
-      if (ends[0] == pair[1] || ends[1] == pair[1]) edge = t.v2e[h];
-    }
+    Index const edge = dgatd::mesh::edge_joining(t, pair[0], pair[1]);
     EXPECT_GE(edge, 0);
     if (edge < 0) continue;
     ++count.edges;

@@ -56,6 +56,16 @@ inline Index half_edge_of(Topology const& topology, Index e, Index v)
   return topology.edge_half_edges[e][topology.edge_vertices[e][0] == v ? 0 : 1];
 }
 
+// The edge joining vertices a and b, -1 if they share none.
+inline Index edge_joining(Topology const& topology, Index a, Index b)
+{
+  for (Index h = topology.v2e_offsets[a]; h < topology.v2e_offsets[a + 1]; ++h) {
+    auto const& ends = topology.edge_vertices[topology.v2e[h]];
+    if (ends[0] == b || ends[1] == b) return topology.v2e[h];
+  }
+  return -1;
+}
+
 // Builds the complex; the mesh's tets must already be positively oriented.
 Topology build_topology(Mesh const& mesh);
 
