@@ -90,7 +90,8 @@ inline LayeredProblem layered_guide(double length, int cells, double layer, dgat
 // A jittered unit cube of cells^3 Kuhn cubes in PEC, whose tets within `layer` of its faces (by
 // their centroid) form a matched shell: slabs stretched along one axis, bars along two, corners along
 // three.
-inline LayeredProblem shelled_box(int cells, double layer, dgatd::dga::AssemblyOptions const& options = {})
+inline LayeredProblem shelled_box(int cells, double layer, dgatd::dga::AssemblyOptions const& options = {},
+                                  dgatd::dga::PmlProfile const& profile = {})
 {
   dgatd::mesh::StructuredBox box;
   for (int k = 0; k < 3; ++k) box.cells[k] = cells;
@@ -112,8 +113,8 @@ inline LayeredProblem shelled_box(int cells, double layer, dgatd::dga::AssemblyO
   dgatd::dga::Materials materials{std::vector<double>(n, 1.0), std::vector<double>(n, 1.0), {}};
   std::vector<char> in_layer(n);
   for (std::size_t t = 0; t < n; ++t) in_layer[t] = g.mesh.tet_region[t] == 2;
-  auto const found =
-      dgatd::dga::add_pml_layer(materials.stretching, g.mesh, g.topology, g.geometry, materials, in_layer, {}, "shell");
+  auto const found = dgatd::dga::add_pml_layer(materials.stretching, g.mesh, g.topology, g.geometry, materials,
+                                               in_layer, profile, "shell");
   std::printf("shell: %d tets, %.4f thick, alpha_max %.3f\n", static_cast<int>(found.num_tets), found.thickness,
               found.alpha_max);
   g.operators = dgatd::dga::assemble(g.mesh, g.topology, g.geometry, materials, kinds, options);

@@ -674,12 +674,15 @@ void assemble_losses(mesh::MeshView const& m, Materials const& materials, std::v
   for (auto const& sheet : materials.sheets) ops.sheet_circuits.push_back(sheet.per_square());
   choose_lossy_blocks(m.topology, materials, absorbing, ops);
   ops.conductance.assign(static_cast<std::size_t>(ops.lossy_matrix_offset.back()), 0.0);
+  ops.stretch_conductance.assign(ops.conductance.size(), 0.0);
+  ops.stretch_shift = materials.stretching.shift;
   host_parallel_for(
       "dgatd::assemble::conductance", static_cast<std::int64_t>(ops.lossy_blocks.size()), [&](std::int64_t k) {
         Index const b = ops.lossy_blocks[k];
         Index const v = layout.block_vertex[b];
         Index const d = layout.block_size(b);
         double* block = ops.conductance.data() + ops.lossy_matrix_offset[k];
+        double* stretch_block = ops.stretch_conductance.data() + ops.lossy_matrix_offset[k];
         if (!materials.sigma.empty()) add_block_mass(m, layout, b, materials.sigma, block);
         for (Index i = absorbing.offsets[v]; i < absorbing.offsets[v + 1]; ++i)
           add_absorbing_face(m, materials, layout, b, absorbing.faces[i], block);
@@ -689,7 +692,7 @@ void assemble_losses(mesh::MeshView const& m, Materials const& materials, std::v
           auto const loss = subregion_stretch_loss(s.w, materials.eps[t] * s.volume, rates);
           for (int r = 0; r < 3; ++r)
             for (int c = 0; c < 3; ++c)
-              if (position[r] >= 0 && position[c] >= 0) block[position[r] * d + position[c]] += loss[r][c];
+              if (position[r] >= 0 && position[c] >= 0) stretch_block[position[r] * d + position[c]] += loss[r][c];
         });
       });
   assemble_stretched_subregions(m, ops);

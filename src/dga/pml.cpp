@@ -303,6 +303,13 @@ PmlLayer add_pml_layer(Stretching& stretching, mesh::Mesh const& mesh, mesh::Top
   auto const cells = layer_cells(mesh, materials, in_layer);
   PmlLayer layer;
   layer.name = name;
+  layer.shift = profile.shift;
+  if (!stretching.empty() && stretching.shift != profile.shift)
+    throw ModelError(ModelSubject::matched_layer, name,
+                     "has another cfs_frequency than a layer before it: the stretch x + F / (a + i omega) is one "
+                     "map over all layers",
+                     "give every [[pml]] the same cfs_frequency");
+  stretching.shift = profile.shift;
   layer.num_tets = cells.num_tets;
   layer.element_size = cells.element_size;
   auto const vertex_depth = vertex_depths(m, in_layer, interface);

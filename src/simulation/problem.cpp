@@ -149,6 +149,35 @@ dga::LumpedSheet lumped_sheet(Problem const& p, BoundaryKinds::Sheet const& spec
   return sheet;
 }
 
+// A layer with a complex frequency shift carries the shift's explicit part through its dual
+// blocks' L = K S' / 2 (solver/losses.hpp), which holds only while S' is the layer's alone: no vertex
+// of a shifted layer may also be a vertex of a conducting tet, an absorbing face or a lumped sheet.
+void refuse_other_losses_at_shifted_layers(Problem const& p, std::vector<PmlLayerSpec> const& layers,
+                                           BoundaryKinds const& boundary)
+{
+  std::vector<char> other(p.mesh.num_vertices(), 0);
+  auto mark_face = [&](Index f) {
+    for (Index v : p.topology.face_vertices[f]) other[v] = 1;
+  };
+  for (std::size_t t = 0; t < p.mesh.tets.size(); ++t)
+    if (!p.materials.sigma.empty() && p.materials.sigma[t] > 0)
+      for (Index v : p.mesh.tets[t]) other[v] = 1;
+  for (Index f = 0; f < p.topology.num_faces(); ++f)
+    if (p.face_kinds[f] == dga::FaceKind::absorbing) mark_face(f);
+  for (auto const& sheet : boundary.sheets)
+    for (Index f : mesh::surface_faces(p.topology, sheet.surface_tag)) mark_face(f);
+  for (auto const& layer : layers)
+    for (std::size_t t = 0; t < p.mesh.tets.size(); ++t) {
+      if (p.mesh.tet_region[t] != layer.region_tag) continue;
+      for (Index v : p.mesh.tets[t])
+        if (other[v])
+          throw ModelError(ModelSubject::matched_layer, layer.name,
+                           "has cfs_frequency and touches conductivity, an absorbing surface or a lumped sheet "
+                           "(they share a vertex)",
+                           "keep those at least one element away from the layer, or remove cfs_frequency");
+    }
+}
+
 // Everything of make_problem but the operators.
 Problem describe_problem(mesh::Mesh mesh, dga::Materials materials, BoundaryKinds const& boundary,
                          std::vector<PmlLayerSpec> const& layers)
@@ -198,6 +227,7 @@ Problem describe_problem(mesh::Mesh mesh, dga::Materials materials, BoundaryKind
     auto const pec = pec_edges(p.topology, p.face_kinds, p.materials.pec_edges);
     for (auto const& sheet : boundary.sheets) p.materials.sheets.push_back(lumped_sheet(p, sheet, pec));
   }
+  if (p.materials.stretching.shift > 0) refuse_other_losses_at_shifted_layers(p, layers, boundary);
   return p;
 }
 
@@ -224,6 +254,7 @@ Problem make_part_problem(Problem const& global, parallel::MeshPart const& part,
     if (!from.sigma.empty()) p.materials.sigma.push_back(from.sigma[t]);
     if (!from.stretching.empty()) p.materials.stretching.tet_jacobian.push_back(from.stretching.tet_jacobian[t]);
   }
+  p.materials.stretching.shift = from.stretching.shift;
   // A face on the part's rim has one tet here but is what it is in the whole mesh: interior faces stay
   // interior, so no half-edge of a halo block is taken for PEC that is not.
   auto const face_global = parallel::global_faces(part, p.topology, global.topology);
@@ -300,7 +331,7 @@ Problem make_problem(io::Config const& config, mesh::Mesh mesh, bool assemble_op
   std::vector<PmlLayerSpec> layers;
   for (std::size_t k = 0; k < config.pml.size(); ++k) {
     auto const& pml = config.pml[k];
-    layers.push_back({layer_tags[k], layer_name(pml), {pml.order, pml.reflection}});
+    layers.push_back({layer_tags[k], layer_name(pml), {pml.order, pml.reflection, 2 * M_PI * pml.cfs_frequency}});
   }
   auto problem = [&] {
     try {

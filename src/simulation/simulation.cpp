@@ -144,6 +144,10 @@ void refuse_over_ranks(io::Config const& config, SimulationOptions const& option
   if (!config.lumped.empty())
     throw Error(config.where(config.lumped.front().line), "[[lumped]] runs in one process only (for now)",
                 "run without mpirun");
+  for (auto const& pml : config.pml)
+    if (pml.cfs_frequency > 0)
+      throw Error(config.where(pml.line), "[[pml]] cfs_frequency runs in one process only (for now)",
+                  "remove cfs_frequency, or run without mpirun");
   if (!options.partitioner)
     throw std::logic_error("a simulation over several ranks needs SimulationOptions::partitioner");
 }
@@ -597,10 +601,13 @@ void Simulation::Impl::report_start(std::int64_t first_step) const
         << " values per step in all (" << halo * sizeof(double) / 1024.0 << " KiB), rank 0 through "
         << formulation->halo().buffers << "\n";
   }
-  for (auto const& layer : p.layers)
+  for (auto const& layer : p.layers) {
     out << "  PML '" << layer.name << "': " << layer.num_tets << " tets, " << layer.thickness << " m thick ("
         << layer.thickness / layer.element_size << " mean edges), alpha_max = " << layer.alpha_max
-        << " 1/s, alpha_max dt = " << layer.alpha_max * plan.dt << "\n";
+        << " 1/s, alpha_max dt = " << layer.alpha_max * plan.dt;
+    if (layer.shift > 0) out << ", cfs shift " << layer.shift << " 1/s (" << layer.shift / (2 * M_PI) << " Hz)";
+    out << "\n";
+  }
   if (auto const& modes = problem.operators.stretched_tet_modes; !modes.empty() && !over_ranks) {
     auto with = [&](int count) {
       return std::count_if(modes.begin(), modes.end(), [&](auto const& m) { return m.count == count; });

@@ -4,6 +4,7 @@
 #include "dgatd/vec3.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 namespace dgatd::solver {
@@ -13,6 +14,8 @@ namespace {
 // psi = [z / dt; z'] so that the rule's matrices are of order one whatever the layer's rates:
 // psi' = M psi + [0; x], M = [[0, I / dt], [-dt P, -S]], and psi <- advance psi + drive x_average,
 // advance = (I - dt M / 2)^-1 (I + dt M / 2) (6 x 6), drive = dt (I - dt M / 2)^-1 [0; I] (6 x 3).
+// With a complex frequency shift a the same holds in s + a: M becomes M - a I, and the drive takes
+// the shifted input's average beta (x_average - a p^n) as beta times the kernels' x_average - a p^n.
 struct AuxiliaryRule {
   std::array<double, 36> advance;
   std::array<double, 18> drive;
@@ -24,10 +27,17 @@ struct AuxiliaryRule {
                    "a smaller time step or a gentler layer profile (a larger reflection)", {{"dt", dt}});
 }
 
-AuxiliaryRule auxiliary_rule(std::array<double, 18> const& rates, double dt)
+// beta = 1 / (1 + a dt / 2): the weight of the step's average of e - a p left once p^(n+1) is
+// eliminated, (e^n + e^(n+1)) / 2 - a (p^n + p^(n+1)) / 2 = beta ((e^n + e^(n+1)) / 2 - a p^n).
+double shift_beta(double shift, double dt) { return 1 / (1 + 0.5 * shift * dt); }
+
+AuxiliaryRule auxiliary_rule(std::array<double, 18> const& rates, double dt, double shift)
 {
   std::array<double, 36> left{}, right{};
-  for (int i = 0; i < 6; ++i) left[7 * i] = right[7 * i] = 1;
+  for (int i = 0; i < 6; ++i) {
+    left[7 * i] = 1 + 0.5 * shift * dt;
+    right[7 * i] = 1 - 0.5 * shift * dt;
+  }
   for (int i = 0; i < 3; ++i) {
     left[6 * i + 3 + i] -= 0.5;
     right[6 * i + 3 + i] += 0.5;
@@ -44,7 +54,7 @@ AuxiliaryRule auxiliary_rule(std::array<double, 18> const& rates, double dt)
   for (int i = 0; i < 6; ++i) {
     for (int j = 0; j < 6; ++j)
       for (int m = 0; m < 6; ++m) rule.advance[6 * i + j] += left[6 * i + m] * right[6 * m + j];
-    for (int j = 0; j < 3; ++j) rule.drive[3 * i + j] = dt * left[6 * i + 3 + j];
+    for (int j = 0; j < 3; ++j) rule.drive[3 * i + j] = dt * shift_beta(shift, dt) * left[6 * i + 3 + j];
   }
   return rule;
 }
@@ -105,12 +115,20 @@ std::array<double, N> basis_along(Basis const& basis, Vec3 const& n)
 
 // The trapezoidal rule for q' + gamma q = x: q^(n+1) = a q^n + d (x^n + x^(n+1)) / 2 with
 // a = (1 - gamma dt / 2) / (1 + gamma dt / 2) and d = dt / (1 + gamma dt / 2), returned as
-// (a, d / 2, weight (1 + a) / 2) from (gamma, weight).
-std::array<double, 3> modal_rule(std::array<double, 2> const& rate_weight, double dt)
+// (a, d / 2, weight (1 + a) / 2) from (gamma, weight). With a complex frequency shift the rate is
+// gamma + shift and d / 2 takes beta (auxiliary_rule).
+std::array<double, 3> modal_rule(std::array<double, 2> const& rate_weight, double dt, double shift)
 {
-  double const half = 0.5 * rate_weight[0] * dt;
+  double const half = 0.5 * (rate_weight[0] + shift) * dt;
   double const a = (1 - half) / (1 + half);
-  return {a, 0.5 * dt / (1 + half), 0.5 * rate_weight[1] * (1 + a)};
+  return {a, 0.5 * dt * shift_beta(shift, dt) / (1 + half), 0.5 * rate_weight[1] * (1 + a)};
+}
+
+// The rule of p' + shift p = x, (advance, half drive) as modal_rule's first two.
+std::array<double, 2> shift_rule(double shift, double dt)
+{
+  double const beta = shift_beta(shift, dt);
+  return {(1 - 0.5 * shift * dt) * beta, 0.5 * dt * beta};
 }
 
 // A stretched tet's K = (Mmu / dt + S' / 2)^-1 and L = K S' / 2 (4 x 4, row-major).
@@ -127,6 +145,39 @@ void implicit_step(std::array<double, 16> const& mu, std::array<double, 16> cons
       for (int c = 0; c < 4; ++c) l += a[4 * i + c] * 0.5 * implicit_loss[4 * c + j];
       loss[4 * i + j] = l;
     }
+}
+
+// The weight 2 a of p per lossy row in the blocks that hold stretched subregions. The loss's sum
+// u^n + u~ - 2 a p carries the shift's explicit part, -a beta S'_layer p, through L = K S' / 2 only
+// where S' is the layers' share alone; a block that also holds conductivity, an absorbing face or a
+// lumped kite would need its own product, and the problem refuses such a layer
+// (simulation::describe_problem).
+void mark_shifted_blocks(LossyRows& lossy)
+{
+  std::vector<char> shifted(lossy.rows.size(), 0);
+  auto mark = [&](auto const& subregions) {
+    for (auto const& subregion : subregions)
+      for (Index const row : subregion.lossy_rows)
+        if (row >= 0) shifted[static_cast<std::size_t>(lossy.block_first[static_cast<std::size_t>(row)])] = 1;
+  };
+  mark(lossy.subregions);
+  mark(lossy.one_mode.subregions);
+  mark(lossy.three_modes.subregions);
+  std::vector<char> other(lossy.rows.size(), 0);
+  for (auto const& kite : lossy.lumped_kites)
+    for (Index const row : kite.lossy_rows)
+      if (row >= 0) other[static_cast<std::size_t>(lossy.block_first[static_cast<std::size_t>(row)])] = 1;
+  lossy.shift_weight.assign(lossy.rows.size(), 0.0);
+  for (std::size_t r = 0; r < lossy.rows.size(); r += static_cast<std::size_t>(lossy.block_size[r])) {
+    if (!shifted[r]) continue;
+    auto const d = static_cast<std::size_t>(lossy.block_size[r]);
+    auto const first = static_cast<std::size_t>(lossy.matrix_row[r]);
+    for (std::size_t i = 0; i < d * d; ++i) other[r] = other[r] || lossy.conductance[first + i] != 0;
+    if (other[r])
+      throw std::invalid_argument("a dual block holds a shifted layer's subregions and conductivity, an absorbing "
+                                  "face or a lumped kite");
+    for (std::size_t i = 0; i < d; ++i) lossy.shift_weight[r + i] = 2 * lossy.shift;
+  }
 }
 
 } // namespace
@@ -150,6 +201,8 @@ LossyRows lossy_rows(dga::HostOperators const& host)
     }
   }
   lossy.conductance = host.conductance;
+  lossy.stretch_conductance = host.stretch_conductance;
+  lossy.shift = host.stretch_shift;
   std::vector<Index> lossy_of_block(static_cast<std::size_t>(layout.num_blocks()), -1);
   for (std::size_t k = 0; k < host.lossy_blocks.size(); ++k)
     lossy_of_block[static_cast<std::size_t>(host.lossy_blocks[k])] = static_cast<Index>(k);
@@ -193,6 +246,7 @@ LossyRows lossy_rows(dga::HostOperators const& host)
       lossy.subregions.insert(lossy.subregions.end(), subregions, subregions + 4);
     }
   }
+  if (lossy.shift > 0) mark_shifted_blocks(lossy);
   return lossy;
 }
 
@@ -205,7 +259,10 @@ LossStepMatrices loss_step_matrices(LossyRows const& lossy, double dt)
   m.step_inverse.resize(with_layers ? m.loss.size() : 0);
   // S' = S + sum_r B_r D_r W_r / 2 over the stretched subregions, placed at their rows, with
   // B_r = W_r^T coupling diag(scale).
+  double const beta = shift_beta(lossy.shift, dt);
+  m.shift_rule = shift_rule(lossy.shift, dt);
   std::vector<double> implicit_loss = lossy.conductance;
+  for (std::size_t i = 0; i < implicit_loss.size(); ++i) implicit_loss[i] += beta * lossy.stretch_conductance[i];
   // Adds value at rows lossy_rows[r], lossy_rows[j] of S' (nothing where either is PEC).
   auto add_at = [&](auto const& lossy_rows, int r, int j, double value) {
     if (lossy_rows[r] < 0 || lossy_rows[j] < 0) return;
@@ -222,7 +279,7 @@ LossStepMatrices loss_step_matrices(LossyRows const& lossy, double dt)
   m.drive.resize(18 * n);
   m.coupling.resize(18 * n);
   for (std::size_t k = 0; k < n; ++k) {
-    auto const rule = auxiliary_rule(lossy.tet_rates[k], dt);
+    auto const rule = auxiliary_rule(lossy.tet_rates[k], dt, lossy.shift);
     std::copy(rule.advance.begin(), rule.advance.end(), m.advance.begin() + 36 * k);
     std::copy(rule.drive.begin(), rule.drive.end(), m.drive.begin() + 18 * k);
     auto const x = force_coupling(lossy.tet_coupling[k], rule, dt);
@@ -240,7 +297,7 @@ LossStepMatrices loss_step_matrices(LossyRows const& lossy, double dt)
     for (std::size_t k = 0; k < group.num_tets(); ++k)
       for (std::size_t mode = 0; mode < modes; ++mode) {
         std::size_t const km = modes * k + mode;
-        auto const rule = modal_rule(group.rates[km], dt);
+        auto const rule = modal_rule(group.rates[km], dt, lossy.shift);
         std::copy(rule.begin(), rule.end(), rules.begin() + 3 * km);
         double const implicit = group.rates[km][1] * rule[1];
         for (int lv = 0; lv < 4; ++lv) {
@@ -276,6 +333,7 @@ LossStepMatrices loss_step_matrices(LossyRows const& lossy, double dt)
 MagneticLayer magnetic_layer(dga::HostOperators const& host)
 {
   MagneticLayer layer;
+  layer.shift = host.stretch_shift;
   for (std::size_t k = 0; k < host.stretched_tets.size(); ++k) {
     Index const t = host.stretched_tets[k];
     auto const& modes = host.stretched_tet_modes[k];
@@ -312,20 +370,27 @@ MagneticStepMatrices magnetic_step_matrices(MagneticLayer const& layer, double d
 {
   std::size_t const n = layer.rates.size();
   MagneticStepMatrices m;
+  double const beta = shift_beta(layer.shift, dt);
+  m.shift_rule = shift_rule(layer.shift, dt);
+  // The layer's own loss S, of the shifted input like the auxiliaries' (auxiliary_rule).
+  auto shifted_loss = [&](std::array<double, 16> loss) {
+    for (double& x : loss) x *= beta;
+    return loss;
+  };
   m.advance.resize(36 * n);
   m.drive.resize(18 * n);
   m.loss.resize(16 * n);
   m.step_inverse.resize(16 * n);
   m.coupling.resize(18 * n);
   for (std::size_t k = 0; k < n; ++k) {
-    auto const rule = auxiliary_rule(layer.rates[k], dt);
+    auto const rule = auxiliary_rule(layer.rates[k], dt, layer.shift);
     std::copy(rule.advance.begin(), rule.advance.end(), m.advance.begin() + 36 * k);
     std::copy(rule.drive.begin(), rule.drive.end(), m.drive.begin() + 18 * k);
     auto const x = force_coupling(layer.coupling[k], rule, dt);
     std::copy(x.begin(), x.end(), m.coupling.begin() + 18 * k);
     double const* basis = layer.basis.data() + 48 * k;
     // S' = S + sum_lv B_lv D W_lv / 2 by local faces, B_lv = W_lv^T coupling diag(scale) (4 x 6).
-    std::array<double, 16> implicit_loss = layer.loss[k];
+    std::array<double, 16> implicit_loss = shifted_loss(layer.loss[k]);
     for (int lv = 0; lv < 4; ++lv)
       add_subregion_implicit_loss<4>([&](int m, int face) { return basis[12 * lv + 4 * m + face]; }, layer.coupling[k],
                                      rule, dt, [&](int i, int j, double value) { implicit_loss[4 * i + j] += value; });
@@ -339,10 +404,10 @@ MagneticStepMatrices magnetic_step_matrices(MagneticLayer const& layer, double d
     matrices.step_inverse.resize(16 * tets);
     matrices.rule.resize(3 * group.rates.size());
     for (std::size_t k = 0; k < tets; ++k) {
-      std::array<double, 16> implicit_loss = group.loss[k];
+      std::array<double, 16> implicit_loss = shifted_loss(group.loss[k]);
       for (std::size_t mode = 0; mode < modes; ++mode) {
         std::size_t const km = modes * k + mode;
-        auto const rule = modal_rule(group.rates[km], dt);
+        auto const rule = modal_rule(group.rates[km], dt, layer.shift);
         std::copy(rule.begin(), rule.end(), matrices.rule.begin() + 3 * km);
         double const implicit = group.rates[km][1] * rule[1];
         for (std::size_t lv = 0; lv < 4; ++lv) {

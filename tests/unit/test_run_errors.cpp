@@ -177,6 +177,24 @@ TEST(RunErrors, PmlProfileOutOfRange)
                         "bad.toml:7: [[pml]] reflection = 2 must lie between 0 and 1", false});
 }
 
+TEST(RunErrors, PmlShiftOutOfRange)
+{
+  expect_clean_failure({"pml_shift", base_mesh + "[[pml]]\nregion = \"domain\"\ncfs_frequency = -5\n" + base_tail,
+                        "bad.toml:7: [[pml]] cfs_frequency = -5 must be a frequency >= 0 in Hz", false});
+}
+
+// A shifted layer carries the shift through its blocks' loss matrices, which must be its own: a
+// conductor that shares a vertex with it is refused, at the layer's line.
+TEST(RunErrors, ShiftedPmlBesideAConductor)
+{
+  expect_clean_failure({"pml_shift_sigma",
+                        flat_layer_mesh +
+                            "[[material]]\nregion = \"domain\"\nsigma = 0.05\n[[pml]]\nregion = "
+                            "\"pml\"\ncfs_frequency = 1e9\n" +
+                            base_tail,
+                        "bad.toml:9: [[pml]] region 'pml' has cfs_frequency and touches conductivity"});
+}
+
 TEST(RunErrors, PmlNeedsTheFractionedFormulation)
 {
   expect_clean_failure(

@@ -30,6 +30,9 @@ enum class FaceKind : std::uint8_t { interior_or_pmc = 0, pec = 1, port = 2, abs
 // Per tet: G, row-major (G_ij = dF_i / dx_j), zero outside the layers. Empty: no layer.
 struct Stretching {
   std::vector<std::array<double, 9>> tet_jacobian;
+  // The complex frequency shift a of every layer (1/s): x~ = x + F(x) / (a + i omega), 0 for the
+  // plain stretch. One value for all layers, so that the stretch stays a coordinate map across them.
+  double shift = 0;
   bool empty() const { return tet_jacobian.empty(); }
   bool stretches(Index t) const
   {
@@ -96,13 +99,16 @@ struct HostOperators {
   // around them, packed in lossy_blocks order at lossy_matrix_offset: sigma's mass matrix, built
   // like Meps_v, plus the absorbing faces' Y (A_f / 3) w_i . w_j over the face's kite at v
   // (docs/open_regions.md).
-  // In a matched layer the loss matrix of block v also holds, per subregion r = (t, v) of a stretched
+  // In a matched layer the loss matrix of block v (its own array, stretch_conductance, in the same
+  // packing) holds, per subregion r = (t, v) of a stretched
   // tet, eps_t |r| w^i . (c2 I - S) w^j, and r couples its three half-edges to six auxiliary unknowns
   // y_r = [z; z'] (Cartesian), z'' + S z' + P z = e_r, by eps_t |r| w^i . [R0 | R1] y_r, with
   // S = G + G^T, P = G^T G, c2 = tr G, R0 and R1 from G (docs/open_regions.md, section 3).
   std::vector<Index> lossy_blocks;
   std::vector<std::int64_t> lossy_matrix_offset;
   std::vector<double> conductance;
+  std::vector<double> stretch_conductance;
+  double stretch_shift = 0;            // Stretching::shift
   std::vector<Index> lossy_row_offset; // first row of each lossy block among the lossy rows
   // The kites of the lumped sheets (Materials::sheets), sheet by sheet, those with a free half-edge:
   // their blocks are lossy blocks, whose loss matrices gain Y(dt) area along along^T when dt is set

@@ -20,6 +20,10 @@ struct PmlProfile {
   // (docs/open_regions.md section 3).
   int order = 1;
   double reflection = 1e-6; // at normal incidence, there and back
+  // The complex frequency shift a (1/s): x~ = x + F / (a + i omega). Off by default; a > 0 damps
+  // what the plain stretch integrates (a static field's normal part) at the cost of absorbing less
+  // below a / (2 pi) (docs/open_regions.md, section 3).
+  double shift = 0;
 };
 
 // What a layer turned out to be, for the run's report.
@@ -29,11 +33,13 @@ struct PmlLayer {
   double thickness = 0;    // L, metres
   double element_size = 0; // mean edge length of its tets
   double alpha_max = 0;    // 1/s
+  double shift = 0;        // 1/s, PmlProfile::shift
 };
 
 // Sets the Jacobians of the tets with in_layer[t] != 0 in stretching. Throws dgatd::ModelError about
 // the matched layer `name` when it touches no other region, has no outer surface across its depth,
-// is thinner than two element layers, or bends around the domain with a profile steeper than order 1.
+// is thinner than two element layers, bends around the domain with a profile steeper than order 1,
+// or has another complex frequency shift than a layer set before it.
 PmlLayer add_pml_layer(Stretching& stretching, mesh::Mesh const& mesh, mesh::Topology const& topology,
                        mesh::Geometry const& geometry, Materials const& materials, std::vector<char> const& in_layer,
                        PmlProfile const& profile, std::string const& name);

@@ -116,51 +116,76 @@ struct MagneticStretchBefore {
   }
 };
 
-// f^(n+1/2) = f~ - L (f~ + f^(n-1/2)) - K force on stretched tet k (tet t, its row k of L and K),
-// written to f and to updated (MagneticStretchAfter, MagneticModalAfter).
-template <class Matrices, class Previous, class Field>
+// The complex frequency shift a of a layer on Faraday's side: per stretched tet p' + a p = f^,
+// four numbers (its subregions share f^), stepped by p <- advance p + half_drive (f^(n-1/2) + f^(n+1/2));
+// weight 2 a. Empty (and weight 0) without a shift.
+template <class MemorySpace>
+struct TetShift {
+  Kokkos::View<Real* [4], MemorySpace> p;
+  Real weight = 0, advance = 1, half_drive = 0;
+  // f^(n-1/2) - 2 a p^(n-1/2) of face j: the loss and the auxiliaries then read the step's average of
+  // f^ - a p, with p^(n+1/2) eliminated (docs/open_regions.md, section 3).
+  template <class Previous>
+  KOKKOS_INLINE_FUNCTION Real shifted_previous(Previous const& previous, std::size_t k, int j) const
+  {
+    return p.extent(0) > 0 ? previous(k, j) - weight * p(k, j) : previous(k, j);
+  }
+  template <class Previous>
+  KOKKOS_INLINE_FUNCTION void advance_tet(Previous const& previous, std::size_t k, Real const (&updated)[4]) const
+  {
+    if (p.extent(0) == 0) return;
+    for (int j = 0; j < 4; ++j) p(k, j) = advance * p(k, j) + half_drive * (previous(k, j) + updated[j]);
+  }
+};
+
+// f^(n+1/2) = f~ - L (f~ + f^(n-1/2) - 2 a p) - K force on stretched tet k (tet t, its row k of L and
+// K), written to f and to updated; shifted_previous returns f^(n-1/2) - 2 a p (MagneticStretchAfter,
+// MagneticModalAfter).
+template <class Matrices, class Field>
 KOKKOS_INLINE_FUNCTION void correct_stretched_tet(Matrices const& loss, Matrices const& step_inverse,
-                                                  Previous const& previous, Field const& f, std::size_t k, Index t,
-                                                  Real const (&force)[4], Real (&updated)[4])
+                                                  Real const (&shifted_previous)[4], Field const& f, std::size_t k,
+                                                  Index t, Real const (&force)[4], Real (&updated)[4])
 {
   Real lossless[4];
   for (int j = 0; j < 4; ++j) lossless[j] = f(t, j);
   for (int i = 0; i < 4; ++i) {
     Real correction = 0;
     for (int j = 0; j < 4; ++j)
-      correction += loss(k, 4 * i + j) * (lossless[j] + previous(k, j)) + step_inverse(k, 4 * i + j) * force[j];
+      correction += loss(k, 4 * i + j) * (lossless[j] + shifted_previous[j]) + step_inverse(k, 4 * i + j) * force[j];
     updated[i] = lossless[i] - correction;
     f(t, i) = updated[i];
   }
 }
 
-template <class TetLayout, class MemorySpace>
+template <class TetLayout, class MemorySpace, class Matrix = Real>
 struct MagneticStretchAfter {
   Kokkos::View<Index*, MemorySpace> tets;
   Kokkos::View<Real* [4], TetLayout, MemorySpace> f;
   Kokkos::View<Real* [4], MemorySpace> previous;
-  Kokkos::View<Real* [16], MemorySpace> loss;         // L, 4 x 4 row-major
-  Kokkos::View<Real* [16], MemorySpace> step_inverse; // K, 4 x 4 row-major
-  Kokkos::View<Real* [18], MemorySpace> coupling;     // X, 3 x 6 row-major
-  Kokkos::View<Real* [48], MemorySpace> basis;        // W_lv, 3 x 4 per subregion
-  Kokkos::View<Real* [24], MemorySpace> phi;          // six per subregion
-  Kokkos::View<Real* [36], MemorySpace> advance;      // 6 x 6, the tet's four subregions alike
-  Kokkos::View<Real* [18], MemorySpace> drive;        // 6 x 3, from the subregion's Cartesian h
+  Kokkos::View<Matrix* [16], MemorySpace> loss;         // L, 4 x 4 row-major
+  Kokkos::View<Matrix* [16], MemorySpace> step_inverse; // K, 4 x 4 row-major
+  Kokkos::View<Real* [18], MemorySpace> coupling;       // X, 3 x 6 row-major
+  Kokkos::View<Real* [48], MemorySpace> basis;          // W_lv, 3 x 4 per subregion
+  Kokkos::View<Real* [24], MemorySpace> phi;            // six per subregion
+  Kokkos::View<Real* [36], MemorySpace> advance;        // 6 x 6, the tet's four subregions alike
+  Kokkos::View<Real* [18], MemorySpace> drive;          // 6 x 3, from the subregion's Cartesian h
   Kokkos::View<std::uint32_t const*, MemorySpace> edge_signs;
   Kokkos::View<Real* [6], TetLayout, MemorySpace> edge_pieces;
+  TetShift<MemorySpace> shift;
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
   {
     Index const t = tets(k);
-    Real updated[4], force[4] = {0, 0, 0, 0};
+    Real updated[4], force[4] = {0, 0, 0, 0}, shifted_previous[4];
     for (int lv = 0; lv < 4; ++lv)
       for (int m = 0; m < 3; ++m) {
         Real y = 0;
         for (int c = 0; c < 6; ++c) y += coupling(k, 6 * m + c) * phi(k, 6 * lv + c);
         for (int face = 0; face < 4; ++face) force[face] += basis(k, 12 * lv + 4 * m + face) * y;
       }
-    correct_stretched_tet(loss, step_inverse, previous, f, k, t, force, updated);
+    for (int j = 0; j < 4; ++j) shifted_previous[j] = shift.shifted_previous(previous, k, j);
+    correct_stretched_tet(loss, step_inverse, shifted_previous, f, k, t, force, updated);
     Real average[4];
-    for (int j = 0; j < 4; ++j) average[j] = Real(0.5) * (previous(k, j) + updated[j]);
+    for (int j = 0; j < 4; ++j) average[j] = Real(0.5) * (shifted_previous[j] + updated[j]);
     for (int lv = 0; lv < 4; ++lv) {
       Real h[3], old[6];
       for (int m = 0; m < 3; ++m) {
@@ -175,6 +200,7 @@ struct MagneticStretchAfter {
         phi(k, 6 * lv + a) = next;
       }
     }
+    shift.advance_tet(previous, k, updated);
     write_edge_pieces(edge_pieces, t, edge_signs(t), updated);
   }
 };
@@ -184,36 +210,39 @@ struct MagneticStretchAfter {
 //   f^(n+1/2) = f~ - L (f~ + f^(n-1/2)) - K sum_m weight_m (1 + a_m) / 2 sum_lv phi_lv,m b_lv,m,
 //   phi_lv,m^(n+1/2) = a_m phi_lv,m^(n-1/2) + d_m / 2 b_lv,m . (f^(n-1/2) + f^(n+1/2)),   b_lv,m = W_lv^T n_m,
 // per tet mode m's rule at 3 m, phi_lv,m at Modes lv + m and b_lv,m by local faces at 4 (Modes lv + m).
-template <int Modes, class TetLayout, class MemorySpace>
+template <int Modes, class TetLayout, class MemorySpace, class Matrix = Real>
 struct MagneticModalAfter {
   Kokkos::View<Index*, MemorySpace> tets;
   Kokkos::View<Real* [4], TetLayout, MemorySpace> f;
   Kokkos::View<Real* [4], MemorySpace> previous;
-  Kokkos::View<Real* [16], MemorySpace> loss;               // L, 4 x 4 row-major
-  Kokkos::View<Real* [16], MemorySpace> step_inverse;       // K, 4 x 4 row-major
-  Kokkos::View<Real * [16 * Modes], MemorySpace> direction; // b_lv,m
-  Kokkos::View<Real * [3 * Modes], MemorySpace> rule;       // a, d / 2, weight (1 + a) / 2 per mode
-  Kokkos::View<Real * [4 * Modes], MemorySpace> phi;        // one per mode and subregion
+  Kokkos::View<Matrix* [16], MemorySpace> loss;               // L, 4 x 4 row-major
+  Kokkos::View<Matrix* [16], MemorySpace> step_inverse;       // K, 4 x 4 row-major
+  Kokkos::View<Matrix * [16 * Modes], MemorySpace> direction; // b_lv,m
+  Kokkos::View<Real * [3 * Modes], MemorySpace> rule;         // a, d / 2, weight (1 + a) / 2 per mode
+  Kokkos::View<Real * [4 * Modes], MemorySpace> phi;          // one per mode and subregion
   Kokkos::View<std::uint32_t const*, MemorySpace> edge_signs;
   Kokkos::View<Real* [6], TetLayout, MemorySpace> edge_pieces;
+  TetShift<MemorySpace> shift;
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
   {
     Index const t = tets(k);
-    Real updated[4], force[4] = {0, 0, 0, 0};
+    Real updated[4], force[4] = {0, 0, 0, 0}, shifted_previous[4];
     for (int lv = 0; lv < 4; ++lv)
       for (int m = 0; m < Modes; ++m) {
         Real const weighted = rule(k, 3 * m + 2) * phi(k, Modes * lv + m);
         for (int face = 0; face < 4; ++face) force[face] += weighted * direction(k, 4 * (Modes * lv + m) + face);
       }
-    correct_stretched_tet(loss, step_inverse, previous, f, k, t, force, updated);
+    for (int j = 0; j < 4; ++j) shifted_previous[j] = shift.shifted_previous(previous, k, j);
+    correct_stretched_tet(loss, step_inverse, shifted_previous, f, k, t, force, updated);
     Real sum[4];
-    for (int face = 0; face < 4; ++face) sum[face] = previous(k, face) + updated[face];
+    for (int face = 0; face < 4; ++face) sum[face] = shifted_previous[face] + updated[face];
     for (int lv = 0; lv < 4; ++lv)
       for (int m = 0; m < Modes; ++m) {
         Real x = 0;
         for (int face = 0; face < 4; ++face) x += direction(k, 4 * (Modes * lv + m) + face) * sum[face];
         phi(k, Modes * lv + m) = rule(k, 3 * m) * phi(k, Modes * lv + m) + rule(k, 3 * m + 1) * x;
       }
+    shift.advance_tet(previous, k, updated);
     write_edge_pieces(edge_pieces, t, edge_signs(t), updated);
   }
 };

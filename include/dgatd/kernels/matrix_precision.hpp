@@ -1,7 +1,7 @@
 #pragma once
 // The precision the fractioned step's local matrices are stored in; the fields and every sum stay
 // in double. float32 (the configuration's precision = "mixed") halves the matrices' bytes, most of
-// a step's traffic (README, Precision).
+// a step's traffic (README, Precision): the core's inverses and the lossy terms' step matrices.
 
 namespace dgatd::kernels {
 
@@ -10,6 +10,21 @@ enum class MatrixPrecision { float64, float32 };
 inline char const* matrix_precision_name(MatrixPrecision precision)
 {
   return precision == MatrixPrecision::float32 ? "float" : "double";
+}
+
+// f(float{}) or f(double{}): a launch with its kernel's matrices in precision.
+template <class Function>
+decltype(auto) with_matrix_scalar(MatrixPrecision precision, Function&& f)
+{
+  if (precision == MatrixPrecision::float32) return f(float{});
+  return f(double{});
+}
+
+// A host value rounded to what the matrices of precision hold, so that host arithmetic which must
+// agree with a kernel (a term's implicit step built from numbers a kernel reads) uses the same one.
+inline double round_to(MatrixPrecision precision, double value)
+{
+  return precision == MatrixPrecision::float32 ? static_cast<double>(static_cast<float>(value)) : value;
 }
 
 } // namespace dgatd::kernels

@@ -60,6 +60,26 @@ struct GatherRows {
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t r) const { out(r) = (accumulate ? out(r) : 0) + u(rows(r)); }
 };
 
+// GatherRows' accumulating pass in layers with a complex frequency shift a: the lossy rows'
+// u^n + u~^(n+1) - weight p^n, weight 2 a in the blocks of the layers (solver/losses.hpp).
+template <class MemorySpace>
+struct GatherShiftedRows {
+  Kokkos::View<Index*, MemorySpace> rows;
+  Kokkos::View<Real*, MemorySpace> u;
+  Kokkos::View<Real*, MemorySpace> out;
+  Kokkos::View<Real*, MemorySpace> weight;
+  Kokkos::View<Real*, MemorySpace> shifted;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t r) const { out(r) += u(rows(r)) - weight(r) * shifted(r); }
+};
+
+// u^n of lossy row `row` less its weight p^n where the layers are shifted (no shift: p is empty;
+// a PEC half-edge, row < 0, has u = p = 0).
+template <class Weight, class Shifted>
+KOKKOS_INLINE_FUNCTION Real shifted_value(Real value, Index row, Weight const& weight, Shifted const& shifted)
+{
+  return shifted.extent(0) > 0 && row >= 0 ? value - weight(row) * shifted(row) : value;
+}
+
 // The stretched tets k of a matched layer (FractionedLeapfrog's losses), Ampere's side. Before
 // Ampere, each of the tet's subregions lv keeps its half-edges' u^n and computes W_lv^T X psi_lv^n,
 // its piece of the force of each of its lossy rows (X already holds the weight of psi^n in the
@@ -76,6 +96,7 @@ struct StretchedTetForce {
   Kokkos::View<Real* [24], MemorySpace> psi; // 6 lv + c
   Kokkos::View<Real* [12], MemorySpace> previous;
   Kokkos::View<Real*, MemorySpace> pieces;
+  Kokkos::View<Real*, MemorySpace> shift_weight, shifted; // per lossy row, empty without a shift
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
   {
     Real x[18];
@@ -83,7 +104,8 @@ struct StretchedTetForce {
     for (int lv = 0; lv < 4; ++lv) {
       Real y[3];
       for (int m = 0; m < 3; ++m) {
-        previous(k, 3 * lv + m) = u(unknowns(k, 3 * lv + m));
+        // u^n - 2 a p^n: the auxiliaries' rule then reads the step's average of u - a p.
+        previous(k, 3 * lv + m) = shifted_value(u(unknowns(k, 3 * lv + m)), rows(k, 3 * lv + m), shift_weight, shifted);
         y[m] = 0;
         for (int c = 0; c < 6; ++c) y[m] += x[6 * m + c] * psi(k, 6 * lv + c);
       }
@@ -104,16 +126,17 @@ struct StretchedTetForce {
 // first_piece + (3 lv + r) n + k (n tets, as StretchedTetForce) and leaves in q the part of q^(n+1)
 // that u^n gives, a q^n + d / 2 (W^T n) . u^n, so that ModalTetAuxiliary needs only u^(n+1).
 // Per tet, mode m's rule at 3 m, subregion lv's q at Modes lv + m and its W^T n_m at 3 (Modes lv + m).
-template <int Modes, class MemorySpace>
+template <int Modes, class MemorySpace, class Matrix = Real>
 struct ModalTetForce {
   Kokkos::View<Index* [12], MemorySpace> unknowns; // per tet, 3 lv + k for subregion lv
   Kokkos::View<Index* [12], MemorySpace> rows;
-  Kokkos::View<Real * [12 * Modes], MemorySpace> direction; // W_lv^T n_m
-  Kokkos::View<Real * [3 * Modes], MemorySpace> rule;       // a, d / 2, weight (1 + a) / 2 per mode
+  Kokkos::View<Matrix * [12 * Modes], MemorySpace> direction; // W_lv^T n_m
+  Kokkos::View<Real * [3 * Modes], MemorySpace> rule;         // a, d / 2, weight (1 + a) / 2 per mode
   Kokkos::View<Real*, MemorySpace> u;
   Kokkos::View<Real * [4 * Modes], MemorySpace> q;
   Kokkos::View<Real*, MemorySpace> pieces;
   std::size_t first_piece;
+  Kokkos::View<Real*, MemorySpace> shift_weight, shifted; // per lossy row, empty without a shift
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
   {
     Real advance[Modes], half_drive[Modes], weight[Modes];
@@ -124,7 +147,8 @@ struct ModalTetForce {
     }
     for (int lv = 0; lv < 4; ++lv) {
       Real now[3], force[Modes];
-      for (int j = 0; j < 3; ++j) now[j] = u(unknowns(k, 3 * lv + j));
+      for (int j = 0; j < 3; ++j)
+        now[j] = shifted_value(u(unknowns(k, 3 * lv + j)), rows(k, 3 * lv + j), shift_weight, shifted);
       for (int m = 0; m < Modes; ++m) {
         Real const previous = q(k, Modes * lv + m);
         Real x = 0;
@@ -153,10 +177,10 @@ KOKKOS_INLINE_FUNCTION void subregion_step_sum(Unknowns const& unknowns, Previou
 
 // After the step, the modal tets' auxiliaries: q^(n+1) = (a q^n + d / 2 (W^T n) . u^n) + d / 2 (W^T n) . u^(n+1),
 // the first part left in q by ModalTetForce.
-template <int Modes, class MemorySpace>
+template <int Modes, class MemorySpace, class Matrix = Real>
 struct ModalTetAuxiliary {
   Kokkos::View<Index* [12], MemorySpace> unknowns;
-  Kokkos::View<Real * [12 * Modes], MemorySpace> direction;
+  Kokkos::View<Matrix * [12 * Modes], MemorySpace> direction;
   Kokkos::View<Real * [3 * Modes], MemorySpace> rule;
   Kokkos::View<Real*, MemorySpace> u;
   Kokkos::View<Real * [4 * Modes], MemorySpace> q;
@@ -230,18 +254,22 @@ struct StretchedTetAuxiliary {
 // block's size(r) rows, and in matched layers also sum_j K_ij force(block_first(r) + j) (see
 // FractionedLeapfrog's losses). A block's L and K are stored by columns, L_ij at
 // row_entry(r) + j size(r) (row_entry(r) its entry i, j = 0), so that the rows of a block, on
-// neighbouring threads of a GPU warp, read neighbouring entries.
-template <class MemorySpace>
+// neighbouring threads of a GPU warp, read neighbouring entries. In layers with a complex frequency
+// shift each row then steps its p, p^(n+1) = advance p^n + half_drive (u^n + u^(n+1)), u^n from its
+// sum u^n + u~ - weight p^n.
+template <class MemorySpace, class Matrix = Real>
 struct LossCorrection {
   Kokkos::View<Index*, MemorySpace> rows;
   Kokkos::View<Index*, MemorySpace> block_first;
   Kokkos::View<Index*, MemorySpace> size;
   Kokkos::View<std::int64_t*, MemorySpace> row_entry;
-  Kokkos::View<Real*, MemorySpace> loss;
+  Kokkos::View<Matrix*, MemorySpace> loss;
   Kokkos::View<Real*, MemorySpace> sum;
-  Kokkos::View<Real*, MemorySpace> step_inverse; // K, empty without matched layers
+  Kokkos::View<Matrix*, MemorySpace> step_inverse; // K, empty without matched layers
   Kokkos::View<Real*, MemorySpace> force;
   Kokkos::View<Real*, MemorySpace> u;
+  Kokkos::View<Real*, MemorySpace> shift_weight, shifted; // empty without a shift
+  Real shift_advance, shift_half_drive;
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t r) const
   {
     double correction = 0;
@@ -249,7 +277,11 @@ struct LossCorrection {
     for (Index j = 0; j < size(r); ++j) correction += loss(first + j * stride) * sum(block_first(r) + j);
     if (step_inverse.extent(0) > 0)
       for (Index j = 0; j < size(r); ++j) correction += step_inverse(first + j * stride) * force(block_first(r) + j);
-    u(rows(r)) -= correction;
+    Real const lossless = u(rows(r));
+    u(rows(r)) = lossless - correction;
+    if (shifted.extent(0) == 0) return;
+    Real const step_sum = sum(r) + shift_weight(r) * shifted(r) - correction;
+    shifted(r) = shift_advance * shifted(r) + shift_half_drive * step_sum;
   }
 };
 

@@ -3,6 +3,7 @@
 // puts data on an execution space shares.
 
 #include "dgatd/host_parallel.hpp"
+#include "dgatd/kernels/matrix_precision.hpp"
 #include "dgatd/kokkos_compat.hpp"
 #include "dgatd/types.hpp"
 
@@ -11,6 +12,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 namespace dgatd::kernels {
@@ -43,8 +46,7 @@ DeviceView upload_rows(std::string const& label, HostRows const& rows)
 
 // A flat host array of rows of N numbers each as a (rows x N) device View.
 template <int N, class MemorySpace, class HostVector>
-Kokkos::View<Real* [N], MemorySpace> upload_table(std::string const& label, HostVector const& values)
-{
+Kokkos::View<Real* [N], MemorySpace> upload_table(std::string const& label, HostVector const& values) {
   std::size_t const rows = values.size() / N;
   Kokkos::View<Real* [N], MemorySpace> view(label, rows);
   auto host = Kokkos::create_mirror_view(view);
@@ -53,6 +55,58 @@ Kokkos::View<Real* [N], MemorySpace> upload_table(std::string const& label, Host
   Kokkos::deep_copy(view, host);
   return view;
 }
+
+// A term's matrices as rows of N numbers (N = 0: one flat array), held in the run's precision: the
+// View of that scalar is allocated and the other stays empty; kernels take view<Scalar>() inside
+// with_matrix_scalar(precision(), ...).
+template <int N, class MemorySpace>
+class MatrixTable {
+  template <class Scalar>
+  using Data = std::conditional_t<N == 0, Scalar*, Scalar * [N == 0 ? 1 : N]>;
+
+public:
+  template <class Scalar>
+  using ViewOf = Kokkos::View<Data<Scalar>, MemorySpace>;
+
+  MatrixTable() = default;
+  template <class HostVector>
+  MatrixTable(std::string const& label, HostVector const& values, MatrixPrecision precision) : precision_(precision)
+  {
+    with_matrix_scalar(precision, [&](auto scalar) {
+      using Scalar = decltype(scalar);
+      ViewOf<Scalar> view(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), values.size() / (N == 0 ? 1 : N));
+      auto host = compat::create_mirror_view_no_init(view);
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        if constexpr (N == 0)
+          host(i) = static_cast<Scalar>(values[i]);
+        else
+          host(i / N, i % N) = static_cast<Scalar>(values[i]);
+      }
+      Kokkos::deep_copy(view, host);
+      std::get<ViewOf<Scalar>>(views_) = view;
+    });
+  }
+
+  MatrixPrecision precision() const { return precision_; }
+  template <class Scalar>
+  ViewOf<Scalar> const& view() const
+  {
+    return std::get<ViewOf<Scalar>>(views_);
+  }
+  std::size_t rows() const
+  {
+    return precision_ == MatrixPrecision::float32 ? view<float>().extent(0) : view<double>().extent(0);
+  }
+  std::int64_t bytes() const
+  {
+    auto const scalar = precision_ == MatrixPrecision::float32 ? sizeof(float) : sizeof(double);
+    return static_cast<std::int64_t>(rows() * (N == 0 ? 1 : N) * scalar);
+  }
+
+private:
+  MatrixPrecision precision_ = MatrixPrecision::float64;
+  std::tuple<ViewOf<double>, ViewOf<float>> views_;
+};
 
 // A rank-2 View's entries row by row, appended to a host vector (checkpoints of a term's state).
 template <class View>

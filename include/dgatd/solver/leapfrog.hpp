@@ -43,9 +43,9 @@ public:
 
   // block_pass: how Ampere multiplies the dual-block inverses (kernels::AmpereBlockPass); the
   // default is the one chosen for this kind of backend (kernels::default_block_pass).
-  // matrix_precision: float32 stores the step's local matrices in float (mixed precision); the
-  // fields and every sum stay in double. The operators' own terms come with them: losses when they
-  // have lossy blocks (conductivity, absorbing surfaces, the layers' electric side) and the layers'
+  // matrix_precision: float32 stores the step's local matrices in float (mixed precision), the
+  // loss and layer terms' included; the fields and every sum stay in double. The operators' own terms come with them:
+  // losses when they have lossy blocks (conductivity, absorbing surfaces, the layers' electric side) and the layers'
   // magnetic side when they have stretched tets.
   FractionedLeapfrog(ExecutionSpace const& space, dga::HostOperators const& host,
                      kernels::AmpereBlockPass block_pass = kernels::default_block_pass<ExecutionSpace>(),
@@ -233,8 +233,9 @@ FractionedLeapfrog<ExecutionSpace, TetLayout>::FractionedLeapfrog(ExecutionSpace
       fields_(kernels::make_fields<ExecutionSpace, TetLayout, Real>(ops_)),
       f_previous_("dgatd::f_hat_previous", ops_.num_tets)
 {
-  if (!host.lossy_blocks.empty()) add_term(std::make_unique<Losses<ExecutionSpace, TetLayout>>(host));
-  if (!host.stretched_tets.empty()) add_term(std::make_unique<MagneticStretch<ExecutionSpace, TetLayout>>(host));
+  if (!host.lossy_blocks.empty()) add_term(std::make_unique<Losses<ExecutionSpace, TetLayout>>(host, matrix_precision));
+  if (!host.stretched_tets.empty())
+    add_term(std::make_unique<MagneticStretch<ExecutionSpace, TetLayout>>(host, matrix_precision));
 }
 
 template <class ExecutionSpace, class TetLayout>
@@ -303,8 +304,9 @@ void FractionedLeapfrog<ExecutionSpace, TetLayout>::distribute(std::shared_ptr<p
   bool const any_losses = communicator->max(losses ? 1 : 0) > 0;
   bool const any_stretch = communicator->max(stretch ? 1 : 0) > 0;
   dga::HostOperators const none{};
-  if (any_losses && !losses) insert_term(0, std::make_unique<LossTerm>(none));
-  if (any_stretch && !stretch) insert_term(any_losses ? 1 : 0, std::make_unique<StretchTerm>(none));
+  if (any_losses && !losses) insert_term(0, std::make_unique<LossTerm>(none, ops_.matrix_precision));
+  if (any_stretch && !stretch)
+    insert_term(any_losses ? 1 : 0, std::make_unique<StretchTerm>(none, ops_.matrix_precision));
   for (auto& term : terms_) term->distribute(*communicator_, context());
   halo_ = &add_term(std::make_unique<HaloExchange<ExecutionSpace, TetLayout>>(std::move(communicator), plan,
                                                                               overlap_halo, ops_.num_tets));

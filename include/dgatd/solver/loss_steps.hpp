@@ -36,8 +36,14 @@ struct LossyRows {
   std::vector<Index> block_first;
   std::vector<Index> block_size;
   std::vector<std::int64_t> matrix_row;
-  std::vector<double> eps;         // Meps_v of the lossy blocks
-  std::vector<double> conductance; // S_v
+  std::vector<double> eps;                 // Meps_v of the lossy blocks
+  std::vector<double> conductance;         // S_v: conductivity and absorbing faces
+  std::vector<double> stretch_conductance; // the layers' share of S_v, eps |r| w^i . (c2 I - S) w^j
+  // The layers' complex frequency shift a (HostOperators::stretch_shift) and, with a > 0, per lossy
+  // row the weight 2 a of its p in the loss's sum where its block holds stretched subregions, 0
+  // elsewhere (solver/losses.hpp).
+  double shift = 0;
+  std::vector<double> shift_weight;
   // The matched layers' stretched tets in the general form (ascending): per tet its rates and
   // coupling (HostOperators), its subregions at 4 k + lv.
   std::vector<Index> stretched_tets;
@@ -67,11 +73,15 @@ LossyRows lossy_rows(dga::HostOperators const& host);
 // subregion's rows W_r^T X psi_r), all row-major (solver/losses.hpp has the equations).
 // Per modal tet and mode (a, d / 2, weight (1 + a) / 2), at 3 (Modes k + m):
 // q^(n+1) = a q^n + d/2 (W^T n) . (u^n + u^(n+1)), the force weight (1 + a) / 2 q^n W^T n.
+// With a complex frequency shift a_s every rate is gamma + a_s, the drives d scale by
+// beta = 1 / (1 + a_s dt / 2), the layers' share of S' too, and each lossy row's p' + a_s p = u
+// steps by p^(n+1) = shift_rule[0] p^n + shift_rule[1] (u^n + u^(n+1)) (docs/open_regions.md).
 struct LossStepMatrices {
   std::vector<double> loss;
   std::vector<double> step_inverse;
   std::vector<double> advance, drive, coupling;
   std::vector<double> one_mode_rule, three_mode_rule;
+  std::array<double, 2> shift_rule{1, 0};
 };
 // Throws dgatd::ModelError (the time step, with the fact dt) when a block's implicit step is singular at dt.
 LossStepMatrices loss_step_matrices(LossyRows const& rows, double dt);
@@ -90,6 +100,7 @@ struct MagneticModalTets {
 
 // Faraday's side of the matched layers, per stretched tet (HostOperators' magnetic terms).
 struct MagneticLayer {
+  double shift = 0; // the complex frequency shift, as LossyRows::shift
   std::vector<Index> tets;
   std::vector<std::array<double, 18>> rates; // S then P
   std::vector<std::array<double, 16>> mu;
@@ -113,6 +124,7 @@ struct MagneticModalMatrices {
 struct MagneticStepMatrices {
   std::vector<double> advance, drive, loss, step_inverse, coupling;
   MagneticModalMatrices one_mode, three_modes;
+  std::array<double, 2> shift_rule{1, 0}; // each stretched tet's p, as LossStepMatrices::shift_rule
 };
 // Throws dgatd::ModelError (the time step, with the fact dt) when a tet's implicit step is singular at dt.
 MagneticStepMatrices magnetic_step_matrices(MagneticLayer const& layer, double dt);

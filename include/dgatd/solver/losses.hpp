@@ -13,7 +13,17 @@
 // the coupling B_r = W_r^T X (X = c |t|/4 [R0 | R1] diag(scale)) depend on the tet only, so a
 // stretched tet's four subregions are stepped together and share them; each keeps its W_r. For any
 // S >= 0 (no layers) the energy cannot grow at the lossless time step (docs/open_regions.md).
-// The matrices are built on the host (solver/loss_steps.hpp) whenever dt changes.
+// With a complex frequency shift a the layers see e - a p instead of e, p' + a p = e. p is kept per
+// lossy row (p = W p^_r in a subregion) and its explicit part, -a beta S'_layer p^n, rides on L:
+// the sum becomes u^n + u~ - 2 a p^n in the layers' blocks, whose S' is their share alone.
+// The matrices are built on the host (solver/loss_steps.hpp) whenever dt changes. In float32
+// (precision = "mixed") L, K and the modal tets' directions W^T n are stored in float, the
+// directions rounded before S' is built from them so that the implicit step and the auxiliaries'
+// rule use the same numbers; the rules (the auxiliaries' poles) and the few general-form tets'
+// tables stay double. Only where no integrator is left: a plain layer (a static field's normal part
+// grows linearly in it) and a lumped inductor respond to a static field by a Jordan block at 1,
+// which rounding splits into growth at sqrt(6e-8) per step (measured: 1e5 steps of a box shell
+// overflowed), so with them the matrices stay double; a shifted layer has no integrator.
 
 #include "dgatd/instances.hpp"
 #include "dgatd/kernels/small_kernels.hpp"
@@ -23,6 +33,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,8 +46,12 @@ public:
   using memory_space = typename ExecutionSpace::memory_space;
   using Context = typename Term<ExecutionSpace, TetLayout>::Context;
 
-  explicit Losses(dga::HostOperators const& host) : lossy_(lossy_rows(host))
+  explicit Losses(dga::HostOperators const& host,
+                  kernels::MatrixPrecision precision = kernels::MatrixPrecision::float64)
+      : lossy_(lossy_rows(host)), precision_(with_integrators() ? kernels::MatrixPrecision::float64 : precision)
   {
+    round_directions(lossy_.one_mode);
+    round_directions(lossy_.three_modes);
     rows_ = kernels::upload_flat<IndexView>("dgatd::loss_rows", lossy_.rows);
     block_first_ = kernels::upload_flat<IndexView>("dgatd::loss_block_first", lossy_.block_first);
     block_size_ = kernels::upload_flat<IndexView>("dgatd::loss_block_size", lossy_.block_size);
@@ -48,6 +63,11 @@ public:
     }
     row_entry_ = kernels::upload_flat<Kokkos::View<std::int64_t*, memory_space>>("dgatd::loss_row_entry", row_entry);
     sum_ = Kokkos::View<Real*, memory_space>("dgatd::loss_sum", lossy_.rows.size());
+    if (!lossy_.shift_weight.empty()) {
+      shift_weight_ =
+          kernels::upload_flat<Kokkos::View<Real*, memory_space>>("dgatd::shift_weight", lossy_.shift_weight);
+      shifted_ = Kokkos::View<Real*, memory_space>("dgatd::shifted_p", lossy_.rows.size());
+    }
     if (!with_layers()) return;
     force_ = Kokkos::View<Real*, memory_space>("dgatd::stretch_force", lossy_.rows.size());
     std::size_t const n = lossy_.subregions.size();
@@ -59,8 +79,8 @@ public:
     for (auto const& subregion : lossy_.subregions)
       basis.insert(basis.end(), subregion.basis.begin(), subregion.basis.end());
     subregion_basis_ = kernels::upload_table<36, memory_space>("dgatd::stretched_basis", basis);
-    one_mode_ = Modal<1>(lossy_.one_mode, "one_mode", 3 * n);
-    three_modes_ = Modal<3>(lossy_.three_modes, "three_modes", 3 * (n + lossy_.one_mode.subregions.size()));
+    one_mode_ = Modal<1>(lossy_.one_mode, "one_mode", 3 * n, precision);
+    three_modes_ = Modal<3>(lossy_.three_modes, "three_modes", 3 * (n + lossy_.one_mode.subregions.size()), precision);
     // Each lossy row's pieces of force (kernels::GatherForce), subregion by subregion: those of the
     // general tets' subregions s = 4 k + lv at (3 lv + r) n / 4 + k, then the one-mode and the
     // three-mode tets' likewise after them.
@@ -97,19 +117,20 @@ public:
   void set_dt(Context const& c) override
   {
     auto const m = loss_step_matrices(lossy_, c.dt);
-    using Flat = Kokkos::View<Real*, memory_space>;
-    matrices_ = kernels::upload_flat<Flat>("dgatd::loss_matrices", m.loss);
+    matrices_ = BlockMatrices("dgatd::loss_matrices", m.loss, precision_);
     if (!with_layers()) return;
-    step_inverse_ = kernels::upload_flat<Flat>("dgatd::loss_step_inverse", m.step_inverse);
+    step_inverse_ = BlockMatrices("dgatd::loss_step_inverse", m.step_inverse, precision_);
     tet_advance_ = kernels::upload_table<36, memory_space>("dgatd::stretched_advance", m.advance);
     tet_drive_ = kernels::upload_table<18, memory_space>("dgatd::stretched_drive", m.drive);
     tet_coupling_ = kernels::upload_table<18, memory_space>("dgatd::stretched_coupling", m.coupling);
     one_mode_.set_rule(m.one_mode_rule);
     three_modes_.set_rule(m.three_mode_rule);
+    shift_rule_ = m.shift_rule;
   }
 
   void reset(Context const&) override
   {
+    Kokkos::deep_copy(shifted_, 0.0);
     Kokkos::deep_copy(psi_, 0.0);
     Kokkos::deep_copy(one_mode_.q, 0.0);
     Kokkos::deep_copy(three_modes_.q, 0.0);
@@ -118,27 +139,31 @@ public:
   std::string name() const override { return with_layers() ? "losses_and_layer_electric" : "losses"; }
   // Per lossy row: its index, block start, size and first entry, u^ read twice and written once, the
   // row sums written, read and written, and its row of L (and of K with layers) from the block's
-  // entries; with layers also the force per row (its offset, written and read), per stretched tet
-  // the coupling X (18), advance (36) and drive (18) matrices, and per subregion its unknowns (read
+  // entries, in the matrices' precision; with layers also the force per row (its offset, written and read), per
+  // stretched tet the coupling X (18), advance (36) and drive (18) matrices, and per subregion its unknowns (read
   // twice) and rows, its basis (9, read twice), psi read twice and written, u^ of its half-edges
   // read twice and kept (written and read), its three force pieces written, then gathered by index;
   // per modal tet its rule (3 per mode, read twice), per subregion its unknowns (twice), rows, u^ of
   // its half-edges (twice), W^T n (3 per mode, twice), q (one per mode) read and written twice and
-  // its three force pieces as above.
+  // its three force pieces as above. With a shift, per lossy row its weight and p read in the
+  // gather and again, with p written, in the correction, and per subregion its rows' weights and p.
   std::int64_t bytes_per_step() const override
   {
     auto const rows = static_cast<std::int64_t>(lossy_.rows.size());
-    auto const entries = static_cast<std::int64_t>(matrices_.extent(0));
     constexpr auto index = static_cast<std::int64_t>(sizeof(Index));
     constexpr auto real = static_cast<std::int64_t>(sizeof(Real));
     std::int64_t bytes =
-        rows * (3 * index + static_cast<std::int64_t>(sizeof(std::int64_t)) + 6 * real) + entries * real;
+        rows * (3 * index + static_cast<std::int64_t>(sizeof(std::int64_t)) + 6 * real) + matrices_.bytes();
     if (!with_layers()) return bytes;
     auto const subregions = static_cast<std::int64_t>(lossy_.subregions.size());
     auto const pieces = static_cast<std::int64_t>(force_pieces_of_row_.extent(0));
-    bytes += entries * real + rows * (index + 2 * real) + pieces * (index + real) +
+    bytes += step_inverse_.bytes() + rows * (index + 2 * real) + pieces * (index + real) +
              subregions / 4 * (18 + 36 + 18) * real + subregions * (9 * index + (2 * 9 + 3 * 6 + 4 * 3 + 3) * real) +
              one_mode_.bytes_per_step() + three_modes_.bytes_per_step();
+    if (shifted_.extent(0) > 0)
+      bytes += rows * 5 * real + (subregions + static_cast<std::int64_t>(lossy_.one_mode.subregions.size() +
+                                                                         lossy_.three_modes.subregions.size())) *
+                                     6 * real;
     return bytes;
   }
 
@@ -150,19 +175,28 @@ public:
     kernels::for_each("dgatd::psi_force", c.space, lossy_.subregions.size() / 4,
                       kernels::StretchedTetForce<memory_space>{subregion_unknowns_, subregion_rows_, subregion_basis_,
                                                                tet_coupling_, c.fields.u, psi_, psi_previous_,
-                                                               force_pieces_});
-    one_mode_.force(c, force_pieces_);
-    three_modes_.force(c, force_pieces_);
+                                                               force_pieces_, shift_weight_, shifted_});
+    one_mode_.force(c, force_pieces_, shift_weight_, shifted_);
+    three_modes_.force(c, force_pieces_, shift_weight_, shifted_);
     kernels::for_each("dgatd::psi_force_rows", c.space, lossy_.rows.size(),
                       kernels::GatherForce<memory_space>{force_offsets_, force_pieces_of_row_, force_pieces_, force_});
   }
 
   void correct(Context const& c) override
   {
-    gather_rows(c, true);
-    kernels::for_each("dgatd::losses", c.space, lossy_.rows.size(),
-                      kernels::LossCorrection<memory_space>{rows_, block_first_, block_size_, row_entry_, matrices_,
-                                                            sum_, step_inverse_, force_, c.fields.u});
+    if (shifted_.extent(0) > 0)
+      kernels::for_each("dgatd::loss_rows", c.space, lossy_.rows.size(),
+                        kernels::GatherShiftedRows<memory_space>{rows_, c.fields.u, sum_, shift_weight_, shifted_});
+    else
+      gather_rows(c, true);
+    kernels::with_matrix_scalar(precision_, [&](auto scalar) {
+      using Matrix = decltype(scalar);
+      kernels::for_each("dgatd::losses", c.space, lossy_.rows.size(),
+                        kernels::LossCorrection<memory_space, Matrix>{
+                            rows_, block_first_, block_size_, row_entry_, matrices_.template view<Matrix>(), sum_,
+                            step_inverse_.template view<Matrix>(), force_, c.fields.u, shift_weight_, shifted_,
+                            shift_rule_[0], shift_rule_[1]});
+    });
     if (!with_layers()) return;
     kernels::for_each("dgatd::psi", c.space, lossy_.subregions.size() / 4,
                       kernels::StretchedTetAuxiliary<memory_space>{subregion_unknowns_, subregion_basis_, tet_advance_,
@@ -172,22 +206,29 @@ public:
   }
 
   // psi, six per stretched subregion of the general form, then q, one per mode and subregion of the
-  // one-mode tets, then of the three-mode tets.
+  // one-mode tets, then of the three-mode tets, then with a shift p per lossy row (a run with a
+  // shift stays in one process: simulation::describe_problem).
   std::size_t state_size(std::int64_t) const override
   {
-    return psi_.size() + one_mode_.q.size() + three_modes_.q.size();
+    return psi_.size() + one_mode_.q.size() + three_modes_.q.size() + shifted_.size();
   }
   void save(std::vector<double>& state) const override
   {
     kernels::append_rows(psi_, state);
     kernels::append_rows(one_mode_.q, state);
     kernels::append_rows(three_modes_.q, state);
+    auto const p = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), shifted_);
+    state.insert(state.end(), p.data(), p.data() + p.size());
   }
   void restore(Context const&, double const* state) override
   {
     kernels::fill_rows(psi_, state);
     kernels::fill_rows(one_mode_.q, state + psi_.size());
     kernels::fill_rows(three_modes_.q, state + psi_.size() + one_mode_.q.size());
+    std::size_t const p_first = psi_.size() + one_mode_.q.size() + three_modes_.q.size();
+    Kokkos::deep_copy(shifted_,
+                      kernels::upload_flat<Kokkos::View<Real*, memory_space>>(
+                          "dgatd::shifted_p", std::vector<double>(state + p_first, state + p_first + shifted_.size())));
   }
   std::vector<TetRows> state_rows() const override
   {
@@ -204,6 +245,7 @@ private:
   {
     return !lossy_.subregions.empty() || !lossy_.one_mode.subregions.empty() || !lossy_.three_modes.subregions.empty();
   }
+  bool with_integrators() const { return (with_layers() && lossy_.shift == 0) || !lossy_.lumped_kites.empty(); }
 
   // Three indices per subregion (its unknowns or its rows), a tet's four subregions in its row.
   template <class Item>
@@ -223,14 +265,14 @@ private:
   template <int Modes>
   struct Modal {
     Kokkos::View<Index*[12], memory_space> unknowns, rows;
-    Kokkos::View<Real * [12 * Modes], memory_space> direction;
+    kernels::MatrixTable<12 * Modes, memory_space> direction;
     Kokkos::View<Real * [4 * Modes], memory_space> q;
     Kokkos::View<Real * [3 * Modes], memory_space> rule;
     std::size_t first_piece = 0;
     std::string name;
 
     Modal() = default;
-    Modal(ModalTets<Modes> const& tets, std::string const& group, std::size_t first)
+    Modal(ModalTets<Modes> const& tets, std::string const& group, std::size_t first, kernels::MatrixPrecision precision)
         : unknowns(
               upload_indices("dgatd::" + group + "_unknowns", tets.subregions, &ModalTets<Modes>::Subregion::unknowns)),
           rows(upload_indices("dgatd::" + group + "_rows", tets.subregions, &ModalTets<Modes>::Subregion::lossy_rows)),
@@ -239,29 +281,39 @@ private:
       std::vector<double> along;
       for (auto const& subregion : tets.subregions)
         along.insert(along.end(), subregion.direction.begin(), subregion.direction.end());
-      direction = kernels::upload_table<12 * Modes, memory_space>("dgatd::" + group + "_direction", along);
+      direction = kernels::MatrixTable<12 * Modes, memory_space>("dgatd::" + group + "_direction", along, precision);
     }
     void set_rule(std::vector<double> const& rules)
     {
       rule = kernels::upload_table<3 * Modes, memory_space>("dgatd::" + name + "_rule", rules);
     }
-    void force(Context const& c, Kokkos::View<Real*, memory_space> const& pieces) const
+    void force(Context const& c, Kokkos::View<Real*, memory_space> const& pieces,
+               Kokkos::View<Real*, memory_space> const& shift_weight,
+               Kokkos::View<Real*, memory_space> const& shifted) const
     {
-      kernels::for_each(("dgatd::" + name + "_force").c_str(), c.space, q.extent(0),
-                        kernels::ModalTetForce<Modes, memory_space>{unknowns, rows, direction, rule, c.fields.u, q,
-                                                                    pieces, first_piece});
+      kernels::with_matrix_scalar(direction.precision(), [&](auto scalar) {
+        using Matrix = decltype(scalar);
+        kernels::for_each(("dgatd::" + name + "_force").c_str(), c.space, q.extent(0),
+                          kernels::ModalTetForce<Modes, memory_space, Matrix>{
+                              unknowns, rows, direction.template view<Matrix>(), rule, c.fields.u, q, pieces,
+                              first_piece, shift_weight, shifted});
+      });
     }
     void advance(Context const& c) const
     {
-      kernels::for_each(("dgatd::" + name + "_q").c_str(), c.space, q.extent(0),
-                        kernels::ModalTetAuxiliary<Modes, memory_space>{unknowns, direction, rule, c.fields.u, q});
+      kernels::with_matrix_scalar(direction.precision(), [&](auto scalar) {
+        using Matrix = decltype(scalar);
+        kernels::for_each(("dgatd::" + name + "_q").c_str(), c.space, q.extent(0),
+                          kernels::ModalTetAuxiliary<Modes, memory_space, Matrix>{
+                              unknowns, direction.template view<Matrix>(), rule, c.fields.u, q});
+      });
     }
     std::int64_t bytes_per_step() const
     {
       auto const tets = static_cast<std::int64_t>(q.extent(0));
       constexpr auto index = static_cast<std::int64_t>(sizeof(Index));
       constexpr auto real = static_cast<std::int64_t>(sizeof(Real));
-      return tets * (2 * 3 * Modes * real + 4 * (9 * index + (2 * 3 + 2 * 3 * Modes + 4 * Modes + 3) * real));
+      return 2 * direction.bytes() + tets * (2 * 3 * Modes * real + 4 * (9 * index + (2 * 3 + 4 * Modes + 3) * real));
     }
   };
 
@@ -271,12 +323,24 @@ private:
                       kernels::GatherRows<memory_space>{rows_, c.fields.u, sum_, accumulate});
   }
 
+  using BlockMatrices = kernels::MatrixTable<0, memory_space>;
+
+  template <int Modes>
+  void round_directions(ModalTets<Modes>& tets) const
+  {
+    for (auto& subregion : tets.subregions)
+      for (double& x : subregion.direction) x = kernels::round_to(precision_, x);
+  }
+
   LossyRows lossy_;
+  kernels::MatrixPrecision precision_;
   Kokkos::View<Index*, memory_space> rows_, block_first_, block_size_;
   Kokkos::View<std::int64_t*, memory_space> row_entry_;
-  Kokkos::View<Real*, memory_space> matrices_;                             // L_v, block by block, by columns
-  Kokkos::View<Real*, memory_space> sum_;                                  // u^n, then u^n + u~, of the lossy rows
-  Kokkos::View<Real*, memory_space> step_inverse_;                         // K_v, with layers only
+  BlockMatrices matrices_;                                   // L_v, block by block, by columns
+  Kokkos::View<Real*, memory_space> sum_;                    // u^n, then u^n + u~, of the lossy rows
+  BlockMatrices step_inverse_;                               // K_v, with layers only
+  Kokkos::View<Real*, memory_space> shift_weight_, shifted_; // 2 a and p per lossy row, with a shift
+  std::array<double, 2> shift_rule_{1, 0};
   Kokkos::View<Real*, memory_space> force_;                                // g, per lossy row
   Kokkos::View<Real*, memory_space> force_pieces_;                         // each subregion's part of g, by tet group
   Kokkos::View<Index*, memory_space> force_offsets_, force_pieces_of_row_; // the pieces of each row

@@ -5,7 +5,9 @@
 // phi the six auxiliary unknowns of each of the tet's four subregions. Before Faraday the tets'
 // f^(n-1/2) is kept; after it the lossless f~ is corrected, phi advances and the tets' edge pieces
 // are written again, before any exchange or Ampere reads them. The matrices are built on the host
-// (solver/loss_steps.hpp) whenever dt changes.
+// (solver/loss_steps.hpp) whenever dt changes; in float32 L, K and the modal tets' directions are
+// stored in float where the layer is shifted, as on Ampere's side (solver/losses.hpp says why only
+// there).
 
 #include "dgatd/instances.hpp"
 #include "dgatd/kernels/faraday.hpp"
@@ -27,13 +29,16 @@ public:
   using memory_space = typename ExecutionSpace::memory_space;
   using Context = typename Term<ExecutionSpace, TetLayout>::Context;
 
-  explicit MagneticStretch(dga::HostOperators const& host)
-      : layer_(magnetic_layer(host)),
+  explicit MagneticStretch(dga::HostOperators const& host,
+                           kernels::MatrixPrecision precision = kernels::MatrixPrecision::float64)
+      : layer_(rounded(magnetic_layer(host), precision)), precision_(effective(precision, layer_.shift)),
         tets_(kernels::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::stretched_tets", layer_.tets)),
         previous_("dgatd::stretched_f_previous", layer_.tets.size()), phi_("dgatd::phi", layer_.tets.size()),
         basis_(kernels::upload_table<48, memory_space>("dgatd::stretched_tet_basis", layer_.basis)),
-        one_mode_(layer_.one_mode, "one_mode"), three_modes_(layer_.three_modes, "three_modes")
+        one_mode_(layer_.one_mode, "one_mode", precision_, layer_.shift > 0),
+        three_modes_(layer_.three_modes, "three_modes", precision_, layer_.shift > 0)
   {
+    if (layer_.shift > 0) shift_.p = Kokkos::View<Real* [4], memory_space>("dgatd::shifted_p", layer_.tets.size());
   }
 
   void set_dt(Context const& c) override
@@ -41,9 +46,14 @@ public:
     auto const m = magnetic_step_matrices(layer_, c.dt);
     advance_ = kernels::upload_table<36, memory_space>("dgatd::phi_advance", m.advance);
     drive_ = kernels::upload_table<18, memory_space>("dgatd::phi_drive", m.drive);
-    loss_ = kernels::upload_table<16, memory_space>("dgatd::stretched_tet_loss", m.loss);
-    step_inverse_ = kernels::upload_table<16, memory_space>("dgatd::stretched_tet_step_inverse", m.step_inverse);
+    loss_ = TetMatrices("dgatd::stretched_tet_loss", m.loss, precision_);
+    step_inverse_ = TetMatrices("dgatd::stretched_tet_step_inverse", m.step_inverse, precision_);
     coupling_ = kernels::upload_table<18, memory_space>("dgatd::stretched_tet_coupling", m.coupling);
+    for (auto* shift : {&shift_, &one_mode_.shift, &three_modes_.shift}) {
+      shift->weight = 2 * layer_.shift;
+      shift->advance = m.shift_rule[0];
+      shift->half_drive = m.shift_rule[1];
+    }
     one_mode_.set_matrices(m.one_mode);
     three_modes_.set_matrices(m.three_modes);
   }
@@ -53,20 +63,22 @@ public:
     Kokkos::deep_copy(phi_, 0.0);
     Kokkos::deep_copy(one_mode_.phi, 0.0);
     Kokkos::deep_copy(three_modes_.phi, 0.0);
+    for (auto const* shift : {&shift_, &one_mode_.shift, &three_modes_.shift}) Kokkos::deep_copy(shift->p, 0.0);
   }
 
   std::string name() const override { return "layer_magnetic"; }
   // Per stretched tet: its index twice, f^ read twice and written once, f^(n-1/2) written and read,
-  // L and K (16 each), X (18), the bases (48), phi (24) read and written, the advance (36) and drive
-  // (18) matrices, the edge signs and the six edge pieces written; per modal tet the same with
-  // W_lv^T n_m (16 per mode) and the rule (3 per mode) in place of X, the bases and the rule's
-  // matrices, and four phi per mode.
+  // L and K (16 each, in the matrices' precision), X (18), the bases (48), phi (24) read and
+  // written, the advance (36) and drive (18) matrices, the edge signs and the six edge pieces
+  // written; per modal tet the same with W_lv^T n_m (16 per mode, in the matrices' precision) and
+  // the rule (3 per mode) in place of X, the bases and the rule's matrices, and four phi per mode;
+  // with a shift, each tet's p (4) read and written.
   std::int64_t bytes_per_step() const override
   {
     auto const general = static_cast<std::int64_t>(
-        2 * sizeof(Index) + (3 * 4 + 2 * 4 + 2 * 16 + 18 + 48 + 2 * 24 + 36 + 18 + 6) * sizeof(Real) +
-        sizeof(std::uint32_t));
-    return static_cast<std::int64_t>(layer_.tets.size()) * general + one_mode_.bytes_per_step() +
+        2 * sizeof(Index) + (3 * 4 + 2 * 4 + 18 + 48 + 2 * 24 + 36 + 18 + 6) * sizeof(Real) + sizeof(std::uint32_t));
+    return static_cast<std::int64_t>(layer_.tets.size()) * general + loss_.bytes() + step_inverse_.bytes() +
+           static_cast<std::int64_t>(2 * shift_.p.size() * sizeof(Real)) + one_mode_.bytes_per_step() +
            three_modes_.bytes_per_step();
   }
 
@@ -80,40 +92,74 @@ public:
 
   void after_faraday(Context const& c) override
   {
-    kernels::for_each("dgatd::magnetic_stretching", c.space, layer_.tets.size(),
-                      kernels::MagneticStretchAfter<TetLayout, memory_space>{
-                          tets_, c.fields.f, previous_, loss_, step_inverse_, coupling_, basis_, phi_, advance_, drive_,
-                          c.operators.tet_edge_signs, c.fields.edge_pieces});
+    kernels::with_matrix_scalar(precision_, [&](auto scalar) {
+      using Matrix = decltype(scalar);
+      kernels::for_each("dgatd::magnetic_stretching", c.space, layer_.tets.size(),
+                        kernels::MagneticStretchAfter<TetLayout, memory_space, Matrix>{
+                            tets_, c.fields.f, previous_, loss_.template view<Matrix>(),
+                            step_inverse_.template view<Matrix>(), coupling_, basis_, phi_, advance_, drive_,
+                            c.operators.tet_edge_signs, c.fields.edge_pieces, shift_});
+    });
     one_mode_.after(c);
     three_modes_.after(c);
   }
 
   // phi, 24 per stretched tet of the general form, then one per mode and subregion of the one-mode
-  // tets, then of the three-mode tets.
+  // tets, then of the three-mode tets; with a shift then each group's p, four per tet.
   std::size_t state_size(std::int64_t) const override
   {
-    return phi_.size() + one_mode_.phi.size() + three_modes_.phi.size();
+    return phi_.size() + one_mode_.phi.size() + three_modes_.phi.size() + shift_.p.size() + one_mode_.shift.p.size() +
+           three_modes_.shift.p.size();
   }
   void save(std::vector<double>& state) const override
   {
     kernels::append_rows(phi_, state);
     kernels::append_rows(one_mode_.phi, state);
     kernels::append_rows(three_modes_.phi, state);
+    for (auto const* shift : {&shift_, &one_mode_.shift, &three_modes_.shift}) kernels::append_rows(shift->p, state);
   }
   void restore(Context const&, double const* state) override
   {
     kernels::fill_rows(phi_, state);
-    kernels::fill_rows(one_mode_.phi, state + phi_.size());
-    kernels::fill_rows(three_modes_.phi, state + phi_.size() + one_mode_.phi.size());
+    state += phi_.size();
+    kernels::fill_rows(one_mode_.phi, state);
+    state += one_mode_.phi.size();
+    kernels::fill_rows(three_modes_.phi, state);
+    state += three_modes_.phi.size();
+    for (auto const* shift : {&shift_, &one_mode_.shift, &three_modes_.shift}) {
+      kernels::fill_rows(shift->p, state);
+      state += shift->p.size();
+    }
   }
   std::vector<TetRows> state_rows() const override
   {
-    return {{layer_.tets, phi_.extent(1)},
-            {layer_.one_mode.tets, one_mode_.phi.extent(1)},
-            {layer_.three_modes.tets, three_modes_.phi.extent(1)}};
+    std::vector<TetRows> rows{{layer_.tets, phi_.extent(1)},
+                              {layer_.one_mode.tets, one_mode_.phi.extent(1)},
+                              {layer_.three_modes.tets, three_modes_.phi.extent(1)}};
+    if (layer_.shift > 0)
+      for (auto const& tets : {layer_.tets, layer_.one_mode.tets, layer_.three_modes.tets}) rows.push_back({tets, 4});
+    return rows;
   }
 
 private:
+  using TetMatrices = kernels::MatrixTable<16, memory_space>;
+
+  // The precision of the matrices: float32 only for a shifted layer (solver/losses.hpp says why).
+  static kernels::MatrixPrecision effective(kernels::MatrixPrecision precision, double shift)
+  {
+    return shift > 0 ? precision : kernels::MatrixPrecision::float64;
+  }
+
+  // The layer with its modal tets' directions rounded to the matrices' precision, before the
+  // implicit steps are built from them (solver/losses.hpp says why).
+  static MagneticLayer rounded(MagneticLayer layer, kernels::MatrixPrecision precision)
+  {
+    auto const matrices = effective(precision, layer.shift);
+    for (double& x : layer.one_mode.direction) x = kernels::round_to(matrices, x);
+    for (double& x : layer.three_modes.direction) x = kernels::round_to(matrices, x);
+    return layer;
+  }
+
   // The tets whose stretch splits into Modes scalar modes (kernels::MagneticModalAfter): their
   // f^(n-1/2), phi per mode and subregion, W_lv^T n_m, L, K and the rule per mode.
   template <int Modes>
@@ -121,24 +167,25 @@ private:
     Kokkos::View<Index*, memory_space> tets;
     Kokkos::View<Real* [4], memory_space> previous;
     Kokkos::View<Real * [4 * Modes], memory_space> phi;
-    Kokkos::View<Real * [16 * Modes], memory_space> direction;
-    Kokkos::View<Real*[16], memory_space> loss, step_inverse;
+    kernels::MatrixTable<16 * Modes, memory_space> direction;
+    TetMatrices loss, step_inverse;
     Kokkos::View<Real * [3 * Modes], memory_space> rule;
+    kernels::TetShift<memory_space> shift;
     std::string name;
 
-    Modal(MagneticModalTets<Modes> const& group, std::string const& label)
+    Modal(MagneticModalTets<Modes> const& group, std::string const& label, kernels::MatrixPrecision precision,
+          bool shifted)
         : tets(kernels::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::" + label + "_tets", group.tets)),
           previous("dgatd::" + label + "_f_previous", group.tets.size()),
           phi("dgatd::" + label + "_phi", group.tets.size()),
-          direction(
-              kernels::upload_table<16 * Modes, memory_space>("dgatd::" + label + "_tet_direction", group.direction)),
-          name(label)
+          direction("dgatd::" + label + "_tet_direction", group.direction, precision), name(label)
     {
+      if (shifted) shift.p = Kokkos::View<Real* [4], memory_space>("dgatd::" + label + "_shifted_p", group.tets.size());
     }
     void set_matrices(MagneticModalMatrices const& m)
     {
-      loss = kernels::upload_table<16, memory_space>("dgatd::" + name + "_tet_loss", m.loss);
-      step_inverse = kernels::upload_table<16, memory_space>("dgatd::" + name + "_tet_step_inverse", m.step_inverse);
+      loss = TetMatrices("dgatd::" + name + "_tet_loss", m.loss, direction.precision());
+      step_inverse = TetMatrices("dgatd::" + name + "_tet_step_inverse", m.step_inverse, direction.precision());
       rule = kernels::upload_table<3 * Modes, memory_space>("dgatd::" + name + "_tet_rule", m.rule);
     }
     void before(Context const& c) const
@@ -148,33 +195,40 @@ private:
     }
     void after(Context const& c) const
     {
-      kernels::for_each(("dgatd::magnetic_" + name).c_str(), c.space, tets.extent(0),
-                        kernels::MagneticModalAfter<Modes, TetLayout, memory_space>{
-                            tets, c.fields.f, previous, loss, step_inverse, direction, rule, phi,
-                            c.operators.tet_edge_signs, c.fields.edge_pieces});
+      kernels::with_matrix_scalar(direction.precision(), [&](auto scalar) {
+        using Matrix = decltype(scalar);
+        kernels::for_each(("dgatd::magnetic_" + name).c_str(), c.space, tets.extent(0),
+                          kernels::MagneticModalAfter<Modes, TetLayout, memory_space, Matrix>{
+                              tets, c.fields.f, previous, loss.template view<Matrix>(),
+                              step_inverse.template view<Matrix>(), direction.template view<Matrix>(), rule, phi,
+                              c.operators.tet_edge_signs, c.fields.edge_pieces, shift});
+      });
     }
     // Its index twice, f^ read twice and written once, f^(n-1/2) written and read, L and K, the
     // directions and rule, phi read and written, the edge signs and the six edge pieces written.
     std::int64_t bytes_per_step() const
     {
-      return static_cast<std::int64_t>(tets.extent(0)) *
-             static_cast<std::int64_t>(2 * sizeof(Index) +
-                                       (3 * 4 + 2 * 4 + 2 * 16 + 16 * Modes + 3 * Modes + 2 * 4 * Modes + 6) *
-                                           sizeof(Real) +
-                                       sizeof(std::uint32_t));
+      return loss.bytes() + step_inverse.bytes() + direction.bytes() +
+             static_cast<std::int64_t>(2 * shift.p.size() * sizeof(Real)) +
+             static_cast<std::int64_t>(tets.extent(0)) *
+                 static_cast<std::int64_t>(2 * sizeof(Index) +
+                                           (3 * 4 + 2 * 4 + 3 * Modes + 2 * 4 * Modes + 6) * sizeof(Real) +
+                                           sizeof(std::uint32_t));
     }
   };
 
   MagneticLayer layer_;
+  kernels::MatrixPrecision precision_;
   Kokkos::View<Index*, memory_space> tets_;
   Kokkos::View<Real* [4], memory_space> previous_; // f^(n-1/2)
   Kokkos::View<Real* [24], memory_space> phi_;
   Kokkos::View<Real* [48], memory_space> basis_; // W_lv, 3 x 4 per subregion
   Kokkos::View<Real* [36], memory_space> advance_;
-  Kokkos::View<Real* [18], memory_space> drive_;        // from a subregion's Cartesian h
-  Kokkos::View<Real* [16], memory_space> loss_;         // L
-  Kokkos::View<Real* [16], memory_space> step_inverse_; // K
-  Kokkos::View<Real* [18], memory_space> coupling_;     // X
+  Kokkos::View<Real* [18], memory_space> drive_;    // from a subregion's Cartesian h
+  TetMatrices loss_;                                // L
+  TetMatrices step_inverse_;                        // K
+  Kokkos::View<Real* [18], memory_space> coupling_; // X
+  kernels::TetShift<memory_space> shift_;           // the general form's tets' p
   Modal<1> one_mode_;
   Modal<3> three_modes_;
 };

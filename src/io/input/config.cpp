@@ -340,6 +340,10 @@ Pml read_pml(TableReader const& t)
   pml.reflection = t.number("reflection", pml.reflection);
   if (!(pml.reflection > 0 && pml.reflection < 1))
     t.fail("reflection", "= " + format_number(pml.reflection) + " must lie between 0 and 1 (e.g. 1e-6)");
+  pml.cfs_frequency = t.number("cfs_frequency", pml.cfs_frequency);
+  if (!(pml.cfs_frequency >= 0 && std::isfinite(pml.cfs_frequency)))
+    t.fail("cfs_frequency", "= " + format_number(pml.cfs_frequency) +
+                                " must be a frequency >= 0 in Hz (0, the default, is the plain stretch)");
   return pml;
 }
 
@@ -822,7 +826,7 @@ Config parse_config(std::string const& text, std::string const& name, std::strin
 
   if (tables.count("pml")) {
     for (auto const& table : tables["pml"]->as_array()) {
-      TableReader const t(name, table, "[[pml]]", {"region", "order", "reflection"});
+      TableReader const t(name, table, "[[pml]]", {"region", "order", "reflection", "cfs_frequency"});
       Pml pml = read_pml(t);
       for (auto const& other : config.pml)
         if (other.region_name == pml.region_name && other.region_tag == pml.region_tag)

@@ -57,7 +57,8 @@ struct Pml {
   // The layer's own defaults (dga::PmlProfile).
   int order = dga::PmlProfile{}.order;
   double reflection = dga::PmlProfile{}.reflection;
-  int line = 0; // of the [[pml]] header
+  double cfs_frequency = 0; // Hz: the complex frequency shift a = 2 pi cfs_frequency
+  int line = 0;             // of the [[pml]] header
 };
 
 struct BoundaryConfig {
