@@ -79,8 +79,8 @@ public:
     for (auto const& subregion : lossy_.subregions)
       basis.insert(basis.end(), subregion.basis.begin(), subregion.basis.end());
     subregion_basis_ = kernels::upload_table<36, memory_space>("dgatd::stretched_basis", basis);
-    one_mode_ = Modal<1>(lossy_.one_mode, "one_mode", 3 * n, precision);
-    three_modes_ = Modal<3>(lossy_.three_modes, "three_modes", 3 * (n + lossy_.one_mode.subregions.size()), precision);
+    one_mode_ = Modal<1>(lossy_.one_mode, "one_mode", 3 * n, precision_);
+    three_modes_ = Modal<3>(lossy_.three_modes, "three_modes", 3 * (n + lossy_.one_mode.subregions.size()), precision_);
     // Each lossy row's pieces of force (kernels::GatherForce), subregion by subregion: those of the
     // general tets' subregions s = 4 k + lv at (3 lv + r) n / 4 + k, then the one-mode and the
     // three-mode tets' likewise after them.

@@ -365,6 +365,41 @@ TEST(MatchedLayers, ShiftedStretchStepsLikeTheGeneralFormAndDiffersFromThePlainO
   EXPECT_GT(std::max(du_plain, df_plain), 1e-3);
 }
 
+// The layer terms' bytes per step under each precision of the core's matrices.
+std::vector<std::int64_t> layer_term_bytes(dgatd::testing::LayeredProblem const& g,
+                                           dgatd::kernels::MatrixPrecision precision)
+{
+  FractionedLeapfrog<TestSpace> solver(TestSpace(), g.operators, dgatd::kernels::default_block_pass<TestSpace>(),
+                                       precision);
+  solver.set_dt(0.95 * solver.estimate_stability().dt_max);
+  std::vector<std::int64_t> bytes;
+  for (std::size_t i = 0; i < solver.num_terms(); ++i) bytes.push_back(solver.term(i).bytes_per_step());
+  return bytes;
+}
+
+// Mixed precision stores the layer terms' matrices in float only where the layer is shifted: a
+// plain layer's static response is an integrator, a Jordan block at 1, which float rounding splits
+// into exponential growth (regression.LongRunOpen), so its terms move the bytes of double.
+TEST(MatchedLayers, MixedPrecisionFloatsTheMatricesOfShiftedLayersOnly)
+{
+  using dgatd::kernels::MatrixPrecision;
+  auto const plain = dgatd::testing::shelled_box(10, 0.3);
+  auto const shifted = dgatd::testing::shelled_box(10, 0.3, {}, shifted_profile(2.0));
+  auto const plain_double = layer_term_bytes(plain, MatrixPrecision::float64);
+  auto const plain_mixed = layer_term_bytes(plain, MatrixPrecision::float32);
+  auto const shifted_double = layer_term_bytes(shifted, MatrixPrecision::float64);
+  auto const shifted_mixed = layer_term_bytes(shifted, MatrixPrecision::float32);
+  ASSERT_EQ(plain_double.size(), 2u); // the electric and the magnetic side
+  ASSERT_EQ(shifted_double.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    std::printf("term %zu: plain %lld / %lld B, shifted %lld / %lld B (double / mixed)\n", i,
+                static_cast<long long>(plain_double[i]), static_cast<long long>(plain_mixed[i]),
+                static_cast<long long>(shifted_double[i]), static_cast<long long>(shifted_mixed[i]));
+    EXPECT_EQ(plain_mixed[i], plain_double[i]);
+    EXPECT_LT(shifted_mixed[i], shifted_double[i]);
+  }
+}
+
 // precision = "mixed" stores a shifted layer's L, K and modal directions in float (the directions
 // rounded before the implicit steps are built from them): the same scheme with matrices rounded to
 // 6e-8, so the same fields to that order once the pulse has gone through the shell, and the shell
