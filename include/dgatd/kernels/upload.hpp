@@ -61,8 +61,9 @@ Kokkos::View<Real* [N], MemorySpace> upload_table(std::string const& label, Host
 // with_matrix_scalar(precision(), ...).
 template <int N, class MemorySpace>
 class MatrixTable {
+  static constexpr int width = N == 0 ? 1 : N; // numbers per row
   template <class Scalar>
-  using Data = std::conditional_t<N == 0, Scalar*, Scalar * [N == 0 ? 1 : N]>;
+  using Data = std::conditional_t<N == 0, Scalar*, Scalar* [width]>;
 
 public:
   template <class Scalar>
@@ -74,13 +75,13 @@ public:
   {
     with_matrix_scalar(precision, [&](auto scalar) {
       using Scalar = decltype(scalar);
-      ViewOf<Scalar> view(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), values.size() / (N == 0 ? 1 : N));
+      ViewOf<Scalar> view(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), values.size() / width);
       auto host = compat::create_mirror_view_no_init(view);
       for (std::size_t i = 0; i < values.size(); ++i) {
         if constexpr (N == 0)
           host(i) = static_cast<Scalar>(values[i]);
         else
-          host(i / N, i % N) = static_cast<Scalar>(values[i]);
+          host(i / width, i % width) = static_cast<Scalar>(values[i]);
       }
       Kokkos::deep_copy(view, host);
       std::get<ViewOf<Scalar>>(views_) = view;
@@ -100,7 +101,7 @@ public:
   std::int64_t bytes() const
   {
     auto const scalar = precision_ == MatrixPrecision::float32 ? sizeof(float) : sizeof(double);
-    return static_cast<std::int64_t>(rows() * (N == 0 ? 1 : N) * scalar);
+    return static_cast<std::int64_t>(rows() * width * scalar);
   }
 
 private:
