@@ -171,9 +171,8 @@ void mark_shifted_blocks(LossyRows& lossy)
   for (std::size_t r = 0; r < lossy.rows.size(); r += static_cast<std::size_t>(lossy.block_size[r])) {
     if (!shifted[r]) continue;
     auto const d = static_cast<std::size_t>(lossy.block_size[r]);
-    auto const first = static_cast<std::size_t>(lossy.matrix_row[r]);
-    for (std::size_t i = 0; i < d * d; ++i) other[r] = other[r] || lossy.conductance[first + i] != 0;
-    if (other[r])
+    auto const block = lossy.conductance.begin() + lossy.matrix_row[r];
+    if (other[r] || std::any_of(block, block + static_cast<std::ptrdiff_t>(d * d), [](double s) { return s != 0; }))
       throw std::invalid_argument("a dual block holds a shifted layer's subregions and conductivity, an absorbing "
                                   "face or a lumped kite");
     for (std::size_t i = 0; i < d; ++i) lossy.shift_weight[r + i] = 2 * lossy.shift;

@@ -123,12 +123,12 @@ template <class MemorySpace>
 struct TetShift {
   Kokkos::View<Real* [4], MemorySpace> p;
   Real weight = 0, advance = 1, half_drive = 0;
-  // f^(n-1/2) - 2 a p^(n-1/2) of face j: the loss and the auxiliaries then read the step's average of
-  // f^ - a p, with p^(n+1/2) eliminated (docs/open_regions.md, section 3).
+  // f^(n-1/2) - 2 a p^(n-1/2) of tet k's faces: the loss and the auxiliaries then read the step's
+  // average of f^ - a p, with p^(n+1/2) eliminated (docs/open_regions.md, section 3).
   template <class Previous>
-  KOKKOS_INLINE_FUNCTION Real shifted_previous(Previous const& previous, std::size_t k, int j) const
+  KOKKOS_INLINE_FUNCTION void shifted_previous(Previous const& previous, std::size_t k, Real (&out)[4]) const
   {
-    return p.extent(0) > 0 ? previous(k, j) - weight * p(k, j) : previous(k, j);
+    for (int j = 0; j < 4; ++j) out[j] = p.extent(0) > 0 ? previous(k, j) - weight * p(k, j) : previous(k, j);
   }
   template <class Previous>
   KOKKOS_INLINE_FUNCTION void advance_tet(Previous const& previous, std::size_t k, Real const (&updated)[4]) const
@@ -182,7 +182,7 @@ struct MagneticStretchAfter {
         for (int c = 0; c < 6; ++c) y += coupling(k, 6 * m + c) * phi(k, 6 * lv + c);
         for (int face = 0; face < 4; ++face) force[face] += basis(k, 12 * lv + 4 * m + face) * y;
       }
-    for (int j = 0; j < 4; ++j) shifted_previous[j] = shift.shifted_previous(previous, k, j);
+    shift.shifted_previous(previous, k, shifted_previous);
     correct_stretched_tet(loss, step_inverse, shifted_previous, f, k, t, force, updated);
     Real average[4];
     for (int j = 0; j < 4; ++j) average[j] = Real(0.5) * (shifted_previous[j] + updated[j]);
@@ -232,7 +232,7 @@ struct MagneticModalAfter {
         Real const weighted = rule(k, 3 * m + 2) * phi(k, Modes * lv + m);
         for (int face = 0; face < 4; ++face) force[face] += weighted * direction(k, 4 * (Modes * lv + m) + face);
       }
-    for (int j = 0; j < 4; ++j) shifted_previous[j] = shift.shifted_previous(previous, k, j);
+    shift.shifted_previous(previous, k, shifted_previous);
     correct_stretched_tet(loss, step_inverse, shifted_previous, f, k, t, force, updated);
     Real sum[4];
     for (int face = 0; face < 4; ++face) sum[face] = shifted_previous[face] + updated[face];

@@ -230,6 +230,17 @@ TEST(MatchedLayers, PlaneWaveEntersAndDoesNotComeBack)
 
 namespace {
 
+// The largest difference of a and b over the largest value of b.
+double largest_difference(std::vector<double> const& a, std::vector<double> const& b)
+{
+  double difference = 0, largest = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    difference = std::max(difference, std::abs(a[i] - b[i]));
+    largest = std::max(largest, std::abs(b[i]));
+  }
+  return difference / largest;
+}
+
 // The largest difference of the fields of two runs over the largest value, after both ran to time t
 // from the same start: the split (modal) and the general form of the same layer.
 std::pair<double, double> split_against_general(dgatd::testing::LayeredProblem const& split,
@@ -247,14 +258,6 @@ std::pair<double, double> split_against_general(dgatd::testing::LayeredProblem c
   };
   auto const [u_split, f_split] = run(split);
   auto const [u_general, f_general] = run(general);
-  auto largest_difference = [](std::vector<double> const& a, std::vector<double> const& b) {
-    double difference = 0, largest = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      difference = std::max(difference, std::abs(a[i] - b[i]));
-      largest = std::max(largest, std::abs(b[i]));
-    }
-    return difference / largest;
-  };
   EXPECT_EQ(u_split.size(), u_general.size());
   EXPECT_EQ(f_split.size(), f_general.size());
   return {largest_difference(u_split, u_general), largest_difference(f_split, f_general)};
@@ -424,14 +427,6 @@ TEST(MatchedLayers, FloatMatricesOfAShiftedLayerStepLikeDouble)
     return r;
   };
   Run const fp64 = run(MatrixPrecision::float64), fp32 = run(MatrixPrecision::float32);
-  auto largest_difference = [](std::vector<double> const& a, std::vector<double> const& b) {
-    double difference = 0, largest = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      difference = std::max(difference, std::abs(a[i] - b[i]));
-      largest = std::max(largest, std::abs(b[i]));
-    }
-    return difference / largest;
-  };
   double const du = largest_difference(fp32.u, fp64.u), df = largest_difference(fp32.f, fp64.f);
   std::printf("at t = 2: |u_float - u_double| %.2e, |f_float - f_double| %.2e of the largest; energy float / "
               "double %.8f\n",
