@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # What a GPU machine is lent for, in one run (about 3 minutes on an H200 before the benches took
-# both precisions; allow 6): the Cuda test executables, dgatd bench (double and mixed precision) on
-# Kuhn boxes and on Gmsh cylinders of 0.4 M and 3.1 M tets in the file's order and the Hilbert
-# ordering, on the matched-shell configuration perf/configs/pml_box_4m.toml, and the cylinder
-# resonator example with its peaks. Runs from the bundle of scripts/pack_cuda_bundle.sh; writes the
-# log and the bench JSON files to OUT_DIR.
+# three precisions; allow 8, or 5 with quick): the Cuda test executables, dgatd bench (double, mixed
+# and single precision) on Kuhn boxes and on Gmsh cylinders of 0.4 M and 3.1 M tets in the file's
+# order and the Hilbert ordering, on the matched-shell configuration perf/configs/pml_box_4m.toml
+# with and without its complex frequency shift (double and mixed: single has no layers), and the
+# cylinder resonator example with its peaks, in double and single. Runs from the bundle of
+# scripts/pack_cuda_bundle.sh; writes the log and the bench JSON files to OUT_DIR. quick leaves out
+# the 3.1 M-tet cylinder and the file's order.
 #
-#   scripts/gpu_checks.sh BUNDLE.tar.xz OUT_DIR
+#   scripts/gpu_checks.sh BUNDLE.tar.xz OUT_DIR [quick]
 set -u
-[ $# -eq 2 ] || { echo "usage: scripts/gpu_checks.sh BUNDLE.tar.xz OUT_DIR" >&2; exit 2; }
+[ $# -eq 2 ] || [ $# -eq 3 ] && [ "${3:-quick}" = quick ] ||
+  { echo "usage: scripts/gpu_checks.sh BUNDLE.tar.xz OUT_DIR [quick]" >&2; exit 2; }
+quick="${3:-}"
+orderings=none,hilbert
+[ -n "$quick" ] && orderings=hilbert
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 bundle="$(realpath "$1")"
 out="$(mkdir -p "$2" && realpath "$2")"
@@ -36,20 +42,26 @@ work="$(mktemp -d)"
 cd "$work"
 mesh_and_bench() { # h, name
   timeout 120 "$bin/dgatd" mesh cylinder --radius 1 --height 0.5 --h "$1" -o "$2.msh" | tail -1
-  timeout 200 "$bin/dgatd" bench --mesh "$2.msh" --ordering none,hilbert --layouts default --reps 9 \
-    --json "$out/bench_$2.json"
+  timeout 200 "$bin/dgatd" bench --mesh "$2.msh" --ordering "$orderings" --layouts default --reps 9 \
+    --precision double,mixed,single --json "$out/bench_$2.json"
   echo "bench $2 status $?"
   stamp "bench $2"
 }
 mesh_and_bench 0.025 cylinder_400k
-timeout 200 "$bin/dgatd" bench --sizes 44,64 --layouts default --reps 9 --json "$out/bench_boxes.json"
+timeout 200 "$bin/dgatd" bench --sizes 44,64 --layouts default --reps 9 --precision double,mixed,single \
+  --json "$out/bench_boxes.json"
 echo "bench boxes status $?"
 stamp "bench boxes"
-mesh_and_bench 0.0125 cylinder_3m
-timeout 300 "$bin/dgatd" bench --config "$repo/perf/configs/pml_box_4m.toml" --reps 9 --json "$out/bench_pml_box.json"
-echo "bench pml_box status $?"
-stamp "bench pml_box"
-cp "$repo/inputs/cylinder_resonator.toml" .
-timeout 120 "$bin/dgatd" run cylinder_resonator.toml
-timeout 60 "$bin/dgatd" spectrum cylinder_resonator.h5 --probe off_axis --component z --fmin 80e6 --fmax 330e6
+[ -z "$quick" ] && mesh_and_bench 0.0125 cylinder_3m
+sed 's/^region = "pml"$/region = "pml"\ncfs_frequency = 1e8/' "$repo/perf/configs/pml_box_4m.toml" >pml_box_4m_cfs.toml
+for box in "$repo/perf/configs/pml_box_4m.toml" pml_box_4m_cfs.toml; do
+  timeout 300 "$bin/dgatd" bench --config "$box" --reps 9 --json "$out/bench_$(basename "$box" .toml).json"
+  echo "bench $(basename "$box") status $?"
+  stamp "bench $(basename "$box")"
+done
+for precision in double single; do
+  sed "s/^\[mesh\]$/[solver]\nprecision = \"$precision\"\n\n[mesh]/" "$repo/inputs/cylinder_resonator.toml" >resonator.toml
+  timeout 120 "$bin/dgatd" run resonator.toml -o "resonator_$precision.h5"
+  timeout 60 "$bin/dgatd" spectrum "resonator_$precision.h5" --probe off_axis --component z --fmin 80e6 --fmax 330e6
+done
 stamp done

@@ -112,15 +112,24 @@ std::vector<double> random_unknowns(dga::HostOperators const& host)
   return u;
 }
 
-kernels::MatrixPrecision precision_named(std::string const& name)
+// A --precision: the matrices' and the fields' (single: float both).
+struct BenchPrecision {
+  kernels::MatrixPrecision matrices = kernels::MatrixPrecision::float64;
+  kernels::FieldPrecision fields = kernels::FieldPrecision::float64;
+};
+
+BenchPrecision precision_named(std::string const& name)
 {
-  return name == "mixed" ? kernels::MatrixPrecision::float32 : kernels::MatrixPrecision::float64;
+  if (name == "double") return {};
+  return {kernels::MatrixPrecision::float32,
+          name == "single" ? kernels::FieldPrecision::float32 : kernels::FieldPrecision::float64};
 }
 
 // Labels lead with the precision where it is not double.
-std::string precision_label(kernels::MatrixPrecision precision)
+std::string precision_label(BenchPrecision precision)
 {
-  return precision == kernels::MatrixPrecision::float32 ? "mixed/" : "";
+  if (precision.fields == kernels::FieldPrecision::float32) return "single/";
+  return precision.matrices == kernels::MatrixPrecision::float32 ? "mixed/" : "";
 }
 
 // Per-tet layout / dual-block order; Ampere and whole-step labels add the block pass.
@@ -196,10 +205,10 @@ struct FractionedMembers {
 
 // Faraday, Ampere and the step of a leapfrog, labelled layout (per-tet layout and dual-block order)
 // and layout/pass; the members share it.
-template <class Space, class Layout>
-FractionedMembers members_of(std::shared_ptr<solver::FractionedLeapfrog<Space, Layout>> const& leapfrog,
-                             std::string const& layout)
+template <class Leapfrog>
+FractionedMembers members_of(std::shared_ptr<Leapfrog> const& leapfrog, std::string const& layout)
 {
+  using FieldScalar = typename Leapfrog::field_scalar;
   auto const& ops = leapfrog->operators();
   auto const curl_entries = static_cast<double>(ops.edge_curl_pieces.extent(0));
   std::string const with_pass = layout + "/" + kernels::block_pass_name(ops.block_pass);
@@ -207,9 +216,10 @@ FractionedMembers members_of(std::shared_ptr<solver::FractionedLeapfrog<Space, L
                       base_member(leapfrog->space(), "ampere", with_pass),
                       base_member(leapfrog->space(), "step_fractioned", with_pass)};
   m.faraday.launch = [leapfrog] {
-    kernels::faraday_update(leapfrog->space(), leapfrog->operators(), leapfrog->fields(), leapfrog->dt());
+    kernels::faraday_update(leapfrog->space(), leapfrog->operators(), leapfrog->fields(),
+                            static_cast<FieldScalar>(leapfrog->dt()));
   };
-  m.faraday.bytes = kernels::faraday_bytes_moved(ops);
+  m.faraday.bytes = kernels::faraday_bytes_moved<FieldScalar>(ops);
   // Per tet: 6 adds for the full-edge circulations, a signed add of each into its two faces, the
   // 4 x 4 product (16 multiply-adds), f^ -= dt s (a multiply and a subtraction per row), two signed
   // products and an add per edge piece.
@@ -217,9 +227,10 @@ FractionedMembers members_of(std::shared_ptr<solver::FractionedLeapfrog<Space, L
   m.faraday.updates = 4 * static_cast<std::int64_t>(ops.num_tets);
 
   m.ampere.launch = [leapfrog] {
-    kernels::ampere_update(leapfrog->space(), leapfrog->operators(), leapfrog->fields(), leapfrog->dt());
+    kernels::ampere_update(leapfrog->space(), leapfrog->operators(), leapfrog->fields(),
+                           static_cast<FieldScalar>(leapfrog->dt()));
   };
-  m.ampere.bytes = kernels::ampere_bytes_moved(ops);
+  m.ampere.bytes = kernels::ampere_bytes_moved<FieldScalar>(ops);
   // An add per (edge, tet) curl entry, dt x per row and a multiply-add per block entry.
   m.ampere.flops =
       curl_entries + 2.0 * static_cast<double>(ops.block_matrix_entries) + static_cast<double>(ops.num_free);
@@ -235,13 +246,18 @@ FractionedMembers members_of(std::shared_ptr<solver::FractionedLeapfrog<Space, L
 // On a PEC box or mesh file's operators, from the given unknowns.
 template <class Space, class Layout>
 FractionedMembers fractioned_members(dga::HostOperators const& host, std::vector<double> const& unknowns, double dt,
-                                     bool by_degree, kernels::AmpereBlockPass pass, kernels::MatrixPrecision precision,
+                                     bool by_degree, kernels::AmpereBlockPass pass, BenchPrecision precision,
                                      std::string const& prefix = "")
 {
-  auto const leapfrog = std::make_shared<solver::FractionedLeapfrog<Space, Layout>>(Space(), host, pass, precision);
-  leapfrog->set_dt(dt);
-  leapfrog->set_initial_field(unknowns);
-  return members_of(leapfrog, prefix + precision_label(precision) + layout_label<Layout>(by_degree));
+  auto const started = [&](auto leapfrog) {
+    leapfrog->set_dt(dt);
+    leapfrog->set_initial_field(unknowns);
+    return members_of(leapfrog, prefix + precision_label(precision) + layout_label<Layout>(by_degree));
+  };
+  if (precision.fields == kernels::FieldPrecision::float32)
+    return started(
+        std::make_shared<solver::FractionedLeapfrog<Space, Layout, float>>(Space(), host, pass, precision.matrices));
+  return started(std::make_shared<solver::FractionedLeapfrog<Space, Layout>>(Space(), host, pass, precision.matrices));
 }
 
 class Lab {
@@ -448,12 +464,13 @@ private:
   {
     for (auto const& precision : options_.precisions) {
       io::Config config = io::load_config(file);
-      config.solver.precision = precision_named(precision);
-      run_configured(file, config);
+      config.solver.precision = precision_named(precision).matrices;
+      config.solver.field_precision = precision_named(precision).fields;
+      run_configured(file, config, precision);
     }
   }
 
-  void run_configured(std::string const& file, io::Config const& config)
+  void run_configured(std::string const& file, io::Config const& config, std::string const& precision)
   {
     if (config.solver.backend != io::Backend::default_space)
       throw Error(file, "dgatd bench times the default backend, this configuration asks for Serial",
@@ -464,19 +481,30 @@ private:
     auto const start = std::chrono::steady_clock::now();
     simulation::Simulation run(config);
     double const seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    auto& leapfrog = dynamic_cast<solver::FractionedFormulation<Default>&>(run.formulation()).leapfrog();
+    set_precision(precision);
+    if (precision_.fields == kernels::FieldPrecision::float32)
+      bench_configured(file, config, run,
+                       dynamic_cast<solver::FractionedFormulation<Default, float>&>(run.formulation()).leapfrog(),
+                       seconds);
+    else
+      bench_configured(file, config, run,
+                       dynamic_cast<solver::FractionedFormulation<Default>&>(run.formulation()).leapfrog(), seconds);
+  }
+
+  template <class Leapfrog>
+  void bench_configured(std::string const& file, io::Config const& config, simulation::Simulation const& run,
+                        Leapfrog& leapfrog, double seconds)
+  {
     auto const& problem = run.problem();
     mesh_ = file;
     cells_ = 0;
     ordering_ = mesh::ordering_name(config.mesh.ordering);
-    set_precision(config.solver.precision == kernels::MatrixPrecision::float32 ? "mixed" : "double");
     dofs_ = dofs(problem);
     out_ << "# " << file << " in " << precision_name_ << " precision: " << problem.topology.num_tets() << " tets, "
          << dofs_ << " DoFs, " << leapfrog.num_terms() << " terms, set up in " << seconds << " s\n";
     // The simulation owns the leapfrog and outlives the members.
-    std::shared_ptr<std::remove_reference_t<decltype(leapfrog)>> const shared(&leapfrog, [](auto*) {});
-    auto const members =
-        members_of(shared, precision_label(config.solver.precision) + layout_label<DefaultLayout>(false));
+    std::shared_ptr<Leapfrog> const shared(&leapfrog, [](auto*) {});
+    auto const members = members_of(shared, precision_label(precision_) + layout_label<DefaultLayout>(false));
     std::vector<Timed> terms;
     for (std::size_t i = 0; i < leapfrog.num_terms(); ++i) {
       Timed t = base_member(leapfrog.space(), "term", leapfrog.term(i).name());
@@ -596,7 +624,7 @@ private:
   std::string mesh_;
   std::string ordering_ = "-";
   std::string precision_name_ = "double";
-  kernels::MatrixPrecision precision_ = kernels::MatrixPrecision::float64;
+  BenchPrecision precision_;
   std::int64_t dofs_ = 0;
 };
 
@@ -631,11 +659,11 @@ void add_options(CLI::App& app, LabOptions& options)
       ->delimiter(',')
       ->check(CLI::IsMember(mesh::ordering_names()));
   app.add_option("--precision", options.precisions,
-                 "Matrix precisions of the fractioned step, comma separated: double, mixed (float matrices, double "
-                 "fields); default double,mixed (each step after the first is also timed against the first in one "
-                 "round)")
+                 "Precisions of the fractioned step, comma separated: double, mixed (float matrices, double "
+                 "fields), single (float matrices and fields); default double,mixed (each step after the first is "
+                 "also timed against the first in one round)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"double", "mixed"}));
+      ->check(CLI::IsMember({"double", "mixed", "single"}));
   app.add_option("--reps", options.repetitions, "Timed interleaved rounds per measurement (median reported)")
       ->check(CLI::Range(1, 100000));
   app.add_option("--warmup", options.warmup, "Untimed rounds first (the first one always runs: it sizes the batches)")

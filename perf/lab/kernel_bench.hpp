@@ -24,7 +24,7 @@ struct LabOptions {
   // losses, layers, ports and sources, every term of the step on its own.
   std::vector<std::string> configs;
   std::vector<std::string> orderings{"hilbert", "none"};
-  // The fractioned step's matrix precisions ("double", "mixed"); the first is the reference the
+  // The fractioned step's precisions ("double", "mixed", "single"); the first is the reference the
   // others' steps are timed against in one round.
   std::vector<std::string> precisions{"double", "mixed"};
   int repetitions = 20;           // timed rounds, after warm-up
@@ -47,7 +47,7 @@ struct Record {
   int cells = 0;         // the generated box's cells per side; 0 for a mesh file
   std::string mesh;      // the mesh file; empty for a generated box
   std::string ordering;  // the mesh's locality ordering (mesh/ordering.hpp)
-  std::string precision; // the fractioned kernels' matrices: double or mixed (float); "-" for the others
+  std::string precision; // the fractioned step's: double, mixed (float matrices) or single; "-" for the others
   std::int64_t dofs = 0; // fractioned unknowns of the mesh, 2E + 4T
   // stream_copy, stream_triad, faraday, ampere, step_fractioned, step_assembled, or term (a
   // configured run's term, solver/term.hpp, named in layout)

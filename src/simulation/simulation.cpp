@@ -148,8 +148,37 @@ void refuse_over_ranks(io::Config const& config, SimulationOptions const& option
     if (pml.cfs_frequency > 0)
       throw Error(config.where(pml.line), "[[pml]] cfs_frequency runs in one process only (for now)",
                   "remove cfs_frequency, or run without mpirun");
+  if (config.solver.field_precision == kernels::FieldPrecision::float32)
+    throw Error(config.where(config.solver.precision_line), "precision = \"single\" runs in one process only",
+                "set [solver] precision = \"mixed\", or run without mpirun");
   if (!options.partitioner)
     throw std::logic_error("a simulation over several ranks needs SimulationOptions::partitioner");
+}
+
+// Single precision steps lossless problems with sources, prescribed ports and probes; what it cannot
+// take is refused in one line before anything is built. Its float fields would round the terms' small
+// corrections (a layer's or a port's) away, which mixed precision keeps in double.
+void refuse_in_single_precision(io::Config const& config)
+{
+  if (config.solver.field_precision != kernels::FieldPrecision::float32) return;
+  auto const refuse = [&](int line, std::string const& what) {
+    throw Error(config.where(line), what + " needs double fields",
+                "set [solver] precision = \"mixed\" (float matrices, double fields) or \"double\"");
+  };
+  if (config.solver.formulation == solver::FormulationKind::assembled)
+    throw Error(config.where(config.solver.precision_line), "precision = \"single\" needs the fractioned formulation",
+                "remove [solver] formulation = \"assembled\" (the assembled baseline runs in double)");
+  if (!config.boundary.absorbing_surfaces.empty()) refuse(config.boundary.line, "[boundary] absorbing");
+  if (!config.pml.empty()) refuse(config.pml.front().line, "[[pml]]");
+  for (auto const& material : config.materials)
+    if (material.sigma > 0) refuse(material.line, "[[material]] sigma");
+  for (auto const& source : config.sources) {
+    if (source.matched) refuse(source.line, "a matched port");
+    if (source.kind == io::SourceKind::lumped_port) refuse(source.line, "a lumped port");
+    if (source.kind == io::SourceKind::plane_wave) refuse(source.line, "a plane wave");
+  }
+  if (!config.lumped.empty()) refuse(config.lumped.front().line, "[[lumped]]");
+  if (!config.farfields.empty()) refuse(config.farfields.front().line, "[[farfield]]");
 }
 
 } // namespace
@@ -294,7 +323,8 @@ void Simulation::Impl::make_formulation_on()
   if (kind == solver::FormulationKind::assembled && config.solver.precision != kernels::MatrixPrecision::float64)
     throw Error(config.where(config.solver.precision_line), "precision = \"mixed\" needs the fractioned formulation",
                 "remove [solver] formulation = \"assembled\" (the assembled baseline runs in double)");
-  formulation = solver::make_formulation(kind, space, problem.topology, problem.operators, config.solver.precision);
+  formulation = solver::make_formulation(kind, space, problem.topology, problem.operators, config.solver.precision,
+                                         config.solver.field_precision);
 }
 
 void Simulation::Impl::plan_steps(io::Checkpoint const* checkpoint)
@@ -590,8 +620,10 @@ void Simulation::Impl::report_start(std::int64_t first_step) const
       << "  dt_max = " << plan.dt_max << " s (Lanczos, " << plan.bound_iterations << " iterations), dt = " << plan.dt
       << " s, " << plan.steps << " steps to t = " << plan.steps * plan.dt << " s\n"
       << "  " << solver::to_string(formulation->kind()) << " formulation, "
-      << (config.solver.precision == kernels::MatrixPrecision::float32 ? "mixed precision (float matrices)"
-                                                                       : "double precision")
+      << (config.solver.field_precision == kernels::FieldPrecision::float32
+              ? "single precision (float matrices and fields)"
+          : config.solver.precision == kernels::MatrixPrecision::float32 ? "mixed precision (float matrices)"
+                                                                         : "double precision")
       << ", on " << backend << " (concurrency " << concurrency << ")\n";
   if (over_ranks) {
     auto const [fewest, most] = std::minmax_element(part_tets.begin(), part_tets.end());
@@ -665,6 +697,7 @@ try {
     set_up_over_ranks(given_mesh);
     return;
   }
+  refuse_in_single_precision(s.config);
   io::require_writable_output(s.output_path);
 
   Stopwatch clock;

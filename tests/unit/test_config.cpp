@@ -211,8 +211,14 @@ TEST(Config, SolverPrecision)
   std::string const solver = "[solver]\nprecision = ";
   EXPECT_EQ(parse_config(minimal + solver + "\"double\"\n", "cavity.toml", "/runs").solver.precision,
             dgatd::kernels::MatrixPrecision::float64);
+  auto const single = parse_config(minimal + solver + "\"single\"\n", "cavity.toml", "/runs").solver;
+  EXPECT_EQ(single.precision, dgatd::kernels::MatrixPrecision::float32);
+  EXPECT_EQ(single.field_precision, dgatd::kernels::FieldPrecision::float32);
+  auto const mixed = parse_config(minimal + solver + "\"mixed\"\n", "cavity.toml", "/runs").solver;
+  EXPECT_EQ(mixed.precision, dgatd::kernels::MatrixPrecision::float32);
+  EXPECT_EQ(mixed.field_precision, dgatd::kernels::FieldPrecision::float64);
   expect_mentions(error_of(minimal + solver + "\"half\"\n"),
-                  {"cavity.toml:6:", "[solver] precision", "half", "double", "mixed"});
+                  {"cavity.toml:6:", "[solver] precision", "half", "double", "mixed", "single"});
 }
 
 TEST(Config, MeshOrdering)

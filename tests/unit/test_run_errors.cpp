@@ -195,6 +195,32 @@ TEST(RunErrors, ShiftedPmlBesideAConductor)
                         "bad.toml:9: [[pml]] region 'pml' has cfs_frequency and touches conductivity"});
 }
 
+// Single precision steps lossless problems: a layer, a conductor or the assembled formulation is
+// refused at its own line, before the mesh is built, and the fix names mixed precision.
+TEST(RunErrors, SinglePrecisionRefusesALayer)
+{
+  expect_clean_failure({"single_pml",
+                        flat_layer_mesh + "[[pml]]\nregion = \"pml\"\n[solver]\nprecision = \"single\"\n" + base_tail,
+                        "bad.toml:6: [[pml]] needs double fields"});
+}
+
+TEST(RunErrors, SinglePrecisionRefusesConductivity)
+{
+  expect_clean_failure({"single_sigma",
+                        base_mesh +
+                            "[[material]]\nregion = \"domain\"\nsigma = 0.05\n[solver]\nprecision = "
+                            "\"single\"\n" +
+                            base_tail,
+                        "bad.toml:5: [[material]] sigma needs double fields"});
+}
+
+TEST(RunErrors, SinglePrecisionNeedsTheFractionedFormulation)
+{
+  expect_clean_failure({"single_assembled",
+                        base_mesh + "[solver]\nformulation = \"assembled\"\nprecision = \"single\"\n" + base_tail,
+                        "bad.toml:7: precision = \"single\" needs the fractioned formulation"});
+}
+
 TEST(RunErrors, PmlNeedsTheFractionedFormulation)
 {
   expect_clean_failure(

@@ -555,19 +555,24 @@ void ampere_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace, 
   compat::ScopedRegion region("dgatd::Ampere");
   DualCurlKernel<ExecutionSpace, TetLayout, FieldScalar> const curl_pass(ops, fields);
   Kokkos::parallel_for("dgatd::Ampere::dual_curl", curl_pass.policy(space), curl_pass);
-  if (ops.matrix_precision == MatrixPrecision::float32)
+  if constexpr (std::is_same_v<FieldScalar, float>)
+    detail::ampere_block_pass<float>(space, ops, fields, dt, unrolled_degree_limit);
+  else if (ops.matrix_precision == MatrixPrecision::float32)
     detail::ampere_block_pass<float>(space, ops, fields, dt, unrolled_degree_limit);
   else
     detail::ampere_block_pass<double>(space, ops, fields, dt, unrolled_degree_limit);
 }
 
-// The library compiles the update on its instance spaces for both tet layouts and double fields
-// (dgatd/instances.hpp), so the benchmarks and tests that call it link those.
+// The library compiles the update on its instance spaces for both tet layouts and double and float
+// fields (dgatd/instances.hpp), so the benchmarks and tests that call it link those.
 #define DGATD_AMPERE_UPDATE_INSTANCES(PREFIX, SPACE)                                                                   \
+  DGATD_AMPERE_UPDATE_FIELD_INSTANCES(PREFIX, SPACE, Real)                                                             \
+  DGATD_AMPERE_UPDATE_FIELD_INSTANCES(PREFIX, SPACE, float)
+#define DGATD_AMPERE_UPDATE_FIELD_INSTANCES(PREFIX, SPACE, FIELD)                                                      \
   PREFIX template void ampere_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutLeft> const&,                  \
-                                     Fields<SPACE, Kokkos::LayoutLeft, Real> const&, Real, int);                       \
+                                     Fields<SPACE, Kokkos::LayoutLeft, FIELD> const&, FIELD, int);                     \
   PREFIX template void ampere_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutRight> const&,                 \
-                                     Fields<SPACE, Kokkos::LayoutRight, Real> const&, Real, int);
+                                     Fields<SPACE, Kokkos::LayoutRight, FIELD> const&, FIELD, int);
 DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_AMPERE_UPDATE_INSTANCES, extern)
 
 } // namespace dgatd::kernels

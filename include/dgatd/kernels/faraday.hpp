@@ -256,14 +256,17 @@ std::int64_t faraday_bytes_moved(DeviceOperators<ExecutionSpace, TetLayout> cons
   return FaradayKernel<ExecutionSpace, TetLayout, double, FieldScalar>::bytes_moved(ops.num_tets, ops.num_unknowns);
 }
 
-// launch(kernel) with the update's kernel in the precision of the operators' matrices.
+// launch(kernel) with the update's kernel in the precision of the operators' matrices (float fields
+// take float matrices alone: single precision).
 template <class ExecutionSpace, class TetLayout, class FieldScalar, class Launch>
 void with_faraday_kernel(DeviceOperators<ExecutionSpace, TetLayout> const& ops,
                          Fields<ExecutionSpace, TetLayout, FieldScalar> const& fields, FieldScalar dt,
                          Launch const& launch)
 {
   compat::ScopedRegion region("dgatd::Faraday");
-  if (ops.matrix_precision == MatrixPrecision::float32)
+  if constexpr (std::is_same_v<FieldScalar, float>)
+    launch(FaradayKernel<ExecutionSpace, TetLayout, float, float>(ops, fields, dt));
+  else if (ops.matrix_precision == MatrixPrecision::float32)
     launch(FaradayKernel<ExecutionSpace, TetLayout, float, FieldScalar>(ops, fields, dt));
   else
     launch(FaradayKernel<ExecutionSpace, TetLayout, double, FieldScalar>(ops, fields, dt));
@@ -321,24 +324,27 @@ void faraday_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace,
   });
 }
 
-// The library compiles the update on its instance spaces for both tet layouts and double fields
-// (dgatd/instances.hpp), so the benchmarks and tests that call it link those.
+// The library compiles the update on its instance spaces for both tet layouts and double and float
+// fields (dgatd/instances.hpp), so the benchmarks and tests that call it link those.
 #define DGATD_FARADAY_UPDATE_INSTANCES(PREFIX, SPACE)                                                                  \
+  DGATD_FARADAY_UPDATE_FIELD_INSTANCES(PREFIX, SPACE, Real)                                                            \
+  DGATD_FARADAY_UPDATE_FIELD_INSTANCES(PREFIX, SPACE, float)
+#define DGATD_FARADAY_UPDATE_FIELD_INSTANCES(PREFIX, SPACE, FIELD)                                                     \
   PREFIX template void faraday_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutLeft> const&,                 \
-                                      Fields<SPACE, Kokkos::LayoutLeft, Real> const&, Real);                           \
+                                      Fields<SPACE, Kokkos::LayoutLeft, FIELD> const&, FIELD);                         \
   PREFIX template void faraday_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutRight> const&,                \
-                                      Fields<SPACE, Kokkos::LayoutRight, Real> const&, Real);                          \
+                                      Fields<SPACE, Kokkos::LayoutRight, FIELD> const&, FIELD);                        \
   PREFIX template void faraday_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutLeft> const&,                 \
-                                      Fields<SPACE, Kokkos::LayoutLeft, Real> const&, Real,                            \
+                                      Fields<SPACE, Kokkos::LayoutLeft, FIELD> const&, FIELD,                          \
                                       Kokkos::View<Index const*, SPACE::memory_space> const&);                         \
   PREFIX template void faraday_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutRight> const&,                \
-                                      Fields<SPACE, Kokkos::LayoutRight, Real> const&, Real,                           \
+                                      Fields<SPACE, Kokkos::LayoutRight, FIELD> const&, FIELD,                         \
                                       Kokkos::View<Index const*, SPACE::memory_space> const&);                         \
   PREFIX template void faraday_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutLeft> const&,                 \
-                                      Fields<SPACE, Kokkos::LayoutLeft, Real> const&, Real,                            \
+                                      Fields<SPACE, Kokkos::LayoutLeft, FIELD> const&, FIELD,                          \
                                       Kokkos::View<char const*, SPACE::memory_space> const&);                          \
   PREFIX template void faraday_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutRight> const&,                \
-                                      Fields<SPACE, Kokkos::LayoutRight, Real> const&, Real,                           \
+                                      Fields<SPACE, Kokkos::LayoutRight, FIELD> const&, FIELD,                         \
                                       Kokkos::View<char const*, SPACE::memory_space> const&);
 DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_FARADAY_UPDATE_INSTANCES, extern)
 

@@ -1,11 +1,16 @@
 #pragma once
-// The precision the fractioned step's local matrices are stored in; the fields and every sum stay
-// in double. float32 (the configuration's precision = "mixed") halves the matrices' bytes, most of
-// a step's traffic (README, Precision): the core's inverses and the lossy terms' step matrices.
+// The precision the fractioned step's local matrices are stored in, and that of its fields. float32
+// matrices with double fields (the configuration's precision = "mixed") halve the matrices' bytes,
+// most of a step's traffic (README, Precision): the core's inverses and the lossy terms' step
+// matrices. float32 fields too ("single") halve the fields' bytes as well.
 
 namespace dgatd::kernels {
 
 enum class MatrixPrecision { float64, float32 };
+
+// The precision of the fractioned step's fields: float32 (precision = "single") keeps the fields and
+// the kernels' sums in float too, with float matrices; energies and bounds are still summed in double.
+enum class FieldPrecision { float64, float32 };
 
 inline char const* matrix_precision_name(MatrixPrecision precision)
 {

@@ -20,14 +20,17 @@ struct OwnedMask {
   KOKKOS_INLINE_FUNCTION bool has(Index i) const { return flags.extent(0) == 0 || flags(i) != 0; }
 };
 
-// u(rows(i)) += factor weights(i): a current source's contribution.
-template <class MemorySpace>
+// u(rows(i)) += factor weights(i): a current source's contribution, in the fields' precision.
+template <class MemorySpace, class FieldScalar = Real>
 struct ScatterAdd {
   Kokkos::View<Index*, MemorySpace> rows;
   Kokkos::View<Real*, MemorySpace> weights;
-  Kokkos::View<Real*, MemorySpace> u;
+  Kokkos::View<FieldScalar*, MemorySpace> u;
   Real factor;
-  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const { u(rows(i)) += factor * weights(i); }
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const
+  {
+    u(rows(i)) += static_cast<FieldScalar>(factor * weights(i));
+  }
 };
 
 // sum_i weights(i) u(rows(i)): a matched port's modal voltage.
@@ -39,14 +42,17 @@ struct WeightedGather {
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t i, double& sum) const { sum += weights(i) * u(rows(i)); }
 };
 
-// u(rows(i)) = value weights(i): prescribed (port) unknowns.
-template <class MemorySpace>
+// u(rows(i)) = value weights(i): prescribed (port) unknowns, in the fields' precision.
+template <class MemorySpace, class FieldScalar = Real>
 struct ScatterSet {
   Kokkos::View<Index*, MemorySpace> rows;
   Kokkos::View<Real*, MemorySpace> weights;
-  Kokkos::View<Real*, MemorySpace> u;
+  Kokkos::View<FieldScalar*, MemorySpace> u;
   Real value;
-  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const { u(rows(i)) = value * weights(i); }
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const
+  {
+    u(rows(i)) = static_cast<FieldScalar>(value * weights(i));
+  }
 };
 
 // out(r) = u(rows(r)), or out(r) += u(rows(r)) with accumulate: the lossy rows' u^n, then
@@ -337,14 +343,14 @@ struct ScalePair {
   }
 };
 
-// sum over dual blocks of x_b . Meps_b y_b.
-template <class MemorySpace>
+// sum over dual blocks of x_b . Meps_b y_b, summed in double whatever the fields' precision.
+template <class MemorySpace, class FieldScalar = Real>
 struct BlockQuadraticForm {
   Kokkos::View<Real*, MemorySpace> eps;
   Kokkos::View<Index*, MemorySpace> block_offset;
   Kokkos::View<std::int64_t*, MemorySpace> block_matrix_offset;
-  Kokkos::View<Real*, MemorySpace> x;
-  Kokkos::View<Real*, MemorySpace> y;
+  Kokkos::View<FieldScalar*, MemorySpace> x;
+  Kokkos::View<FieldScalar*, MemorySpace> y;
   OwnedMask<MemorySpace> owned;
   KOKKOS_INLINE_FUNCTION void operator()(Index b, double& acc) const
   {
@@ -360,12 +366,12 @@ struct BlockQuadraticForm {
   }
 };
 
-// sum over tets of f_old_t . Mmu_t f_new_t.
-template <class TetLayout, class MemorySpace>
+// sum over tets of f_old_t . Mmu_t f_new_t, summed in double whatever the fields' precision.
+template <class TetLayout, class MemorySpace, class FieldScalar = Real>
 struct TetQuadraticForm {
   Kokkos::View<Real* [16], TetLayout, MemorySpace> mu;
-  Kokkos::View<Real* [4], TetLayout, MemorySpace> f_old;
-  Kokkos::View<Real* [4], TetLayout, MemorySpace> f_new;
+  Kokkos::View<FieldScalar* [4], TetLayout, MemorySpace> f_old;
+  Kokkos::View<FieldScalar* [4], TetLayout, MemorySpace> f_new;
   OwnedMask<MemorySpace> owned;
   KOKKOS_INLINE_FUNCTION void operator()(Index t, double& acc) const
   {
@@ -382,20 +388,20 @@ struct TetQuadraticForm {
 // circulations F of h, e = sum_k U_k w_k and h = sum_k F_k w~_k over twelve terms (w: 36 entries,
 // then w~: 36). The fractioned unknowns give U_k as the sum of the edge's two halves and F_k as the
 // sum of the face's one or two tet pieces, so both formulations' traces agree to rounding.
-template <class TetLayout, class MemorySpace>
+template <class TetLayout, class MemorySpace, class FieldScalar = Real>
 struct FractionedProbeSampler {
   Kokkos::View<Index* [12][2], MemorySpace> half_edge_dofs;
   Kokkos::View<Index* [12][2], MemorySpace> piece_tets; // -1: a boundary face has one piece
   Kokkos::View<int* [12][2], MemorySpace> piece_faces;
   Kokkos::View<double* [72], MemorySpace> w;
-  Kokkos::View<Real*, MemorySpace> u;
-  Kokkos::View<Real* [4], TetLayout, MemorySpace> f;
+  Kokkos::View<FieldScalar*, MemorySpace> u;
+  Kokkos::View<FieldScalar* [4], TetLayout, MemorySpace> f;
   Kokkos::View<double** [6], MemorySpace> buffer;
   std::size_t row;
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t p) const
   {
     sample_probe(w, buffer, row, p, [&](int k, double& edge, double& face) {
-      edge = u(half_edge_dofs(p, k, 0)) + u(half_edge_dofs(p, k, 1));
+      edge = static_cast<double>(u(half_edge_dofs(p, k, 0))) + u(half_edge_dofs(p, k, 1));
       face = f(piece_tets(p, k, 0), piece_faces(p, k, 0));
       if (piece_tets(p, k, 1) >= 0) face += f(piece_tets(p, k, 1), piece_faces(p, k, 1));
     });

@@ -32,11 +32,11 @@ struct ScaledStencil {
   }
 };
 
-template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>>
-class CurrentSource final : public Term<ExecutionSpace, TetLayout> {
+template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>, class FieldScalar = Real>
+class CurrentSource final : public Term<ExecutionSpace, TetLayout, FieldScalar> {
 public:
   using memory_space = typename ExecutionSpace::memory_space;
-  using Context = typename Term<ExecutionSpace, TetLayout>::Context;
+  using Context = typename Term<ExecutionSpace, TetLayout, FieldScalar>::Context;
 
   CurrentSource(CurrentStencil const& stencil, double amplitude, Signal waveform)
       : stencil_("dgatd::source", stencil.rows, stencil.weights, amplitude), waveform_(std::move(waveform))
@@ -47,15 +47,16 @@ public:
   // Per row: its index and weight, u^ read and written.
   std::int64_t bytes_per_step() const override
   {
-    return static_cast<std::int64_t>(stencil_.rows.extent(0)) * (sizeof(Index) + 3 * sizeof(Real));
+    return static_cast<std::int64_t>(stencil_.rows.extent(0)) *
+           (sizeof(Index) + sizeof(Real) + 2 * sizeof(FieldScalar));
   }
 
   void after_ampere(Context const& c) override
   {
     double const t_half = (c.step + 0.5) * c.dt;
-    kernels::for_each(
-        "dgatd::current_source", c.space, stencil_.rows.extent(0),
-        kernels::ScatterAdd<memory_space>{stencil_.rows, stencil_.weights, c.fields.u, -c.dt * waveform_(t_half)});
+    kernels::for_each("dgatd::current_source", c.space, stencil_.rows.extent(0),
+                      kernels::ScatterAdd<memory_space, FieldScalar>{stencil_.rows, stencil_.weights, c.fields.u,
+                                                                     -c.dt * waveform_(t_half)});
   }
 
 private:
@@ -63,7 +64,9 @@ private:
   Signal waveform_;
 };
 
-#define DGATD_CURRENT_SOURCE_INSTANCES(PREFIX, SPACE) PREFIX template class CurrentSource<SPACE>;
+#define DGATD_CURRENT_SOURCE_INSTANCES(PREFIX, SPACE)                                                                  \
+  PREFIX template class CurrentSource<SPACE>;                                                                          \
+  PREFIX template class CurrentSource<SPACE, kernels::DefaultTetLayout<SPACE>, float>;
 DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_CURRENT_SOURCE_INSTANCES, extern)
 
 } // namespace dgatd::solver

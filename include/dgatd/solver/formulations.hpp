@@ -25,6 +25,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -71,10 +72,17 @@ protected:
   ProbeRecorder<ExecutionSpace> probes_;
 };
 
-template <class ExecutionSpace>
+// FieldScalar float: single precision, which steps lossless problems with their current sources,
+// prescribed values and probes in one process; the simulation refuses the rest before it gets here.
+template <class ExecutionSpace, class FieldScalar = Real>
 class FractionedFormulation final
-    : public LeapfrogFormulation<ExecutionSpace, FractionedLeapfrog<ExecutionSpace>, FormulationKind::fractioned> {
-  using Base = LeapfrogFormulation<ExecutionSpace, FractionedLeapfrog<ExecutionSpace>, FormulationKind::fractioned>;
+    : public LeapfrogFormulation<
+          ExecutionSpace, FractionedLeapfrog<ExecutionSpace, kernels::DefaultTetLayout<ExecutionSpace>, FieldScalar>,
+          FormulationKind::fractioned> {
+  using Layout = kernels::DefaultTetLayout<ExecutionSpace>;
+  using Leapfrog = FractionedLeapfrog<ExecutionSpace, Layout, FieldScalar>;
+  using Base = LeapfrogFormulation<ExecutionSpace, Leapfrog, FormulationKind::fractioned>;
+  static constexpr bool single = std::is_same_v<FieldScalar, float>;
 
 public:
   FractionedFormulation(ExecutionSpace const& space, mesh::Topology const& topology, dga::HostOperators const& host,
@@ -87,24 +95,35 @@ public:
   StabilityBound estimate_stability() override { return this->leapfrog_.estimate_stability(); }
   void add_current_source(CurrentStencil const& stencil, Signal waveform) override
   {
-    this->leapfrog_.add_term(std::make_unique<CurrentSource<ExecutionSpace>>(stencil, 1.0, std::move(waveform)));
+    this->leapfrog_.add_term(
+        std::make_unique<CurrentSource<ExecutionSpace, Layout, FieldScalar>>(stencil, 1.0, std::move(waveform)));
   }
   void add_prescribed(PrescribedStencil const& stencil, Signal waveform) override
   {
-    this->leapfrog_.add_term(std::make_unique<PrescribedField<ExecutionSpace>>(stencil, 1.0, std::move(waveform)));
+    this->leapfrog_.add_term(
+        std::make_unique<PrescribedField<ExecutionSpace, Layout, FieldScalar>>(stencil, 1.0, std::move(waveform)));
   }
   void add_matched_port(std::string const& name, MatchedPortStencil const& stencil, Signal waveform) override
   {
-    ports_.push_back(&this->leapfrog_.add_term(
-        std::make_unique<MatchedPort<ExecutionSpace>>(name, stencil, 1.0, std::move(waveform))));
+    if constexpr (single)
+      throw std::logic_error("single precision has no matched ports");
+    else
+      ports_.push_back(&this->leapfrog_.add_term(
+          std::make_unique<MatchedPort<ExecutionSpace>>(name, stencil, 1.0, std::move(waveform))));
   }
   void add_plane_wave(PlaneWaveStencil const& stencil) override
   {
-    this->leapfrog_.add_term(std::make_unique<PlaneWave<ExecutionSpace>>(stencil));
+    if constexpr (single)
+      throw std::logic_error("single precision has no plane waves");
+    else
+      this->leapfrog_.add_term(std::make_unique<PlaneWave<ExecutionSpace>>(stencil));
   }
   void add_far_field(FarFieldStencil const& stencil) override
   {
-    far_fields_.push_back(&this->leapfrog_.add_term(std::make_unique<FarField<ExecutionSpace>>(stencil)));
+    if constexpr (single)
+      throw std::logic_error("single precision has no far-field surfaces");
+    else
+      far_fields_.push_back(&this->leapfrog_.add_term(std::make_unique<FarField<ExecutionSpace>>(stencil)));
   }
   std::vector<FarFieldRecord> far_fields() const override
   {
@@ -123,7 +142,10 @@ public:
   }
   void add_lumped(LumpedStencil const& stencil) override
   {
-    lumped_ = &this->leapfrog_.add_term(std::make_unique<LumpedElements<ExecutionSpace>>(stencil));
+    if constexpr (single)
+      throw std::logic_error("single precision has no lumped ports or elements");
+    else
+      lumped_ = &this->leapfrog_.add_term(std::make_unique<LumpedElements<ExecutionSpace>>(stencil));
   }
   FormulationState state() const override
   {
@@ -311,7 +333,7 @@ private:
       }
     }
   }
-  void check_term_places(std::vector<typename FractionedLeapfrog<ExecutionSpace>::TermState> const& states) const
+  void check_term_places(std::vector<typename Leapfrog::TermState> const& states) const
   {
     if (states.size() != state_places_.size())
       throw std::logic_error("a term was added to a run over ranks after it was distributed");
@@ -416,14 +438,19 @@ private:
   dga::HostOperators const& host_;
 };
 
-// matrix_precision: the fractioned step's local matrices (the assembled baseline is double).
+// matrix_precision, field_precision: the fractioned step's local matrices and fields (the assembled
+// baseline is double); float fields take float matrices (single precision).
 template <class ExecutionSpace>
-std::unique_ptr<Formulation> make_formulation(FormulationKind kind, ExecutionSpace const& space,
-                                              mesh::Topology const& topology, dga::HostOperators const& host,
-                                              kernels::MatrixPrecision matrix_precision)
+std::unique_ptr<Formulation>
+make_formulation(FormulationKind kind, ExecutionSpace const& space, mesh::Topology const& topology,
+                 dga::HostOperators const& host, kernels::MatrixPrecision matrix_precision,
+                 kernels::FieldPrecision field_precision = kernels::FieldPrecision::float64)
 {
   if (kind == FormulationKind::assembled)
     return std::make_unique<AssembledFormulation<ExecutionSpace>>(space, topology, host);
+  if (field_precision == kernels::FieldPrecision::float32)
+    return std::make_unique<FractionedFormulation<ExecutionSpace, float>>(
+        space, topology, host, kernels::default_block_pass<ExecutionSpace>(), matrix_precision);
   return std::make_unique<FractionedFormulation<ExecutionSpace>>(
       space, topology, host, kernels::default_block_pass<ExecutionSpace>(), matrix_precision);
 }
@@ -431,10 +458,14 @@ std::unique_ptr<Formulation> make_formulation(FormulationKind kind, ExecutionSpa
 #define DGATD_FORMULATION_INSTANCES(PREFIX, SPACE)                                                                     \
   PREFIX template class LeapfrogFormulation<SPACE, FractionedLeapfrog<SPACE>, FormulationKind::fractioned>;            \
   PREFIX template class LeapfrogFormulation<SPACE, kernels::AssembledLeapfrog<SPACE>, FormulationKind::assembled>;     \
+  PREFIX template class LeapfrogFormulation<SPACE, FractionedLeapfrog<SPACE, kernels::DefaultTetLayout<SPACE>, float>, \
+                                            FormulationKind::fractioned>;                                              \
   PREFIX template class FractionedFormulation<SPACE>;                                                                  \
+  PREFIX template class FractionedFormulation<SPACE, float>;                                                           \
   PREFIX template class AssembledFormulation<SPACE>;                                                                   \
   PREFIX template std::unique_ptr<Formulation> make_formulation(FormulationKind, SPACE const&, mesh::Topology const&,  \
-                                                                dga::HostOperators const&, kernels::MatrixPrecision);
+                                                                dga::HostOperators const&, kernels::MatrixPrecision,   \
+                                                                kernels::FieldPrecision);
 DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_FORMULATION_INSTANCES, extern)
 
 } // namespace dgatd::solver

@@ -27,19 +27,21 @@
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace dgatd::solver {
 
-template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>>
+template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>, class FieldScalar = Real>
 class FractionedLeapfrog {
 public:
   using memory_space = typename ExecutionSpace::memory_space;
   using Operators = kernels::DeviceOperators<ExecutionSpace, TetLayout>;
-  using FieldSet = kernels::Fields<ExecutionSpace, TetLayout, Real>;
-  using TermType = Term<ExecutionSpace, TetLayout>;
-  using Context = StepContext<ExecutionSpace, TetLayout>;
+  using field_scalar = FieldScalar;
+  using FieldSet = kernels::Fields<ExecutionSpace, TetLayout, FieldScalar>;
+  using TermType = Term<ExecutionSpace, TetLayout, FieldScalar>;
+  using Context = StepContext<ExecutionSpace, TetLayout, FieldScalar>;
 
   // block_pass: how Ampere multiplies the dual-block inverses (kernels::AmpereBlockPass); the
   // default is the one chosen for this kind of backend (kernels::default_block_pass).
@@ -47,6 +49,9 @@ public:
   // loss and layer terms' included; the fields and every sum stay in double. The operators' own terms come with them:
   // losses when they have lossy blocks (conductivity, absorbing surfaces, the layers' electric side) and the layers'
   // magnetic side when they have stretched tets.
+  // FieldScalar float (single precision) keeps the fields and the kernels' sums in float too, with
+  // float matrices; it steps lossless problems alone (no loss or layer terms) in one process, and
+  // measures its energy and bound in double.
   FractionedLeapfrog(ExecutionSpace const& space, dga::HostOperators const& host,
                      kernels::AmpereBlockPass block_pass = kernels::default_block_pass<ExecutionSpace>(),
                      kernels::MatrixPrecision matrix_precision = kernels::MatrixPrecision::float64);
@@ -103,7 +108,8 @@ public:
   // process. Only the halo unknowns change, to what they stand for.
   void complete_exchange() const
   {
-    if (halo_) halo_->finish(space_, fields_.u);
+    if constexpr (std::is_same_v<FieldScalar, Real>)
+      if (halo_) halo_->finish(space_, fields_.u);
   }
   // This rank's halo exchange: the values it sends per step and its time so far (zero in one process).
   HaloStatistics halo() const
@@ -174,7 +180,7 @@ public:
   double step_with_energy() { return advance(true); }
 
   // u.Meps u over the free unknowns.
-  double electric_energy(Kokkos::View<Real*, memory_space> const& u) const;
+  double electric_energy(Kokkos::View<FieldScalar*, memory_space> const& u) const;
 
   StabilityBound estimate_stability(double tolerance = 1e-6, int max_iterations = 20000,
                                     std::uint64_t seed = stability_seed);
@@ -196,7 +202,7 @@ private:
   ExecutionSpace space_;
   Operators ops_;
   FieldSet fields_;
-  Kokkos::View<Real* [4], TetLayout, memory_space> f_previous_;
+  Kokkos::View<FieldScalar* [4], TetLayout, memory_space> f_previous_;
   std::vector<std::unique_ptr<TermType>> terms_;
   template <class Kind>
   bool holds_term() const
@@ -224,22 +230,31 @@ private:
 // The members that launch kernels, defined outside the class so that the library's instances
 // (dgatd/instances.hpp) are the only ones compiled for the spaces it instantiates for.
 
-template <class ExecutionSpace, class TetLayout>
-FractionedLeapfrog<ExecutionSpace, TetLayout>::FractionedLeapfrog(ExecutionSpace const& space,
-                                                                  dga::HostOperators const& host,
-                                                                  kernels::AmpereBlockPass block_pass,
-                                                                  kernels::MatrixPrecision matrix_precision)
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::FractionedLeapfrog(
+    ExecutionSpace const& space, dga::HostOperators const& host, kernels::AmpereBlockPass block_pass,
+    kernels::MatrixPrecision matrix_precision)
     : space_(space), ops_(kernels::upload<ExecutionSpace, TetLayout>(host, block_pass, matrix_precision)),
-      fields_(kernels::make_fields<ExecutionSpace, TetLayout, Real>(ops_)),
+      fields_(kernels::make_fields<ExecutionSpace, TetLayout, FieldScalar>(ops_)),
       f_previous_("dgatd::f_hat_previous", ops_.num_tets)
 {
-  if (!host.lossy_blocks.empty()) add_term(std::make_unique<Losses<ExecutionSpace, TetLayout>>(host, matrix_precision));
-  if (!host.stretched_tets.empty())
-    add_term(std::make_unique<MagneticStretch<ExecutionSpace, TetLayout>>(host, matrix_precision));
+  if constexpr (std::is_same_v<FieldScalar, Real>) {
+    if (!host.lossy_blocks.empty())
+      add_term(std::make_unique<Losses<ExecutionSpace, TetLayout>>(host, matrix_precision));
+    if (!host.stretched_tets.empty())
+      add_term(std::make_unique<MagneticStretch<ExecutionSpace, TetLayout>>(host, matrix_precision));
+  } else {
+    if (matrix_precision != kernels::MatrixPrecision::float32)
+      throw std::invalid_argument("single precision steps float fields with float matrices");
+    if (!host.lossy_blocks.empty() || !host.stretched_tets.empty())
+      throw std::invalid_argument("single precision steps lossless problems: the operators hold lossy blocks or "
+                                  "stretched tets");
+  }
 }
 
-template <class ExecutionSpace, class TetLayout>
-void FractionedLeapfrog<ExecutionSpace, TetLayout>::state(std::vector<double>& u, std::vector<double>& f) const
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+void FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::state(std::vector<double>& u,
+                                                                       std::vector<double>& f) const
 {
   complete_exchange();
   auto const host_u = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fields_.u);
@@ -250,79 +265,85 @@ void FractionedLeapfrog<ExecutionSpace, TetLayout>::state(std::vector<double>& u
     for (int j = 0; j < 4; ++j) f[4 * t + j] = host_f(t, j);
 }
 
-template <class ExecutionSpace, class TetLayout>
-void FractionedLeapfrog<ExecutionSpace, TetLayout>::set_state(std::vector<double> const& u,
-                                                              std::vector<double> const& f, std::int64_t steps)
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+void FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::set_state(std::vector<double> const& u,
+                                                                           std::vector<double> const& f,
+                                                                           std::int64_t steps)
 {
   complete_exchange();
-  Kokkos::deep_copy(fields_.u, kernels::upload_flat<Kokkos::View<Real*, memory_space>>("dgatd::u_state", u));
+  Kokkos::deep_copy(fields_.u, kernels::upload_flat<Kokkos::View<FieldScalar*, memory_space>>("dgatd::u_state", u));
   auto host_f = Kokkos::create_mirror_view(fields_.f);
   for (std::size_t t = 0; t < host_f.extent(0); ++t)
-    for (int j = 0; j < 4; ++j) host_f(t, j) = f[4 * t + j];
+    for (int j = 0; j < 4; ++j) host_f(t, j) = static_cast<FieldScalar>(f[4 * t + j]);
   Kokkos::deep_copy(fields_.f, host_f);
   steps_ = steps;
 }
 
-template <class ExecutionSpace, class TetLayout>
-void FractionedLeapfrog<ExecutionSpace, TetLayout>::set_initial_field(std::vector<double> const& u)
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+void FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::set_initial_field(std::vector<double> const& u)
 {
   complete_exchange();
-  Kokkos::deep_copy(fields_.u, kernels::upload_flat<Kokkos::View<Real*, memory_space>>("dgatd::u_init", u));
+  Kokkos::deep_copy(fields_.u, kernels::upload_flat<Kokkos::View<FieldScalar*, memory_space>>("dgatd::u_init", u));
   Kokkos::deep_copy(fields_.f, 0.0);
   steps_ = 0;
   for (auto& term : terms_) term->reset(context());
 }
 
-template <class ExecutionSpace, class TetLayout>
-void FractionedLeapfrog<ExecutionSpace, TetLayout>::distribute(std::shared_ptr<parallel::Communicator> communicator,
-                                                               parallel::HaloPlan const& plan,
-                                                               std::vector<char> const& owned_blocks,
-                                                               std::vector<char> const& owned_tets,
-                                                               std::vector<double> lanczos_start, bool overlap_halo)
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+void FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::distribute(
+    std::shared_ptr<parallel::Communicator> communicator, parallel::HaloPlan const& plan,
+    std::vector<char> const& owned_blocks, std::vector<char> const& owned_tets, std::vector<double> lanczos_start,
+    bool overlap_halo)
 {
-  if (halo_) throw std::logic_error("FractionedLeapfrog::distribute called twice");
-  if (owned_blocks.size() != static_cast<std::size_t>(ops_.num_blocks) ||
-      owned_tets.size() != static_cast<std::size_t>(ops_.num_tets) ||
-      lanczos_start.size() != static_cast<std::size_t>(ops_.num_unknowns))
-    throw std::invalid_argument("the ownership given to FractionedLeapfrog::distribute does not fit its operators");
-  using Flags = Kokkos::View<char*, memory_space>;
-  owned_blocks_.flags = kernels::upload_flat<Flags>("dgatd::owned_blocks", owned_blocks);
-  owned_tets_.flags = kernels::upload_flat<Flags>("dgatd::owned_tets", owned_tets);
-  auto const host_block_offset = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ops_.block_offset);
-  std::vector<char> owned_rows(ops_.num_free, 0);
-  for (std::size_t b = 0; b < owned_blocks.size(); ++b)
-    for (Index r = host_block_offset(b); r < host_block_offset(b + 1); ++r) owned_rows[r] = owned_blocks[b];
-  owned_rows_.flags = kernels::upload_flat<Flags>("dgatd::owned_rows", owned_rows);
-  lanczos_start_ = std::move(lanczos_start);
-  communicator_ = communicator;
-  // Every rank holds the same terms in the same order (their collectives and the checkpoint's state
-  // rely on it): a part without lossy blocks or stretched tets takes the empty loss or layer term
-  // that another part has, where the constructor would have put it.
-  using LossTerm = Losses<ExecutionSpace, TetLayout>;
-  using StretchTerm = MagneticStretch<ExecutionSpace, TetLayout>;
-  bool const losses = holds_term<LossTerm>(), stretch = holds_term<StretchTerm>();
-  bool const any_losses = communicator->max(losses ? 1 : 0) > 0;
-  bool const any_stretch = communicator->max(stretch ? 1 : 0) > 0;
-  dga::HostOperators const none{};
-  if (any_losses && !losses) insert_term(0, std::make_unique<LossTerm>(none, ops_.matrix_precision));
-  if (any_stretch && !stretch)
-    insert_term(any_losses ? 1 : 0, std::make_unique<StretchTerm>(none, ops_.matrix_precision));
-  for (auto& term : terms_) term->distribute(*communicator_, context());
-  halo_ = &add_term(std::make_unique<HaloExchange<ExecutionSpace, TetLayout>>(std::move(communicator), plan,
-                                                                              overlap_halo, ops_.num_tets));
+  if constexpr (!std::is_same_v<FieldScalar, Real>) {
+    throw std::invalid_argument("single precision runs in one process");
+  } else {
+    if (halo_) throw std::logic_error("FractionedLeapfrog::distribute called twice");
+    if (owned_blocks.size() != static_cast<std::size_t>(ops_.num_blocks) ||
+        owned_tets.size() != static_cast<std::size_t>(ops_.num_tets) ||
+        lanczos_start.size() != static_cast<std::size_t>(ops_.num_unknowns))
+      throw std::invalid_argument("the ownership given to FractionedLeapfrog::distribute does not fit its operators");
+    using Flags = Kokkos::View<char*, memory_space>;
+    owned_blocks_.flags = kernels::upload_flat<Flags>("dgatd::owned_blocks", owned_blocks);
+    owned_tets_.flags = kernels::upload_flat<Flags>("dgatd::owned_tets", owned_tets);
+    auto const host_block_offset = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ops_.block_offset);
+    std::vector<char> owned_rows(ops_.num_free, 0);
+    for (std::size_t b = 0; b < owned_blocks.size(); ++b)
+      for (Index r = host_block_offset(b); r < host_block_offset(b + 1); ++r) owned_rows[r] = owned_blocks[b];
+    owned_rows_.flags = kernels::upload_flat<Flags>("dgatd::owned_rows", owned_rows);
+    lanczos_start_ = std::move(lanczos_start);
+    communicator_ = communicator;
+    // Every rank holds the same terms in the same order (their collectives and the checkpoint's state
+    // rely on it): a part without lossy blocks or stretched tets takes the empty loss or layer term
+    // that another part has, where the constructor would have put it.
+    using LossTerm = Losses<ExecutionSpace, TetLayout>;
+    using StretchTerm = MagneticStretch<ExecutionSpace, TetLayout>;
+    bool const losses = holds_term<LossTerm>(), stretch = holds_term<StretchTerm>();
+    bool const any_losses = communicator->max(losses ? 1 : 0) > 0;
+    bool const any_stretch = communicator->max(stretch ? 1 : 0) > 0;
+    dga::HostOperators const none{};
+    if (any_losses && !losses) insert_term(0, std::make_unique<LossTerm>(none, ops_.matrix_precision));
+    if (any_stretch && !stretch)
+      insert_term(any_losses ? 1 : 0, std::make_unique<StretchTerm>(none, ops_.matrix_precision));
+    for (auto& term : terms_) term->distribute(*communicator_, context());
+    halo_ = &add_term(std::make_unique<HaloExchange<ExecutionSpace, TetLayout>>(std::move(communicator), plan,
+                                                                                overlap_halo, ops_.num_tets));
+  }
 }
 
-template <class ExecutionSpace, class TetLayout>
-double FractionedLeapfrog<ExecutionSpace, TetLayout>::electric_energy(Kokkos::View<Real*, memory_space> const& u) const
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+double FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::electric_energy(
+    Kokkos::View<FieldScalar*, memory_space> const& u) const
 {
   double sum = electric_product(space_, ops_, u, u, owned_blocks_);
   if (communicator_) communicator_->sum(&sum, 1);
   return sum;
 }
 
-template <class ExecutionSpace, class TetLayout>
-StabilityBound FractionedLeapfrog<ExecutionSpace, TetLayout>::estimate_stability(double tolerance, int max_iterations,
-                                                                                 std::uint64_t seed)
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+StabilityBound FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::estimate_stability(double tolerance,
+                                                                                              int max_iterations,
+                                                                                              std::uint64_t seed)
 {
   if (!halo_) return solver::estimate_stability(space_, ops_, tolerance, max_iterations, seed);
   complete_exchange();
@@ -334,18 +355,19 @@ StabilityBound FractionedLeapfrog<ExecutionSpace, TetLayout>::estimate_stability
   return solver::estimate_stability(space_, ops_, tolerance, max_iterations, seed, &distributed);
 }
 
-template <class ExecutionSpace, class TetLayout>
-double FractionedLeapfrog<ExecutionSpace, TetLayout>::magnetic_cross_energy() const
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+double FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::magnetic_cross_energy() const
 {
   double sum = 0;
   Kokkos::parallel_reduce(
       "dgatd::magnetic_energy", Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Index>>(space_, 0, ops_.num_tets),
-      kernels::TetQuadraticForm<TetLayout, memory_space>{ops_.mu, f_previous_, fields_.f, owned_tets_}, sum);
+      kernels::TetQuadraticForm<TetLayout, memory_space, FieldScalar>{ops_.mu, f_previous_, fields_.f, owned_tets_},
+      sum);
   return sum;
 }
 
-template <class ExecutionSpace, class TetLayout>
-double FractionedLeapfrog<ExecutionSpace, TetLayout>::advance(bool with_energy)
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+double FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::advance(bool with_energy)
 {
   Context const c = context();
   double energy = 0;
@@ -354,19 +376,20 @@ double FractionedLeapfrog<ExecutionSpace, TetLayout>::advance(bool with_energy)
     Kokkos::deep_copy(space_, f_previous_, fields_.f);
   }
   at(&TermType::before_faraday, c);
+  auto const dt = static_cast<FieldScalar>(dt_);
   if (halo_ && halo_->pending()) {
-    kernels::faraday_update(space_, ops_, fields_, dt_, halo_->rim_flags());
-    halo_->finish(space_, fields_.u);
-    kernels::faraday_update(space_, ops_, fields_, dt_, halo_->rim_tets());
+    kernels::faraday_update(space_, ops_, fields_, dt, halo_->rim_flags());
+    complete_exchange();
+    kernels::faraday_update(space_, ops_, fields_, dt, halo_->rim_tets());
   } else {
-    kernels::faraday_update(space_, ops_, fields_, dt_);
+    kernels::faraday_update(space_, ops_, fields_, dt);
   }
   // A domain-decomposed run exchanges here, as a term: the edge pieces Faraday (and the layers'
   // correction) left for the tets around vertices shared with other ranks, before Ampere's
   // dual-curl pass sums them per edge.
   at(&TermType::after_faraday, c);
   if (with_energy) energy += 0.5 * magnetic_cross_energy();
-  kernels::ampere_update(space_, ops_, fields_, dt_);
+  kernels::ampere_update(space_, ops_, fields_, dt);
   at(&TermType::after_ampere, c);
   at(&TermType::correct, c);
   ++steps_;
@@ -377,7 +400,9 @@ double FractionedLeapfrog<ExecutionSpace, TetLayout>::advance(bool with_energy)
 
 #define DGATD_LEAPFROG_INSTANCES(PREFIX, SPACE)                                                                        \
   PREFIX template class FractionedLeapfrog<SPACE, Kokkos::LayoutLeft>;                                                 \
-  PREFIX template class FractionedLeapfrog<SPACE, Kokkos::LayoutRight>;
+  PREFIX template class FractionedLeapfrog<SPACE, Kokkos::LayoutRight>;                                                \
+  PREFIX template class FractionedLeapfrog<SPACE, Kokkos::LayoutLeft, float>;                                          \
+  PREFIX template class FractionedLeapfrog<SPACE, Kokkos::LayoutRight, float>;
 DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_LEAPFROG_INSTANCES, extern)
 
 } // namespace dgatd::solver

@@ -13,11 +13,11 @@
 
 namespace dgatd::solver {
 
-template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>>
-class PrescribedField final : public Term<ExecutionSpace, TetLayout> {
+template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>, class FieldScalar = Real>
+class PrescribedField final : public Term<ExecutionSpace, TetLayout, FieldScalar> {
 public:
   using memory_space = typename ExecutionSpace::memory_space;
-  using Context = typename Term<ExecutionSpace, TetLayout>::Context;
+  using Context = typename Term<ExecutionSpace, TetLayout, FieldScalar>::Context;
 
   PrescribedField(PrescribedStencil const& stencil, double amplitude, Signal waveform)
       : stencil_("dgatd::port", stencil.dofs, stencil.weights, amplitude), waveform_(std::move(waveform))
@@ -28,14 +28,15 @@ public:
   // Per row: its index and weight, u^ written.
   std::int64_t bytes_per_step() const override
   {
-    return static_cast<std::int64_t>(stencil_.rows.extent(0)) * (sizeof(Index) + 2 * sizeof(Real));
+    return static_cast<std::int64_t>(stencil_.rows.extent(0)) * (sizeof(Index) + sizeof(Real) + sizeof(FieldScalar));
   }
 
   void end_step(Context const& c) override
   {
-    kernels::for_each("dgatd::prescribed_port", c.space, stencil_.rows.extent(0),
-                      kernels::ScatterSet<memory_space>{stencil_.rows, stencil_.weights, c.fields.u,
-                                                        waveform_(static_cast<double>(c.step + 1) * c.dt)});
+    kernels::for_each(
+        "dgatd::prescribed_port", c.space, stencil_.rows.extent(0),
+        kernels::ScatterSet<memory_space, FieldScalar>{stencil_.rows, stencil_.weights, c.fields.u,
+                                                       waveform_(static_cast<double>(c.step + 1) * c.dt)});
   }
 
 private:
@@ -43,7 +44,9 @@ private:
   Signal waveform_;
 };
 
-#define DGATD_PRESCRIBED_FIELD_INSTANCES(PREFIX, SPACE) PREFIX template class PrescribedField<SPACE>;
+#define DGATD_PRESCRIBED_FIELD_INSTANCES(PREFIX, SPACE)                                                                \
+  PREFIX template class PrescribedField<SPACE>;                                                                        \
+  PREFIX template class PrescribedField<SPACE, kernels::DefaultTetLayout<SPACE>, float>;
 DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_PRESCRIBED_FIELD_INSTANCES, extern)
 
 } // namespace dgatd::solver

@@ -75,13 +75,13 @@ public:
   std::size_t size() const { return count_; }
 
   // From the fractioned unknowns u^ and f^.
-  template <class TetLayout>
-  void record(kernels::Fields<ExecutionSpace, TetLayout, Real> const& fields)
+  template <class TetLayout, class FieldScalar>
+  void record(kernels::Fields<ExecutionSpace, TetLayout, FieldScalar> const& fields)
   {
     if (count_ == 0) return;
     make_room();
     kernels::for_each("dgatd::probes", space_, count_,
-                      kernels::FractionedProbeSampler<TetLayout, memory_space>{
+                      kernels::FractionedProbeSampler<TetLayout, memory_space, FieldScalar>{
                           half_edge_dofs_, piece_tets_, piece_faces_, w_, fields.u, fields.f, buffer_, buffered_});
     ++buffered_;
   }

@@ -26,16 +26,16 @@
 namespace dgatd::solver {
 
 // x.Meps y over the free unknowns (of the blocks owned here, in a run over several ranks).
-template <class ExecutionSpace, class TetLayout>
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
 double electric_product(ExecutionSpace const& space, kernels::DeviceOperators<ExecutionSpace, TetLayout> const& ops,
-                        Kokkos::View<Real*, typename ExecutionSpace::memory_space> const& x,
-                        Kokkos::View<Real*, typename ExecutionSpace::memory_space> const& y,
+                        Kokkos::View<FieldScalar*, typename ExecutionSpace::memory_space> const& x,
+                        Kokkos::View<FieldScalar*, typename ExecutionSpace::memory_space> const& y,
                         kernels::OwnedMask<typename ExecutionSpace::memory_space> const& owned_blocks = {})
 {
   double sum = 0;
   Kokkos::parallel_reduce("dgatd::electric_product",
                           Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Index>>(space, 0, ops.num_blocks),
-                          kernels::BlockQuadraticForm<typename ExecutionSpace::memory_space>{
+                          kernels::BlockQuadraticForm<typename ExecutionSpace::memory_space, FieldScalar>{
                               ops.eps, ops.block_offset, ops.block_matrix_offset, x, y, owned_blocks},
                           sum);
   return sum;

@@ -27,12 +27,13 @@
 namespace dgatd::solver {
 
 // What a term sees of the core at a point of a step. step is n, the step running from t^n to
-// t^(n+1); Views are handles, so a term writes the fields through them.
-template <class ExecutionSpace, class TetLayout>
+// t^(n+1); Views are handles, so a term writes the fields through them. FieldScalar: the fields'
+// precision (float in single precision).
+template <class ExecutionSpace, class TetLayout, class FieldScalar = Real>
 struct StepContext {
   ExecutionSpace const& space;
   kernels::DeviceOperators<ExecutionSpace, TetLayout> const& operators;
-  kernels::Fields<ExecutionSpace, TetLayout, Real> const& fields;
+  kernels::Fields<ExecutionSpace, TetLayout, FieldScalar> const& fields;
   double dt;
   std::int64_t step;
 };
@@ -45,10 +46,10 @@ struct TetRows {
   bool by_vertex = false;
 };
 
-template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>>
+template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>, class FieldScalar = Real>
 class Term {
 public:
-  using Context = StepContext<ExecutionSpace, TetLayout>;
+  using Context = StepContext<ExecutionSpace, TetLayout, FieldScalar>;
 
   virtual ~Term() = default;
 

@@ -80,20 +80,23 @@ Snapshot snapshot(Fields const& fields)
 // Random free u^ and f^, then Faraday; then u^ set to zero and Ampere, so that u^ is Ampere's whole
 // increment dt (Meps)^-1 C~ f^ rather than a small change to random numbers, and f^ is Faraday's
 // result.
-template <class Space, class Layout>
-Snapshot one_update(dgatd::dga::HostOperators const& host, AmpereBlockPass pass, double dt,
+// FieldScalar float: single precision's fields (with float matrices).
+template <class Space, class Layout, class FieldScalar = Real>
+Snapshot one_update(dgatd::dga::HostOperators const& host, AmpereBlockPass pass, double time_step,
                     int unrolled_degree_limit = dgatd::kernels::max_unrolled_degree,
                     dgatd::kernels::MatrixPrecision precision = dgatd::kernels::MatrixPrecision::float64)
 {
   Space const space;
+  auto const dt = static_cast<FieldScalar>(time_step);
   auto const ops = dgatd::kernels::upload<Space, Layout>(host, pass, precision);
-  auto const fields = dgatd::kernels::make_fields<Space, Layout, Real>(ops);
+  auto const fields = dgatd::kernels::make_fields<Space, Layout, FieldScalar>(ops);
   auto u = Kokkos::create_mirror_view(fields.u);
   auto f = Kokkos::create_mirror_view(fields.f);
   Kokkos::deep_copy(u, 0.0);
-  for (Index i = 0; i < ops.num_free; ++i) u(i) = uniform(static_cast<std::uint64_t>(i));
+  for (Index i = 0; i < ops.num_free; ++i) u(i) = static_cast<FieldScalar>(uniform(static_cast<std::uint64_t>(i)));
   for (Index t = 0; t < ops.num_tets; ++t)
-    for (int j = 0; j < 4; ++j) f(t, j) = uniform((std::uint64_t{1} << 40) + 4 * static_cast<std::uint64_t>(t) + j);
+    for (int j = 0; j < 4; ++j)
+      f(t, j) = static_cast<FieldScalar>(uniform((std::uint64_t{1} << 40) + 4 * static_cast<std::uint64_t>(t) + j));
   Kokkos::deep_copy(fields.u, u);
   Kokkos::deep_copy(fields.f, f);
   dgatd::kernels::faraday_update(space, ops, fields, dt);
@@ -213,6 +216,37 @@ TEST(KernelVariants, FloatMatricesWithDoubleFieldsAgreeWithDouble)
     // Rounded, not exact: the matrices really were stored in float.
     EXPECT_GT(u_error, 0.0) << block_pass_name(pass);
   }
+}
+
+// Single precision: the fields are float too, so the inputs are rounded (6e-8) and every sum runs in
+// float. A value of Faraday's update sums 6 circulations and a 4 x 4 product, one of Ampere's a dual
+// curl of up to about 30 pieces and a block row of about 15: with float rounding 6e-8 per operation
+// the worst case is about 50 x 6e-8 = 3e-6 of the sum of the magnitudes, about 3 times the largest
+// value here (the cancellation above), so 1e-5; a float field read with the double kernel's
+// arithmetic, or a wrong index, errs by order 1.
+template <class Layout>
+void expect_single_precision_update_agrees(char const* layout)
+{
+  constexpr double single_agreement = 1e-5;
+  auto const& host = cavity(true).operators;
+  double const dt = stable_dt();
+  Snapshot const reference = one_update<TestSpace, Layout>(host, AmpereBlockPass::columns, dt);
+  for (AmpereBlockPass const pass : dgatd::kernels::all_block_passes) {
+    Snapshot const tested = one_update<TestSpace, Layout, float>(host, pass, dt, dgatd::kernels::max_unrolled_degree,
+                                                                 dgatd::kernels::MatrixPrecision::float32);
+    double const u_error = relative_difference(tested.u, reference.u);
+    double const f_error = relative_difference(tested.f, reference.f);
+    std::printf("single precision, %s, %s: u %.2e, f %.2e\n", layout, block_pass_name(pass), u_error, f_error);
+    EXPECT_LE(u_error, single_agreement) << layout << ' ' << block_pass_name(pass);
+    EXPECT_LE(f_error, single_agreement) << layout << ' ' << block_pass_name(pass);
+    EXPECT_GT(f_error, 0.0) << layout << ' ' << block_pass_name(pass);
+  }
+}
+
+TEST(KernelVariants, SinglePrecisionUpdateAgreesWithDoubleToFloatRounding)
+{
+  expect_single_precision_update_agrees<Kokkos::LayoutRight>("right");
+  expect_single_precision_update_agrees<Kokkos::LayoutLeft>("left");
 }
 
 } // namespace

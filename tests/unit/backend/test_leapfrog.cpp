@@ -1,5 +1,6 @@
 // Invariants of the fractioned leapfrog, run on every enabled execution space.
 #include "cavity_fixture.hpp"
+#include "loss_fixtures.hpp"
 #include "reference_space.hpp"
 
 #include "dgatd/solver/leapfrog.hpp"
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
@@ -87,6 +89,53 @@ TEST(Leapfrog, StabilityBoundWithFloatMatricesIsTheDoubleOne)
               rounded.rho / reference.rho - 1);
   EXPECT_NEAR(rounded.rho / reference.rho, 1.0, 1e-5);
   EXPECT_NE(rounded.rho, reference.rho); // the float run really has its own operator
+}
+
+// Single precision: float fields and float matrices. The step's operator is the mixed one, whose
+// energy (measured in double with the masses of the float inverses) the scheme conserves exactly;
+// what moves it now is the float rounding of every field value, 6e-8 relative per step. Single
+// precision's acceptance bar is 1e-4 over 1e5 steps; scaled to 1e4 steps as if the drift grew
+// linearly (the worst a rounding bias gives), 1e-5. Measured here: 1.5e-7, growing about linearly
+// (1.5e-6 over 1e5 steps in tests/regression/test_long_run_mixed.cpp).
+TEST(Leapfrog, EnergyIsConservedToFloatRoundingInSinglePrecision)
+{
+  FractionedLeapfrog<TestSpace, dgatd::kernels::DefaultTetLayout<TestSpace>, float> solver(
+      TestSpace(), shared_cavity().operators, dgatd::kernels::default_block_pass<TestSpace>(),
+      dgatd::kernels::MatrixPrecision::float32);
+  solver.set_dt(0.95 * solver.estimate_stability().dt_max);
+  solver.set_random_initial_field(2024);
+  double const w0 = solver.step_with_energy();
+  ASSERT_GT(w0, 0);
+  double worst = 0, largest = 0;
+  for (int n = 1; n < 10000; ++n) {
+    if (n % 10 != 0) {
+      solver.step();
+      continue;
+    }
+    double const w = solver.step_with_energy();
+    worst = std::max(worst, std::abs(w - w0) / w0);
+    largest = std::max(largest, w / w0);
+  }
+  std::printf("single precision: W0 = %.6e, max relative drift %.3e, largest W/W0 - 1 = %.3e over 1e4 steps\n", w0,
+              worst, largest - 1);
+  EXPECT_LT(worst, 1e-5);
+  // Rounded, not exact: the fields really are float (double fields drift by 1e-14 here).
+  EXPECT_GT(worst, 1e-10);
+}
+
+// Single precision steps lossless problems: operators with losses are refused, as are double
+// matrices under float fields.
+TEST(Leapfrog, SinglePrecisionRefusesLossesAndDoubleMatrices)
+{
+  using Single = FractionedLeapfrog<TestSpace, dgatd::kernels::DefaultTetLayout<TestSpace>, float>;
+  auto const pass = dgatd::kernels::default_block_pass<TestSpace>();
+  EXPECT_THROW(Single(TestSpace(), shared_cavity().operators, pass, dgatd::kernels::MatrixPrecision::float64),
+               std::invalid_argument);
+  EXPECT_NO_THROW(
+      Single(TestSpace(), dgatd::testing::lossy_box(0.0).operators, pass, dgatd::kernels::MatrixPrecision::float32));
+  EXPECT_THROW(
+      Single(TestSpace(), dgatd::testing::lossy_box(0.5).operators, pass, dgatd::kernels::MatrixPrecision::float32),
+      std::invalid_argument);
 }
 
 double energy_growth(double dt_factor, int steps)

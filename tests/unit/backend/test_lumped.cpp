@@ -156,7 +156,12 @@ TEST(LumpedElements, LineEndedByItsImpedanceReflectsNothingAndByThreeTimesItRefl
   EXPECT_LT(worst_half, 0.02);
 }
 
-TEST(LumpedElements, TheReferenceBackendRecordsThePortBitForBit)
+// The port's series are sums the host forms in a fixed order from per-kite values, so a host backend
+// records them bit for bit. A GPU's compiler fuses multiply-adds that the host's does not (nvcc's
+// default), so there the kites' values differ in their last bits each step, and the stable circuit
+// keeps those differences at rounding: 1e-12 of the largest value over the run's steps (the field
+// tests across backends hold 1e-13 after 500 steps), where a wrong kernel errs by order 1.
+TEST(LumpedElements, TheReferenceBackendRecordsThePortToRounding)
 {
   if constexpr (!dgatd::testing::has_reference_backend<TestSpace>) GTEST_SKIP() << "no second backend";
   dgatd::dga::LumpedCircuit load;
@@ -169,10 +174,22 @@ TEST(LumpedElements, TheReferenceBackendRecordsThePortBitForBit)
   auto const here = run_line<TestSpace>(line, 4.0, dt);
   auto const there = run_line<dgatd::testing::ReferenceSpaceFor<TestSpace>>(line, 4.0, dt);
   ASSERT_EQ(here.voltage.size(), there.voltage.size());
+  constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename TestSpace::memory_space>::accessible;
+  double largest_voltage = 0, largest_current = 0, voltage_difference = 0, current_difference = 0;
   for (std::size_t m = 0; m < here.voltage.size(); ++m) {
-    ASSERT_EQ(here.voltage[m], there.voltage[m]) << "step " << m;
-    ASSERT_EQ(here.current[m], there.current[m]) << "step " << m;
+    if (on_host) {
+      ASSERT_EQ(here.voltage[m], there.voltage[m]) << "step " << m;
+      ASSERT_EQ(here.current[m], there.current[m]) << "step " << m;
+    }
+    largest_voltage = std::max(largest_voltage, std::abs(there.voltage[m]));
+    largest_current = std::max(largest_current, std::abs(there.current[m]));
+    voltage_difference = std::max(voltage_difference, std::abs(here.voltage[m] - there.voltage[m]));
+    current_difference = std::max(current_difference, std::abs(here.current[m] - there.current[m]));
   }
+  std::printf("against the reference backend: voltage %.2e, current %.2e of the largest\n",
+              voltage_difference / largest_voltage, current_difference / largest_current);
+  EXPECT_LE(voltage_difference, 1e-12 * largest_voltage);
+  EXPECT_LE(current_difference, 1e-12 * largest_current);
 }
 
 // Sheets across a closed PEC box (planes z = const from wall y = 0 to wall y = 1, flat in the unjittered

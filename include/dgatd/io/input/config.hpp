@@ -140,8 +140,10 @@ enum class Backend { default_space, serial };
 
 struct SolverConfig {
   solver::FormulationKind formulation = solver::FormulationKind::fractioned;
-  // "double" or "mixed" (float local matrices, double fields and sums).
+  // "double", "mixed" (float local matrices, double fields and sums) or "single" (float matrices
+  // and fields: lossless problems in one process).
   kernels::MatrixPrecision precision = kernels::MatrixPrecision::float64;
+  kernels::FieldPrecision field_precision = kernels::FieldPrecision::float64;
   int precision_line = 0; // for messages about a precision the run cannot take
   Backend backend = Backend::default_space;
   // Over several ranks: step Faraday on the tets that read no other rank's unknowns while the halo
