@@ -112,21 +112,8 @@ std::vector<double> random_unknowns(dga::HostOperators const& host)
   return u;
 }
 
-// A --precision: the matrices' and the fields' (single: float both).
-struct BenchPrecision {
-  kernels::MatrixPrecision matrices = kernels::MatrixPrecision::float64;
-  kernels::FieldPrecision fields = kernels::FieldPrecision::float64;
-};
-
-BenchPrecision precision_named(std::string const& name)
-{
-  if (name == "double") return {};
-  return {kernels::MatrixPrecision::float32,
-          name == "single" ? kernels::FieldPrecision::float32 : kernels::FieldPrecision::float64};
-}
-
 // Labels lead with the precision where it is not double.
-std::string precision_label(BenchPrecision precision)
+std::string precision_label(kernels::StepPrecision precision)
 {
   if (precision.fields == kernels::FieldPrecision::float32) return "single/";
   return precision.matrices == kernels::MatrixPrecision::float32 ? "mixed/" : "";
@@ -246,7 +233,7 @@ FractionedMembers members_of(std::shared_ptr<Leapfrog> const& leapfrog, std::str
 // On a PEC box or mesh file's operators, from the given unknowns.
 template <class Space, class Layout>
 FractionedMembers fractioned_members(dga::HostOperators const& host, std::vector<double> const& unknowns, double dt,
-                                     bool by_degree, kernels::AmpereBlockPass pass, BenchPrecision precision,
+                                     bool by_degree, kernels::AmpereBlockPass pass, kernels::StepPrecision precision,
                                      std::string const& prefix = "")
 {
   auto const started = [&](auto leapfrog) {
@@ -394,7 +381,7 @@ private:
   void set_precision(std::string const& name)
   {
     precision_name_ = name;
-    precision_ = precision_named(name);
+    precision_ = kernels::step_precision_named(name);
   }
 
   // A mesh file in every ordering asked for: Faraday, Ampere and the step of each against the
@@ -464,8 +451,9 @@ private:
   {
     for (auto const& precision : options_.precisions) {
       io::Config config = io::load_config(file);
-      config.solver.precision = precision_named(precision).matrices;
-      config.solver.field_precision = precision_named(precision).fields;
+      auto const named = kernels::step_precision_named(precision);
+      config.solver.precision = named.matrices;
+      config.solver.field_precision = named.fields;
       run_configured(file, config, precision);
     }
   }
@@ -624,7 +612,7 @@ private:
   std::string mesh_;
   std::string ordering_ = "-";
   std::string precision_name_ = "double";
-  BenchPrecision precision_;
+  kernels::StepPrecision precision_;
   std::int64_t dofs_ = 0;
 };
 

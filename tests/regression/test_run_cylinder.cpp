@@ -31,10 +31,9 @@ CylinderRun run_cylinder(std::string const& precision)
   ScratchDirectory scratch("cylinder_" + precision);
   std::string const output = (scratch.path() / "cylinder.h5").string();
   auto config = dgatd::io::load_config(std::string(DGATD_SOURCE_DIR) + "/inputs/cylinder_resonator.toml");
-  config.solver.precision =
-      precision == "double" ? dgatd::kernels::MatrixPrecision::float64 : dgatd::kernels::MatrixPrecision::float32;
-  config.solver.field_precision =
-      precision == "single" ? dgatd::kernels::FieldPrecision::float32 : dgatd::kernels::FieldPrecision::float64;
+  auto const named = dgatd::kernels::step_precision_named(precision);
+  config.solver.precision = named.matrices;
+  config.solver.field_precision = named.fields;
   dgatd::simulation::SimulationOptions options;
   options.output_path = output;
   CylinderRun run;

@@ -555,12 +555,9 @@ void ampere_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace, 
   compat::ScopedRegion region("dgatd::Ampere");
   DualCurlKernel<ExecutionSpace, TetLayout, FieldScalar> const curl_pass(ops, fields);
   Kokkos::parallel_for("dgatd::Ampere::dual_curl", curl_pass.policy(space), curl_pass);
-  if constexpr (std::is_same_v<FieldScalar, float>)
-    detail::ampere_block_pass<float>(space, ops, fields, dt, unrolled_degree_limit);
-  else if (ops.matrix_precision == MatrixPrecision::float32)
-    detail::ampere_block_pass<float>(space, ops, fields, dt, unrolled_degree_limit);
-  else
-    detail::ampere_block_pass<double>(space, ops, fields, dt, unrolled_degree_limit);
+  with_step_matrix_scalar<FieldScalar>(ops.matrix_precision, [&](auto matrix_scalar) {
+    detail::ampere_block_pass<decltype(matrix_scalar)>(space, ops, fields, dt, unrolled_degree_limit);
+  });
 }
 
 // The library compiles the update on its instance spaces for both tet layouts and double and float

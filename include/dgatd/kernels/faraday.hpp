@@ -264,12 +264,9 @@ void with_faraday_kernel(DeviceOperators<ExecutionSpace, TetLayout> const& ops,
                          Launch const& launch)
 {
   compat::ScopedRegion region("dgatd::Faraday");
-  if constexpr (std::is_same_v<FieldScalar, float>)
-    launch(FaradayKernel<ExecutionSpace, TetLayout, float, float>(ops, fields, dt));
-  else if (ops.matrix_precision == MatrixPrecision::float32)
-    launch(FaradayKernel<ExecutionSpace, TetLayout, float, FieldScalar>(ops, fields, dt));
-  else
-    launch(FaradayKernel<ExecutionSpace, TetLayout, double, FieldScalar>(ops, fields, dt));
+  with_step_matrix_scalar<FieldScalar>(ops.matrix_precision, [&](auto matrix_scalar) {
+    launch(FaradayKernel<ExecutionSpace, TetLayout, decltype(matrix_scalar), FieldScalar>(ops, fields, dt));
+  });
 }
 
 // In the precision of the operators' matrices.

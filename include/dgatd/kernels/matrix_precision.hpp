@@ -4,6 +4,11 @@
 // most of a step's traffic (README, Precision): the core's inverses and the lossy terms' step
 // matrices. float32 fields too ("single") halve the fields' bytes as well.
 
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
 namespace dgatd::kernels {
 
 enum class MatrixPrecision { float64, float32 };
@@ -11,6 +16,21 @@ enum class MatrixPrecision { float64, float32 };
 // The precision of the fractioned step's fields: float32 (precision = "single") keeps the fields and
 // the kernels' sums in float too, with float matrices; energies and bounds are still summed in double.
 enum class FieldPrecision { float64, float32 };
+
+// What a precision's name ([solver] precision, dgatd bench --precision) stores in float: "double"
+// nothing, "mixed" the matrices, "single" the matrices and the fields.
+struct StepPrecision {
+  MatrixPrecision matrices = MatrixPrecision::float64;
+  FieldPrecision fields = FieldPrecision::float64;
+};
+
+inline StepPrecision step_precision_named(std::string const& name)
+{
+  if (name == "double") return {};
+  if (name == "mixed") return {MatrixPrecision::float32, FieldPrecision::float64};
+  if (name == "single") return {MatrixPrecision::float32, FieldPrecision::float32};
+  throw std::invalid_argument("unknown precision '" + name + "' (double, mixed or single)");
+}
 
 inline char const* matrix_precision_name(MatrixPrecision precision)
 {
@@ -23,6 +43,17 @@ decltype(auto) with_matrix_scalar(MatrixPrecision precision, Function&& f)
 {
   if (precision == MatrixPrecision::float32) return f(float{});
   return f(double{});
+}
+
+// f(float{}) or f(double{}): a launch with its kernel's matrices in the precision a step with
+// FieldScalar fields takes: float fields take float matrices alone (single precision).
+template <class FieldScalar, class Function>
+decltype(auto) with_step_matrix_scalar(MatrixPrecision precision, Function&& f)
+{
+  if constexpr (std::is_same_v<FieldScalar, float>)
+    return f(float{});
+  else
+    return with_matrix_scalar(precision, std::forward<Function>(f));
 }
 
 // A host value rounded to what the matrices of precision hold, so that host arithmetic which must

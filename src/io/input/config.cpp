@@ -592,11 +592,9 @@ SolverConfig read_solver(TableReader const& t)
   if (t.has("backend"))
     solver.backend = t.choice("backend", {"default", "serial"}) == "serial" ? Backend::serial : Backend::default_space;
   if (t.has("precision")) {
-    auto const precision = t.choice("precision", {"double", "mixed", "single"});
-    solver.precision =
-        precision == "double" ? dgatd::kernels::MatrixPrecision::float64 : dgatd::kernels::MatrixPrecision::float32;
-    solver.field_precision =
-        precision == "single" ? dgatd::kernels::FieldPrecision::float32 : dgatd::kernels::FieldPrecision::float64;
+    auto const precision = dgatd::kernels::step_precision_named(t.choice("precision", {"double", "mixed", "single"}));
+    solver.precision = precision.matrices;
+    solver.field_precision = precision.fields;
     solver.precision_line = t.line("precision");
   }
   solver.overlap_halo = t.boolean("overlap_halo", true);
