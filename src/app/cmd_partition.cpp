@@ -1,6 +1,7 @@
-// dgatd partition: how a mesh would split over N ranks (issue 21, first part): METIS's parts, their
-// balance, and what each part would receive per step in the two halo schemes the run can use
-// (partition/partition.hpp), so that the choice between them rests on real meshes.
+// dgatd partition: how a mesh splits over N ranks (issue 21): METIS's parts, their balance, and what
+// each part would receive per step in the two halo schemes the run can use (partition/partition.hpp),
+// so that the choice between them rests on real meshes; with -o DIR, the parts themselves, one file
+// per rank, for a run whose ranks together hold a mesh no one of them could (simulation/part_files.hpp).
 #include "commands.hpp"
 
 #include "dgatd/error.hpp"
@@ -25,6 +26,8 @@ struct PartitionOptions {
   double scale = 1.0;
   int parts = 2;
   std::vector<std::string> weights; // VOLUME=W
+  std::string ordering = "hilbert";
+  std::string output; // the folder of the parts, empty for the table only
 };
 
 // Each tet's weight: W for the tets of each physical volume named in --weight VOLUME=W, else 1.
@@ -55,9 +58,12 @@ std::vector<int> tet_weights(mesh::Mesh const& m, std::vector<std::string> const
 
 int run_partition(PartitionOptions const& options)
 {
+  if (!options.output.empty() && options.parts < 2)
+    throw Error("-n " + std::to_string(options.parts), "is below 2: one process reads the mesh itself",
+                "give -n 2 or more for a folder of parts");
   mesh::Mesh m = mesh::read_mesh(options.file, options.scale);
-  // The numbering a run steps in (Hilbert), so that METIS sees the graph a run would split.
-  mesh::order_for_locality(m, mesh::Ordering::hilbert);
+  // The numbering a run steps in, so that METIS sees the graph a run would split.
+  mesh::order_for_locality(m, *mesh::ordering_named(options.ordering));
   mesh::Topology const topology = mesh::build_topology(m);
   auto const weight = tet_weights(m, options.weights);
   auto const tet_part = partition::partition_tets(m, topology, options.parts, weight);
@@ -102,6 +108,13 @@ int run_partition(PartitionOptions const& options)
   std::printf("one exchange per step (ghost tets step Faraday twice, only u crosses): %.1f KB in all, %.1f KB into "
               "the busiest part, %.1f %% more Faraday work\n",
               one_exchange * bytes / 1e3, worst_one * bytes / 1e3, 100.0 * ghost_tets / topology.num_tets());
+  if (options.output.empty()) return 0;
+  partition::write_mesh_parts(options.file, options.scale, *mesh::ordering_named(options.ordering), m, topology,
+                              tet_part, options.parts, options.output);
+  std::printf("wrote %s: manifest.h5 and part_0.h5 to part_%d.h5; run them under mpirun -n %d with [mesh] file = "
+              "\"%s\", scale = %g, ordering = \"%s\" and parts = \"%s\"\n",
+              options.output.c_str(), options.parts - 1, options.parts, options.file.c_str(), options.scale,
+              options.ordering.c_str(), options.output.c_str());
   return 0;
 }
 
@@ -119,6 +132,12 @@ void add_partition_command(CLI::App& app, Action* action)
                       "matched layer's tet moves about six times a plain tet's bytes); repeatable");
   command->add_option("--scale", options->scale, "Metres per mesh unit (e.g. 1e-3 for a mesh in mm)")
       ->capture_default_str();
+  command->add_option("--ordering", options->ordering, "The vertex ordering of the run ([mesh] ordering)")
+      ->check(CLI::IsMember(mesh::ordering_names()))
+      ->capture_default_str();
+  command->add_option("-o,--output", options->output,
+                      "Write the parts into this folder (manifest.h5, part_R.h5 per rank) for a run with [mesh] "
+                      "parts = \"DIR\": each rank then reads only its own part");
   command->callback([options, action] { *action = [options] { return run_partition(*options); }; });
 }
 

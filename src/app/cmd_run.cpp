@@ -75,10 +75,16 @@ int run_simulation(io::Config const& config, RunOptions const& options)
               << " holds the results so far (complete = 0); ";
     if (result.checkpoint.empty())
       std::cerr << "no checkpoint was written: the fields had blown up, so there is nothing to continue\n";
-    else
+    else {
+      // A run from parts continues on the ranks its parts were made for, or on parts made again.
+      auto const& parts = simulation.config().mesh.parts;
+      std::string const which_ranks = parts.empty() ? " (N: any number of ranks)"
+                                                    : " (N: the ranks of the parts in " + parts +
+                                                          ", or another N after dgatd partition -n N -o " + parts + ")";
       std::cerr << "continue with: " << (ranks ? "mpirun -n N " : "") << "dgatd run " << options.config_path
                 << (options.output_override.empty() ? "" : " -o " + options.output_override) << " --restart "
-                << result.checkpoint << (ranks ? " (N: any number of ranks)" : "") << "\n";
+                << result.checkpoint << (ranks ? which_ranks : "") << "\n";
+    }
   }
   return 128 + (stopping_signal ? static_cast<int>(stopping_signal) : SIGINT);
 }

@@ -9,7 +9,9 @@
 
 #include <array>
 #include <cstdint>
+#include <filesystem>
 #include <string>
+#include <system_error>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -210,6 +212,28 @@ inline Handle create_file(std::string const& path, std::string const& what)
   hid_t const file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get());
   if (file < 0) throw Error(path, "cannot create " + what, "check that the directory exists and is writable");
   return {file, H5Fclose};
+}
+
+// Writes a new file at path through fill(writer, root) beside it (path.partial) and renames it into
+// place, so that no reader finds half a file and an earlier file at path stays intact on a failure.
+template <class Fill>
+void write_atomically(std::string const& path, std::string const& what, Fill&& fill)
+{
+  std::string const partial = path + ".partial";
+  Writer const writer(partial);
+  {
+    QuietErrors const quiet;
+    Handle file = create_file(partial, what);
+    fill(writer, file.get());
+    writer.check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), ("flush " + what).c_str());
+    if (!file.reset()) writer.fail("close " + what);
+  }
+  std::error_code error;
+  std::filesystem::rename(partial, path, error);
+  if (error) {
+    std::filesystem::remove(partial, error);
+    throw Error(path, "cannot rename " + what + " into place", "check the permissions of the directory");
+  }
 }
 
 inline bool read_attribute(hid_t object, char const* name, hid_t type, void* value)

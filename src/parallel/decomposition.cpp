@@ -1,10 +1,12 @@
 #include "dgatd/parallel/decomposition.hpp"
 
 #include "dgatd/error.hpp"
+#include "dgatd/mesh/point_location.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -70,7 +72,9 @@ MeshPart make_mesh_part(mesh::Mesh const& global, std::vector<int> const& vertex
   for (Index v : part.global_vertex) {
     m.points.push_back(global.points[v]);
     part.owns_vertex.push_back(vertex_owner[v] == rank);
+    part.vertex_owner.push_back(vertex_owner[v]);
   }
+  part.global_vertices = global.num_vertices();
   std::vector<std::array<Index, 3>> local_faces;
   for (Index t : part.global_tet) {
     auto const& g = global.tets[t];
@@ -97,6 +101,7 @@ MeshPart make_mesh_part(mesh::Mesh const& global, std::vector<int> const& vertex
     if (!std::binary_search(local_faces.begin(), local_faces.end(), key)) continue;
     m.boundary_triangles.push_back(face);
     m.boundary_triangle_tag.push_back(global.boundary_triangle_tag[i]);
+    part.global_triangle.push_back(static_cast<Index>(i));
   }
   return part;
 }
@@ -126,10 +131,10 @@ std::vector<Index> global_faces(MeshPart const& part, mesh::Topology const& loca
 }
 
 HaloPlan make_halo_plan(Communicator const& communicator, MeshPart const& part, mesh::Topology const& local,
-                        dga::DofLayout const& layout, std::vector<int> const& vertex_owner)
+                        dga::DofLayout const& layout)
 {
   int const ranks = communicator.size();
-  auto const num_global_vertices = static_cast<std::int64_t>(vertex_owner.size());
+  auto const num_global_vertices = static_cast<std::int64_t>(part.global_vertices);
   // A half-edge by its global vertex and the global vertex at the edge's other end.
   auto key = [&](Index v, Index other) {
     return part.global_vertex[v] * num_global_vertices + part.global_vertex[other];
@@ -138,7 +143,7 @@ HaloPlan make_halo_plan(Communicator const& communicator, MeshPart const& part, 
   std::vector<std::vector<Index>> receive(ranks);
   for (Index v = 0; v < local.num_vertices; ++v) {
     if (part.owns_vertex[v]) continue;
-    int const owner = vertex_owner[part.global_vertex[v]];
+    int const owner = part.vertex_owner[v];
     for (Index h = local.v2e_offsets[v]; h < local.v2e_offsets[v + 1]; ++h) {
       Index const dof = layout.dof_of_half_edge[h];
       if (dof >= layout.num_free) continue;
@@ -184,6 +189,129 @@ HaloPlan make_halo_plan(Communicator const& communicator, MeshPart const& part, 
       plan.rim_tets.push_back(t);
   }
   return plan;
+}
+
+namespace {
+
+// Every rank's (value, id), on every rank.
+std::vector<std::pair<double, Index>> share(Communicator const& communicator, double value, Index id)
+{
+  std::vector<double> all(2 * static_cast<std::size_t>(communicator.size()), 0.0);
+  all[2 * communicator.rank()] = value;
+  all[2 * communicator.rank() + 1] = static_cast<double>(id);
+  communicator.sum(all.data(), all.size());
+  std::vector<std::pair<double, Index>> pairs;
+  for (std::size_t r = 0; r < all.size(); r += 2) pairs.emplace_back(all[r], static_cast<Index>(all[r + 1]));
+  return pairs;
+}
+
+} // namespace
+
+Index containing_tet_over_ranks(Communicator const& communicator, mesh::MeshView const& view,
+                                std::vector<Index> const& global_tet, std::vector<char> const& owns_tet, Vec3 const& x)
+{
+  // The whole-mesh rule (mesh::ContainingTet) picks the first tet, in increasing id, with the largest
+  // smallest barycentric coordinate: each rank's first among its own, then the largest over the ranks,
+  // the lowest id on a tie.
+  mesh::ContainingTet search(view, x);
+  for (Index t = 0; t < view.mesh.num_tets(); ++t)
+    if (owns_tet[t]) search.consider(t);
+  Index const here = search.result();
+  double smallest = -std::numeric_limits<double>::infinity();
+  if (here >= 0) {
+    auto const lambda = mesh::barycentric(view.mesh, here, x);
+    smallest = *std::min_element(lambda.begin(), lambda.end());
+  }
+  Index best = -1;
+  double best_smallest = -std::numeric_limits<double>::infinity();
+  for (auto const& [value, id] : share(communicator, here >= 0 ? smallest : -1e300, here >= 0 ? global_tet[here] : -1))
+    if (id >= 0 && (value > best_smallest || (value == best_smallest && id < best))) {
+      best_smallest = value;
+      best = id;
+    }
+  return best;
+}
+
+Index nearest_edge_over_ranks(Communicator const& communicator, mesh::MeshView const& view,
+                              std::vector<Index> const& global_edge, Vec3 const& x)
+{
+  Index const here = mesh::nearest_edge(view, x);
+  double const distance = here >= 0 ? squared_distance(x, view.geometry.edge_midpoint[here]) : 0.0;
+  Index best = -1;
+  double best_distance = std::numeric_limits<double>::infinity();
+  for (auto const& [value, id] : share(communicator, distance, here >= 0 ? global_edge[here] : -1))
+    if (id >= 0 && (value < best_distance || (value == best_distance && id < best))) {
+      best_distance = value;
+      best = id;
+    }
+  return best;
+}
+
+mesh::Mesh gather_mesh(Communicator const& communicator, MeshPart const& part, int root)
+{
+  // Rows of whole numbers: a vertex's id and position (its doubles' bits), a tet's id, global
+  // vertices and region, a triangle's id, global vertices and tag.
+  auto const& m = part.mesh;
+  std::vector<std::vector<std::int64_t>> sends(communicator.size());
+  auto& rows = sends[root];
+  std::int64_t vertices = 0, tets = 0, triangles = 0;
+  for (Index v = 0; v < m.num_vertices(); ++v) vertices += part.owns_vertex[v];
+  for (Index t = 0; t < m.num_tets(); ++t) tets += part.owns_tet[t];
+  auto const owns_triangle = [&](std::size_t i) {
+    auto const& tri = m.boundary_triangles[i];
+    return part.owns_vertex[*std::min_element(tri.begin(), tri.end())] != 0;
+  };
+  for (std::size_t i = 0; i < m.boundary_triangles.size(); ++i) triangles += owns_triangle(i);
+  rows = {vertices, tets, triangles};
+  for (Index v = 0; v < m.num_vertices(); ++v) {
+    if (!part.owns_vertex[v]) continue;
+    rows.push_back(part.global_vertex[v]);
+    for (double c : m.points[v]) {
+      std::int64_t bits = 0;
+      std::memcpy(&bits, &c, sizeof bits);
+      rows.push_back(bits);
+    }
+  }
+  for (Index t = 0; t < m.num_tets(); ++t) {
+    if (!part.owns_tet[t]) continue;
+    rows.push_back(part.global_tet[t]);
+    for (Index v : m.tets[t]) rows.push_back(part.global_vertex[v]);
+    rows.push_back(m.tet_region[t]);
+  }
+  for (std::size_t i = 0; i < m.boundary_triangles.size(); ++i) {
+    if (!owns_triangle(i)) continue;
+    rows.push_back(part.global_triangle[i]);
+    for (Index v : m.boundary_triangles[i]) rows.push_back(part.global_vertex[v]);
+    rows.push_back(m.boundary_triangle_tag[i]);
+  }
+  auto const received = communicator.all_to_all(sends);
+  mesh::Mesh whole;
+  if (communicator.rank() != root) return whole;
+  std::size_t num_vertices = 0, num_tets = 0, num_triangles = 0;
+  for (auto const& from : received) {
+    num_vertices += static_cast<std::size_t>(from.at(0));
+    num_tets += static_cast<std::size_t>(from.at(1));
+    num_triangles += static_cast<std::size_t>(from.at(2));
+  }
+  whole.points.resize(num_vertices);
+  whole.tets.resize(num_tets);
+  whole.tet_region.resize(num_tets);
+  whole.boundary_triangles.resize(num_triangles);
+  whole.boundary_triangle_tag.resize(num_triangles);
+  for (auto const& from : received) {
+    std::size_t k = 3;
+    for (std::int64_t i = 0; i < from[0]; ++i, k += 4)
+      for (int c = 0; c < 3; ++c) std::memcpy(&whole.points.at(from[k]).at(c), &from[k + 1 + c], sizeof(double));
+    for (std::int64_t i = 0; i < from[1]; ++i, k += 6) {
+      for (int c = 0; c < 4; ++c) whole.tets.at(from[k])[c] = static_cast<Index>(from[k + 1 + c]);
+      whole.tet_region[from[k]] = static_cast<int>(from[k + 5]);
+    }
+    for (std::int64_t i = 0; i < from[2]; ++i, k += 5) {
+      for (int c = 0; c < 3; ++c) whole.boundary_triangles.at(from[k])[c] = static_cast<Index>(from[k + 1 + c]);
+      whole.boundary_triangle_tag[from[k]] = static_cast<int>(from[k + 4]);
+    }
+  }
+  return whole;
 }
 
 std::vector<double> sum_owned(Communicator const& communicator, std::vector<double> const& local,

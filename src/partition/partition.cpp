@@ -2,6 +2,7 @@
 
 #include "dgatd/error.hpp"
 #include "dgatd/parallel/decomposition.hpp"
+#include "dgatd/simulation/part_files.hpp"
 
 #include <metis.h>
 
@@ -117,6 +118,20 @@ std::vector<PartHalo> part_halos(mesh::Topology const& topology, std::vector<int
     h.ghost_halo_unknowns = distinct(ghost_unknowns[q]);
   }
   return halos;
+}
+
+void write_mesh_parts(std::string const& mesh_file, double scale, mesh::Ordering ordering, mesh::Mesh const& mesh,
+                      mesh::Topology const& topology, std::vector<int> const& tet_part, int parts,
+                      std::string const& directory)
+{
+  simulation::PartsManifest manifest;
+  manifest.directory = directory;
+  manifest.ranks = parts;
+  manifest.mesh_file = mesh_file;
+  manifest.mesh_file_hash = simulation::mesh_file_hash(mesh_file, manifest.mesh_file_size);
+  manifest.scale = scale;
+  manifest.ordering = mesh::ordering_name(ordering);
+  simulation::write_parts(manifest, mesh, topology, parallel::vertex_owners(topology, tet_part, parts));
 }
 
 } // namespace dgatd::partition

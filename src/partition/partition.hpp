@@ -9,8 +9,10 @@
 // Ampere on block v reads the edge pieces that the tets around v wrote for their three edges at v.
 
 #include "dgatd/mesh/mesh.hpp"
+#include "dgatd/mesh/ordering.hpp"
 #include "dgatd/mesh/topology.hpp"
 
+#include <string>
 #include <vector>
 
 namespace dgatd::partition {
@@ -40,5 +42,13 @@ struct PartHalo {
 
 // The vertex owners and each part's halo, for tet_part as partition_tets gives it.
 std::vector<PartHalo> part_halos(mesh::Topology const& topology, std::vector<int> const& tet_part, int parts);
+
+// Writes into directory the parts (simulation/part_files.hpp) of the mesh read from mesh_file with
+// scale and ordered by ordering (mesh, with its topology), its tets split by tet_part over parts
+// ranks, with the manifest that ties them to the file's bytes. Throws dgatd::Error naming the file or
+// folder that failed.
+void write_mesh_parts(std::string const& mesh_file, double scale, mesh::Ordering ordering, mesh::Mesh const& mesh,
+                      mesh::Topology const& topology, std::vector<int> const& tet_part, int parts,
+                      std::string const& directory);
 
 } // namespace dgatd::partition

@@ -25,7 +25,7 @@ std::string known_groups(mesh::Mesh const& m, int dim)
 } // namespace
 
 int volume_tag(mesh::Mesh const& mesh, std::string const& name, int tag, std::string const& table,
-               std::string const& where)
+               std::string const& where, std::vector<int> const* regions_with_tets)
 {
   if (!name.empty()) {
     tag = -1;
@@ -35,7 +35,11 @@ int volume_tag(mesh::Mesh const& mesh, std::string const& name, int tag, std::st
       throw Error(where, table + " region '" + name + "' is not a physical volume of " + mesh.source,
                   "use one of: " + known_groups(mesh, 3));
   }
-  if (std::find(mesh.tet_region.begin(), mesh.tet_region.end(), tag) == mesh.tet_region.end())
+  bool const has_tets =
+      regions_with_tets
+          ? std::find(regions_with_tets->begin(), regions_with_tets->end(), tag) != regions_with_tets->end()
+          : std::find(mesh.tet_region.begin(), mesh.tet_region.end(), tag) != mesh.tet_region.end();
+  if (!has_tets)
     throw Error(where,
                 table + " region " + (name.empty() ? std::to_string(tag) : "'" + name + "'") +
                     " has no tetrahedra in " + mesh.source,
@@ -178,9 +182,24 @@ void refuse_other_losses_at_shifted_layers(Problem const& p, std::vector<PmlLaye
     }
 }
 
-// Everything of make_problem but the operators.
+// The faces of a part with one tet in it that have two in the whole mesh (face_interior per tet and
+// face; none when it is null): no boundary there.
+std::vector<char> rim_faces(mesh::Topology const& topology, std::vector<std::array<char, 4>> const* face_interior)
+{
+  std::vector<char> rim(static_cast<std::size_t>(topology.num_faces()), 0);
+  if (!face_interior) return rim;
+  for (Index t = 0; t < topology.num_tets(); ++t)
+    for (int j = 0; j < 4; ++j) {
+      Index const f = topology.tet_faces[t][j];
+      if ((*face_interior)[t][j] && topology.face_tets[f][1] < 0) rim[f] = 1;
+    }
+  return rim;
+}
+
+// Everything of make_problem but the operators; face_interior as rim_faces takes it.
 Problem describe_problem(mesh::Mesh mesh, dga::Materials materials, BoundaryKinds const& boundary,
-                         std::vector<PmlLayerSpec> const& layers)
+                         std::vector<PmlLayerSpec> const& layers,
+                         std::vector<std::array<char, 4>> const* face_interior = nullptr)
 {
   Problem p;
   p.mesh = std::move(mesh);
@@ -194,8 +213,10 @@ Problem describe_problem(mesh::Mesh mesh, dga::Materials materials, BoundaryKind
                                           layer.profile, layer.name));
   }
   p.face_kinds.assign(p.topology.num_faces(), dga::FaceKind::interior_or_pmc);
+  auto const rim = rim_faces(p.topology, face_interior);
   if (boundary.pec_everywhere)
-    for (auto f : p.topology.boundary_faces) p.face_kinds[f] = dga::FaceKind::pec;
+    for (auto f : p.topology.boundary_faces)
+      if (!rim[f]) p.face_kinds[f] = dga::FaceKind::pec;
   auto has = [](std::vector<int> const& tags, int tag) {
     return std::find(tags.begin(), tags.end(), tag) != tags.end();
   };
@@ -265,13 +286,18 @@ Problem make_part_problem(Problem const& global, parallel::MeshPart const& part,
   return p;
 }
 
-Problem make_problem(io::Config const& config, mesh::Mesh mesh, bool assemble_operators)
+namespace {
+
+// make_problem of a configuration, on the whole mesh (whole null) or on one rank's part of it.
+Problem problem_of_config(io::Config const& config, mesh::Mesh mesh, bool assemble_operators,
+                          WholeMeshFacts const* whole)
 {
+  auto const* regions = whole ? &whole->regions : nullptr;
   std::size_t const num_tets = mesh.tets.size();
   dga::Materials materials{std::vector<double>(num_tets, dga::eps0), std::vector<double>(num_tets, dga::mu0), {}};
   for (auto const& material : config.materials) {
-    int const tag =
-        volume_tag(mesh, material.region_name, material.region_tag, "[[material]]", config.where(material.line));
+    int const tag = volume_tag(mesh, material.region_name, material.region_tag, "[[material]]",
+                               config.where(material.line), regions);
     for (std::size_t t = 0; t < num_tets; ++t)
       if (mesh.tet_region[t] == tag) {
         materials.eps[t] = dga::eps0 * material.eps_r;
@@ -284,7 +310,7 @@ Problem make_problem(io::Config const& config, mesh::Mesh mesh, bool assemble_op
   }
   std::vector<int> layer_tags;
   for (auto const& pml : config.pml)
-    layer_tags.push_back(volume_tag(mesh, pml.region_name, pml.region_tag, "[[pml]]", config.where(pml.line)));
+    layer_tags.push_back(volume_tag(mesh, pml.region_name, pml.region_tag, "[[pml]]", config.where(pml.line), regions));
 
   BoundaryKinds boundary;
   boundary.pec_everywhere = config.boundary.pec_everywhere;
@@ -333,23 +359,39 @@ Problem make_problem(io::Config const& config, mesh::Mesh mesh, bool assemble_op
     auto const& pml = config.pml[k];
     layers.push_back({layer_tags[k], layer_name(pml), {pml.order, pml.reflection, 2 * M_PI * pml.cfs_frequency}});
   }
+  auto const* face_interior = whole ? &whole->face_interior : nullptr;
   auto problem = [&] {
     try {
-      if (!assemble_operators) return describe_problem(std::move(mesh), std::move(materials), boundary, layers);
-      return make_problem(std::move(mesh), std::move(materials), boundary, {}, layers);
+      auto p = describe_problem(std::move(mesh), std::move(materials), boundary, layers, face_interior);
+      if (assemble_operators)
+        p.operators = dga::assemble(p.mesh, p.topology, p.geometry, p.materials, p.face_kinds, {});
+      return p;
     } catch (ModelError const& e) {
       throw config_error(config, e);
     }
   }();
   // A physical surface inside the domain has faces with two tets; absorbing there means nothing.
+  auto const rim = rim_faces(problem.topology, face_interior);
   for (std::size_t k = 0; k < boundary.absorbing_tags.size(); ++k)
     for (mesh::Index f : mesh::surface_faces(problem.topology, boundary.absorbing_tags[k]))
-      if (problem.topology.face_tets[f][1] >= 0)
+      if (problem.topology.face_tets[f][1] >= 0 || rim[f])
         throw Error(boundary_table,
                     "absorbing surface '" + config.boundary.absorbing_surfaces[k] + "' lies inside " +
                         problem.mesh.source + " (its faces have tets on both sides)",
                     "name exterior surfaces only");
   return problem;
+}
+
+} // namespace
+
+Problem make_problem(io::Config const& config, mesh::Mesh mesh, bool assemble_operators)
+{
+  return problem_of_config(config, std::move(mesh), assemble_operators, nullptr);
+}
+
+Problem make_part_problem(io::Config const& config, mesh::Mesh mesh, WholeMeshFacts const& whole)
+{
+  return problem_of_config(config, std::move(mesh), true, &whole);
 }
 
 mesh::Mesh load_mesh(io::Config const& config)

@@ -8,6 +8,7 @@
 #include "dgatd/mesh/point_location.hpp"
 #include "dgatd/random.hpp"
 #include "dgatd/simulation/config_errors.hpp"
+#include "dgatd/simulation/part_files.hpp"
 #include "dgatd/solver/formulations.hpp"
 #include "dgatd/solver/stencils.hpp"
 #include "recorder.hpp"
@@ -19,6 +20,7 @@
 #include <cstdio>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <utility>
@@ -155,6 +157,51 @@ void refuse_over_ranks(io::Config const& config, SimulationOptions const& option
     throw std::logic_error("a simulation over several ranks needs SimulationOptions::partitioner");
 }
 
+// What a run from parts on disk cannot do yet: the terms that need a whole surface or region on every
+// rank, and snapshots, which need the whole mesh's complex on rank 0 (docs/parallel.md).
+void refuse_with_parts(io::Config const& config, std::vector<mesh::PhysicalGroup> const& groups)
+{
+  std::string const fix = "remove [mesh] parts (every rank then reads " + config.mesh.file + " itself)";
+  auto const refuse = [&](int line, std::string const& what) {
+    throw Error(config.where(line), what + " is not read from parts (for now)", fix);
+  };
+  for (auto const& source : config.sources) {
+    if (source.kind == io::SourceKind::port_te10) refuse(source.line, "a waveguide port");
+    if (source.kind == io::SourceKind::plane_wave) refuse(source.line, "a plane wave");
+  }
+  if (!config.pml.empty()) refuse(config.pml.front().line, "[[pml]]");
+  if (config.output.snapshot_every > 0) refuse(config.output.line, "[output] snapshot_every");
+  for (auto const& group : groups)
+    for (auto const& name : config.boundary.pec_surfaces)
+      if (group.dim == 1 && group.name == name)
+        refuse(config.boundary.line, "the PEC wire '" + name + "' (a physical curve)");
+}
+
+// The manifest against the configuration and the rank count; the mesh file's bytes on rank 0 only
+// (check_file), which reads it through once.
+void check_manifest(io::Config const& config, PartsManifest const& manifest, int ranks, bool check_file)
+{
+  std::string const again = "split it again: dgatd partition " + config.mesh.file + " -n " + std::to_string(ranks) +
+                            " --scale " + format_number(config.mesh.scale) + " --ordering " +
+                            mesh::ordering_name(config.mesh.ordering) + " -o " + manifest.directory;
+  if (manifest.ranks != ranks)
+    throw Error(manifest.directory,
+                "holds parts for " + std::to_string(manifest.ranks) + " ranks, but the run has " +
+                    std::to_string(ranks),
+                "run under mpirun -n " + std::to_string(manifest.ranks) + ", or " + again);
+  if (manifest.ordering != mesh::ordering_name(config.mesh.ordering) || manifest.scale != config.mesh.scale)
+    throw Error(manifest.directory,
+                "was split with ordering \"" + manifest.ordering + "\" and scale " + format_number(manifest.scale) +
+                    ", the configuration asks for \"" + mesh::ordering_name(config.mesh.ordering) + "\" and " +
+                    format_number(config.mesh.scale),
+                again);
+  if (!check_file) return;
+  std::int64_t size = 0;
+  if (mesh_file_hash(config.mesh.file, size) != manifest.mesh_file_hash || size != manifest.mesh_file_size)
+    throw Error(manifest.directory, "was split from another mesh (" + manifest.mesh_file + ") than " + config.mesh.file,
+                again);
+}
+
 // Single precision steps lossless problems with sources, prescribed ports and probes; what it cannot
 // take is refused in one line before anything is built. Its float fields would round the terms' small
 // corrections (a layer's or a port's) away, which mixed precision keeps in double.
@@ -203,7 +250,53 @@ struct Simulation::Impl {
   Index whole_free_unknowns = 0;                                      // of the whole problem, for the report
   std::vector<double> part_tets, part_halo_values, part_halo_seconds; // per rank, for the report
 
+  // Runs stage on every rank (parallel::together), a ModelError told at its configuration line.
+  template <class Stage>
+  void together(Stage&& stage)
+  {
+    parallel::together(*communicator, [&] {
+      try {
+        stage();
+      } catch (ModelError const& e) {
+        throw config_error(config, e);
+      }
+    });
+  }
+  // The end of a set-up over ranks, once the formulation is distributed: the parts' sizes for the
+  // report, the stability bound over all, the checkpoint's state.
+  void finish_set_up_over_ranks(parallel::MeshPart const& part, io::Checkpoint const* checkpoint, Stopwatch& clock)
+  {
+    int const ranks = communicator->size();
+    part_tets.assign(ranks, 0.0);
+    part_halo_values.assign(ranks, 0.0);
+    part_tets[communicator->rank()] = static_cast<double>(part.global_tet.size());
+    part_halo_values[communicator->rank()] = static_cast<double>(formulation->halo().values_sent);
+    communicator->sum(part_tets.data(), ranks);
+    communicator->sum(part_halo_values.data(), ranks);
+    times.setup += clock.lap();
+    together([&] { plan_steps(checkpoint); });
+    times.dt_bound += clock.lap();
+    if (checkpoint) {
+      together([&] { restore(*checkpoint); });
+      times.setup += clock.lap();
+    }
+  }
+
+  // From parts on disk: the manifest; whole then holds, on rank 0 only, the mesh gathered from the
+  // ranks for the output and the checkpoints, and no complex.
+  std::optional<PartsManifest> parts;
+
   Problem const& output_problem() const { return over_ranks ? whole : problem; }
+  struct Counts {
+    Index vertices, edges, faces, tets;
+  };
+  // Of the whole mesh (on every rank).
+  Counts whole_counts() const
+  {
+    if (parts) return {parts->vertices, parts->edges, parts->faces, parts->tets};
+    auto const& p = output_problem();
+    return {p.mesh.num_vertices(), p.topology.num_edges(), p.topology.num_faces(), p.mesh.num_tets()};
+  }
   template <class Space>
   void make_formulation_on();
   void plan_steps(io::Checkpoint const* checkpoint);
@@ -219,7 +312,18 @@ struct Simulation::Impl {
     else
       make_formulation_on<Kokkos::DefaultExecutionSpace>();
   }
-  void distribute(parallel::MeshPart const& part, std::vector<int> const& vertex_owner);
+  void add_sources_and_probes_of_parts(parallel::MeshPart const& part, std::vector<Index> const& edge_global,
+                                       std::vector<Index> const& probe_tets, std::vector<Index> const& source_items);
+  void distribute(parallel::MeshPart const& part, std::vector<Index> const& edge_global,
+                  std::vector<Index> const& face_global);
+  // The whole problem's number of each local unknown (-1 where it has none), its free unknowns and
+  // its size (DofLayout::size).
+  struct Numbering {
+    std::vector<Index> global;
+    Index free = 0, size = 0;
+  };
+  Numbering number_from_whole(parallel::MeshPart const& part, std::vector<Index> const& edge_global) const;
+  Numbering number_over_ranks(parallel::MeshPart const& part, parallel::HaloPlan const& halo) const;
   std::vector<char> owned_blocks(parallel::MeshPart const& part) const
   {
     std::vector<char> owned;
@@ -256,14 +360,15 @@ RecordingPlan Simulation::Impl::recording_plan(std::int64_t first_step) const
 std::unique_ptr<io::RunWriter> Simulation::Impl::open_writer(std::int64_t first_step) const
 {
   auto const& problem = output_problem();
+  auto const counts = whole_counts();
   io::RunAttributes attributes;
   attributes.config_text = config.text;
   attributes.dt = plan.dt;
   attributes.dt_max = plan.dt_max;
-  attributes.num_vertices = problem.mesh.num_vertices();
-  attributes.num_edges = problem.topology.num_edges();
-  attributes.num_faces = problem.topology.num_faces();
-  attributes.num_tets = problem.mesh.num_tets();
+  attributes.num_vertices = counts.vertices;
+  attributes.num_edges = counts.edges;
+  attributes.num_faces = counts.faces;
+  attributes.num_tets = counts.tets;
   attributes.formulation = solver::to_string(formulation->kind());
   attributes.backend = backend;
   if (communicator->rank() != 0) return std::make_unique<SilentWriter>();
@@ -512,52 +617,149 @@ void Simulation::Impl::add_sources_and_probes(parallel::MeshPart const& part, st
   formulation->set_probes(probes);
 }
 
+// add_sources_and_probes without the whole mesh: probe_tets (global) as set_up_from_parts found
+// them over the ranks, and per source its tet (a dipole) or edge (an edge current), global.
+void Simulation::Impl::add_sources_and_probes_of_parts(parallel::MeshPart const& part,
+                                                       std::vector<Index> const& edge_global,
+                                                       std::vector<Index> const& probe_tets,
+                                                       std::vector<Index> const& source_items)
+{
+  auto const view = problem.view();
+  auto const& ops = problem.operators;
+  for (std::size_t k = 0; k < config.sources.size(); ++k) {
+    auto const& source = config.sources[k];
+    std::string const name = "source at " + config.where(source.line);
+    bool const here = source.kind == io::SourceKind::dipole
+                          ? part.local_tet(source_items[k]) >= 0
+                          : std::find(edge_global.begin(), edge_global.end(), source_items[k]) != edge_global.end();
+    if (!here) continue;
+    formulation->add_current_source(
+        source.kind == io::SourceKind::dipole
+            ? solver::dipole_stencil(view, ops, name, source.position, source.direction)
+            : solver::edge_current_stencil(view, ops, name, source.position, source.direction),
+        scaled(source.waveform));
+  }
+  std::vector<solver::ProbeStencil> probes;
+  for (std::size_t k = 0; k < config.probes.size(); ++k) {
+    auto const& probe = config.probes[k];
+    Index const t = part.local_tet(probe_tets[k]);
+    bool const here = t >= 0 && part.owns_tet[t];
+    probes.push_back(here ? solver::probe_stencil(view, ops.layout, probe.name, probe.position)
+                          : solver::ProbeStencil{});
+  }
+  formulation->set_probes(probes);
+}
+
 // The halo plan, what this rank owns, and the stability bound's start field of the one-process run:
-// the random value of each free unknown at its place in the whole mesh's numbering.
-void Simulation::Impl::distribute(parallel::MeshPart const& part, std::vector<int> const& vertex_owner)
+// the random value of each free unknown at its place in the whole mesh's numbering. edge_global and
+// face_global: the global id of each local edge and face.
+void Simulation::Impl::distribute(parallel::MeshPart const& part, std::vector<Index> const& edge_global,
+                                  std::vector<Index> const& face_global)
 {
   auto const& topology = problem.topology;
   auto const& layout = problem.operators.layout;
   solver::Distribution d;
   d.communicator = communicator;
-  d.halo = parallel::make_halo_plan(*communicator, part, topology, layout, vertex_owner);
+  d.halo = parallel::make_halo_plan(*communicator, part, topology, layout);
   d.owned_blocks = owned_blocks(part);
   d.owned_tets = part.owns_tet;
 
-  auto const edge_global = parallel::global_edges(part, topology, whole.topology);
-  auto const face_global = parallel::global_faces(part, topology, whole.topology);
-  auto const whole_layout = dga::dof_layout(whole.topology, whole.face_kinds);
+  auto numbering = parts ? number_over_ranks(part, d.halo) : number_from_whole(part, edge_global);
+  d.unknown_global = std::move(numbering.global);
   d.lanczos_start.assign(layout.size(), 0.0);
-  d.unknown_global.assign(layout.size(), -1);
   d.owned_unknowns.assign(layout.size(), 0);
   for (Index v = 0; v < topology.num_vertices; ++v)
     for (Index h = topology.v2e_offsets[v]; h < topology.v2e_offsets[v + 1]; ++h) {
       Index const dof = layout.dof_of_half_edge[h];
-      if (dof == layout.zero_slot) continue;
-      Index const global_dof = whole_layout.dof_of_half_edge[mesh::half_edge_of(
-          whole.topology, edge_global[topology.v2e[h]], part.global_vertex[v])];
-      if (global_dof == whole_layout.zero_slot) continue;
-      d.unknown_global[dof] = global_dof;
+      Index const global_dof = d.unknown_global[dof];
+      if (global_dof < 0) continue;
       d.owned_unknowns[dof] = part.owns_vertex[v];
-      if (dof < layout.num_free && global_dof < whole_layout.num_free)
+      if (dof < layout.num_free && global_dof < numbering.free)
         d.lanczos_start[dof] = nth_uniform_minus_one_to_one(solver::stability_seed, global_dof);
     }
-  d.global_unknowns = whole_layout.size();
-  whole_free_unknowns = whole_layout.num_free;
+  d.global_unknowns = numbering.size;
+  whole_free_unknowns = numbering.free;
   d.tet_global = part.global_tet;
   for (auto const& tet : problem.mesh.tets)
     d.owned_tet_vertices.push_back(
         {part.owns_vertex[tet[0]], part.owns_vertex[tet[1]], part.owns_vertex[tet[2]], part.owns_vertex[tet[3]]});
-  d.global_tets = whole.mesh.num_tets();
+  auto const counts = whole_counts();
+  d.global_tets = counts.tets;
   d.overlap_halo = config.solver.overlap_halo;
   // An edge or face belongs to the owner of its lowest vertex, which holds every tet around it.
   for (Index e = 0; e < topology.num_edges(); ++e)
     d.owned_edge_global.push_back(part.owns_vertex[topology.edge_vertices[e][0]] ? edge_global[e] : -1);
   for (Index f = 0; f < topology.num_faces(); ++f)
     d.owned_face_global.push_back(part.owns_vertex[topology.face_vertices[f][0]] ? face_global[f] : -1);
-  d.global_edges = whole.topology.num_edges();
-  d.global_faces = whole.topology.num_faces();
+  d.global_edges = counts.edges;
+  d.global_faces = counts.faces;
   formulation->distribute(std::move(d));
+}
+
+// Through the whole problem's layout (a run that holds the whole mesh).
+Simulation::Impl::Numbering Simulation::Impl::number_from_whole(parallel::MeshPart const& part,
+                                                                std::vector<Index> const& edge_global) const
+{
+  auto const& topology = problem.topology;
+  auto const& layout = problem.operators.layout;
+  auto const whole_layout = dga::dof_layout(whole.topology, whole.face_kinds);
+  Numbering n;
+  n.global.assign(layout.size(), -1);
+  for (Index v = 0; v < topology.num_vertices; ++v)
+    for (Index h = topology.v2e_offsets[v]; h < topology.v2e_offsets[v + 1]; ++h) {
+      Index const dof = layout.dof_of_half_edge[h];
+      if (dof == layout.zero_slot) continue;
+      Index const global_dof = whole_layout.dof_of_half_edge[mesh::half_edge_of(
+          whole.topology, edge_global[topology.v2e[h]], part.global_vertex[v])];
+      if (global_dof != whole_layout.zero_slot) n.global[dof] = global_dof;
+    }
+  n.free = whole_layout.num_free;
+  n.size = whole_layout.size();
+  return n;
+}
+
+// Without the whole mesh: the one-process layout numbers the free half-edges block by block in vertex
+// order, each block's in the order of its edges, as a part's layout numbers those of a block it owns
+// (its local ids keep the global order). So a block's first unknown is the sum of the free degrees of
+// the vertices before it (an array over the whole mesh's vertices, summed over the ranks), and a halo
+// block takes its numbers from its owner through the halo exchange. No half-edge is prescribed (the
+// ports that make them are not read from parts).
+Simulation::Impl::Numbering Simulation::Impl::number_over_ranks(parallel::MeshPart const& part,
+                                                                parallel::HaloPlan const& halo) const
+{
+  auto const& layout = problem.operators.layout;
+  if (layout.num_prescribed > 0) throw std::logic_error("prescribed unknowns in a run from parts");
+  std::vector<double> degree(part.global_vertex.size(), 0.0);
+  for (Index b = 0; b < layout.num_blocks(); ++b) degree[layout.block_vertex[b]] = layout.block_size(b);
+  auto const whole_degree = parallel::sum_owned(*communicator, degree, part.global_vertex, part.owns_vertex,
+                                                static_cast<std::size_t>(part.global_vertices));
+  std::vector<Index> first(part.global_vertex.size(), 0);
+  Index running = 0;
+  std::size_t local = 0;
+  for (std::size_t v = 0; v < whole_degree.size(); ++v) {
+    for (; local < part.global_vertex.size() && part.global_vertex[local] == static_cast<Index>(v); ++local)
+      first[local] = running;
+    running += static_cast<Index>(whole_degree[v]);
+  }
+  Numbering n;
+  n.free = running;
+  n.size = running + 1;
+  // As doubles (exact below 2^53) through the halo's buffers: -1 for the zero slot.
+  std::vector<double> number(layout.size(), -1.0);
+  for (Index b = 0; b < layout.num_blocks(); ++b) {
+    Index const v = layout.block_vertex[b];
+    if (!part.owns_vertex[v]) continue;
+    for (Index dof = layout.block_offset[b]; dof < layout.block_offset[b + 1]; ++dof)
+      number[dof] = static_cast<double>(first[v] + (dof - layout.block_offset[b]));
+  }
+  std::vector<double> send, receive(halo.receive_dofs.size());
+  for (Index dof : halo.send_dofs) send.push_back(number[dof]);
+  communicator->start_exchange(halo.neighbours, send.data(), receive.data());
+  communicator->finish_exchange();
+  for (std::size_t k = 0; k < receive.size(); ++k) number[halo.receive_dofs[k]] = receive[k];
+  n.global.assign(number.size(), -1);
+  for (std::size_t dof = 0; dof < number.size(); ++dof) n.global[dof] = static_cast<Index>(number[dof]);
+  return n;
 }
 
 std::unique_ptr<io::Checkpoint> Simulation::Impl::read_restart_checkpoint() const
@@ -612,11 +814,13 @@ void Simulation::Impl::report_start(std::int64_t first_step) const
   if (!options.report) return;
   auto& out = *options.report;
   auto const& p = output_problem();
-  out << "dgatd run: " << p.mesh.source << "\n  " << p.mesh.num_vertices() << " vertices, " << p.topology.num_edges()
-      << " edges, " << p.topology.num_faces() << " faces, " << p.mesh.num_tets() << " tets ("
-      << mesh::ordering_name(config.mesh.ordering) << " ordering); "
-      << (over_ranks ? whole_free_unknowns : p.operators.layout.num_free) << " free half-edge and "
-      << 4 * p.mesh.num_tets() << " dual half-edge unknowns\n"
+  auto const counts = whole_counts();
+  out << "dgatd run: " << (parts ? parts->source : p.mesh.source) << "\n  " << counts.vertices << " vertices, "
+      << counts.edges << " edges, " << counts.faces << " faces, " << counts.tets << " tets ("
+      << mesh::ordering_name(config.mesh.ordering) << " ordering"
+      << (parts ? ", read in " + std::to_string(parts->ranks) + " parts from " + parts->directory : std::string())
+      << "); " << (over_ranks ? whole_free_unknowns : p.operators.layout.num_free) << " free half-edge and "
+      << 4 * counts.tets << " dual half-edge unknowns\n"
       << "  dt_max = " << plan.dt_max << " s (Lanczos, " << plan.bound_iterations << " iterations), dt = " << plan.dt
       << " s, " << plan.steps << " steps to t = " << plan.steps * plan.dt << " s\n"
       << "  " << solver::to_string(formulation->kind()) << " formulation, "
@@ -656,9 +860,9 @@ void Simulation::Impl::report_start(std::int64_t first_step) const
 void Simulation::Impl::report_end(std::int64_t steps_taken, RunResult const& result) const
 {
   if (!options.report) return;
-  auto const& p = output_problem();
+  auto const counts = whole_counts();
   print_stage_times(*options.report, times, steps_taken,
-                    2 * static_cast<double>(p.topology.num_edges()) + 4.0 * p.mesh.num_tets());
+                    2 * static_cast<double>(counts.edges) + 4.0 * static_cast<double>(counts.tets));
   if (over_ranks && times.stepping > 0) {
     double const most = *std::max_element(part_halo_seconds.begin(), part_halo_seconds.end());
     char line[256];
@@ -694,9 +898,15 @@ try {
   s.communicator = s.options.communicator ? s.options.communicator : std::make_shared<parallel::SingleProcess>();
   if (s.communicator->size() > 1) {
     s.over_ranks = true;
-    set_up_over_ranks(given_mesh);
+    if (s.config.mesh.parts.empty())
+      set_up_over_ranks(given_mesh);
+    else
+      set_up_from_parts();
     return;
   }
+  if (!s.config.mesh.parts.empty())
+    throw Error(s.config.name, "[mesh] parts = \"" + s.config.mesh.parts + "\" is for a run over several ranks",
+                "run it under mpirun -n N (N as the parts were made for), or remove [mesh] parts");
   refuse_in_single_precision(s.config);
   io::require_writable_output(s.output_path);
 
@@ -731,15 +941,7 @@ void Simulation::set_up_over_ranks(mesh::Mesh* given_mesh)
   auto& s = *impl_;
   auto& communicator = *s.communicator;
   int const rank = communicator.rank(), ranks = communicator.size();
-  auto together = [&](auto&& stage) {
-    parallel::together(communicator, [&] {
-      try {
-        stage();
-      } catch (ModelError const& e) {
-        throw config_error(s.config, e);
-      }
-    });
-  };
+  auto together = [&](auto&& stage) { s.together(stage); };
 
   Stopwatch clock;
   std::vector<char> bytes;
@@ -803,21 +1005,116 @@ void Simulation::set_up_over_ranks(mesh::Mesh* given_mesh)
     s.make_formulation();
     s.add_sources_and_probes(part, probe_tets, owner);
   });
-  s.distribute(part, owner);
-  s.part_tets.assign(ranks, 0.0);
-  s.part_halo_values.assign(ranks, 0.0);
-  s.part_tets[rank] = static_cast<double>(part.global_tet.size());
-  s.part_halo_values[rank] = static_cast<double>(s.formulation->halo().values_sent);
-  communicator.sum(s.part_tets.data(), ranks);
-  communicator.sum(s.part_halo_values.data(), ranks);
-  s.times.setup += clock.lap();
+  s.distribute(part, parallel::global_edges(part, s.problem.topology, s.whole.topology),
+               parallel::global_faces(part, s.problem.topology, s.whole.topology));
+  s.finish_set_up_over_ranks(part, checkpoint.get(), clock);
+}
 
-  together([&] { s.plan_steps(checkpoint.get()); });
-  s.times.dt_bound += clock.lap();
-  if (checkpoint) {
-    together([&] { s.restore(*checkpoint); });
-    s.times.setup += clock.lap();
+// Each rank reads the manifest and its own part (simulation/part_files.hpp), never the whole mesh:
+// the set-up of set_up_over_ranks, with what it took from the whole mesh found over the ranks
+// instead (where probes and sources lie, the global numbering of the unknowns) and the mesh of the
+// output gathered on rank 0.
+void Simulation::set_up_from_parts()
+{
+  auto& s = *impl_;
+  auto& communicator = *s.communicator;
+  int const rank = communicator.rank(), ranks = communicator.size();
+  auto together = [&](auto&& stage) { s.together(stage); };
+
+  Stopwatch clock;
+  std::unique_ptr<io::Checkpoint> checkpoint;
+  StoredPart stored;
+  together([&] {
+    refuse_over_ranks(s.config, s.options);
+    s.parts = read_manifest(s.config.mesh.parts);
+    refuse_with_parts(s.config, s.parts->groups);
+    check_manifest(s.config, *s.parts, ranks, rank == 0);
+    if (!s.options.restart_from.empty()) {
+      checkpoint = s.read_restart_checkpoint();
+      if (io::mesh_fingerprint(checkpoint->mesh) != s.parts->mesh_fingerprint)
+        throw Error(s.options.restart_from, "was written on another mesh than the parts in " + s.parts->directory,
+                    "restart with the parts of the mesh the checkpoint was written on, or start the run afresh");
+    }
+    if (rank == 0) io::require_writable_output(s.output_path);
+    stored = read_part(*s.parts, rank);
+  });
+  s.times.reading += clock.lap();
+
+  parallel::MeshPart part;
+  std::vector<Index> stored_tet, probe_tets, extra, source_items(s.config.sources.size(), -1);
+  together([&] {
+    // The part's complex with its reserve, where the probes and point sources are looked for, held
+    // only while they are.
+    auto const stored_topology = mesh::build_topology(stored.mesh);
+    auto const stored_geometry = mesh::build_geometry(stored.mesh, stored_topology);
+    mesh::MeshView const stored_view{stored.mesh, stored_topology, stored_geometry};
+    std::vector<char> owns_stored_tet;
+    for (auto const& tet : stored.mesh.tets)
+      owns_stored_tet.push_back(stored.vertex_owner[*std::min_element(tet.begin(), tet.end())] == rank);
+    auto const located = [&](std::string const& name, Vec3 const& x) {
+      Index const tet =
+          parallel::containing_tet_over_ranks(communicator, stored_view, stored.global_tet, owns_stored_tet, x);
+      if (tet < 0) throw solver::outside_the_mesh(name, x);
+      return tet;
+    };
+    // A probe is read on the owner of its tet, which also steps the tets across that tet's faces
+    // (their pieces are its dual edges): from its reserve.
+    for (auto const& probe : s.config.probes) {
+      Index const tet = located("probe '" + probe.name + "'", probe.position);
+      probe_tets.push_back(tet);
+      auto const it = std::lower_bound(stored.global_tet.begin(), stored.global_tet.end(), tet);
+      auto const t = static_cast<Index>(it - stored.global_tet.begin());
+      if (it == stored.global_tet.end() || *it != tet || !owns_stored_tet[t]) continue;
+      extra.push_back(t);
+      for (Index f : stored_topology.tet_faces[t])
+        for (Index across : stored_topology.face_tets[f])
+          if (across >= 0) extra.push_back(across);
+    }
+    std::vector<Index> stored_edge_global(static_cast<std::size_t>(stored_topology.num_edges()), -1);
+    for (Index t = 0; t < stored.mesh.num_tets(); ++t)
+      for (int k = 0; k < 6; ++k) stored_edge_global[stored_topology.tet_edges[t][k]] = stored.tet_edges[t][k];
+    for (std::size_t k = 0; k < s.config.sources.size(); ++k) {
+      auto const& source = s.config.sources[k];
+      std::string const name = "source at " + s.config.where(source.line);
+      if (source.kind == io::SourceKind::dipole) source_items[k] = located(name, source.position);
+      if (source.kind == io::SourceKind::edge_current)
+        source_items[k] =
+            parallel::nearest_edge_over_ranks(communicator, stored_view, stored_edge_global, source.position);
+    }
+  });
+
+  together([&] {
+    part = parallel::make_mesh_part(stored.mesh, stored.vertex_owner, rank, ranks, extra);
+    // From the stored part's numbering to the whole mesh's.
+    stored_tet = part.global_tet;
+    for (auto& v : part.global_vertex) v = stored.global_vertex[v];
+    for (auto& t : part.global_tet) t = stored.global_tet[t];
+    part.global_vertices = s.parts->vertices;
+    WholeMeshFacts facts;
+    facts.regions = s.parts->regions;
+    for (Index t : stored_tet) facts.face_interior.push_back(stored.face_interior[t]);
+    s.problem = make_part_problem(s.config, part.mesh, facts);
+    s.make_formulation();
+  });
+  std::vector<Index> edge_global(static_cast<std::size_t>(s.problem.topology.num_edges()), -1);
+  std::vector<Index> face_global(static_cast<std::size_t>(s.problem.topology.num_faces()), -1);
+  for (std::size_t t = 0; t < stored_tet.size(); ++t) {
+    for (int k = 0; k < 6; ++k) edge_global[s.problem.topology.tet_edges[t][k]] = stored.tet_edges[stored_tet[t]][k];
+    for (int j = 0; j < 4; ++j) face_global[s.problem.topology.tet_faces[t][j]] = stored.tet_faces[stored_tet[t]][j];
   }
+  together([&] { s.add_sources_and_probes_of_parts(part, edge_global, probe_tets, source_items); });
+  s.distribute(part, edge_global, face_global);
+
+  // The output's and the checkpoints' mesh, on rank 0.
+  for (auto& i : part.global_triangle) i = stored.global_triangle[i];
+  s.whole.mesh = parallel::gather_mesh(communicator, part, 0);
+  if (rank == 0) {
+    s.whole.mesh.groups = s.parts->groups;
+    s.whole.mesh.source = s.parts->source;
+    if (io::mesh_fingerprint(s.whole.mesh) != s.parts->mesh_fingerprint)
+      throw std::logic_error("the mesh gathered from the parts differs from the one they were cut from");
+  }
+  s.finish_set_up_over_ranks(part, checkpoint.get(), clock);
 }
 
 Simulation::~Simulation() = default;

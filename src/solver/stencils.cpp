@@ -62,12 +62,16 @@ void fill_frame(mesh::MeshView const& m, dga::DofLayout const& layout, Subregion
 
 } // namespace
 
+Error outside_the_mesh(std::string const& name, Vec3 const& x)
+{
+  return Error(name, "position " + format_point(x) + " lies outside the mesh",
+               "move it inside the computational domain");
+}
+
 Index containing_tet(mesh::MeshView const& m, std::string const& name, Vec3 const& x)
 {
   Index const tet = mesh::locate_tet(m, x);
-  if (tet < 0)
-    throw Error(name, "position " + format_point(x) + " lies outside the mesh",
-                "move it inside the computational domain");
+  if (tet < 0) throw outside_the_mesh(name, x);
   return tet;
 }
 

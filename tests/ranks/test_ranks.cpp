@@ -8,6 +8,10 @@
 #include "dgatd/error.hpp"
 #include "dgatd/io/input/config.hpp"
 #include "dgatd/io/output/writer.hpp"
+#include "dgatd/mesh/gmsh_io.hpp"
+#include "dgatd/mesh/ordering.hpp"
+#include "dgatd/mesh/topology.hpp"
+#include "dgatd/simulation/part_files.hpp"
 #include "dgatd/simulation/simulation.hpp"
 #include "partition/mpi_communicator.hpp"
 #include "partition/partition.hpp"
@@ -21,6 +25,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -390,6 +395,222 @@ energy_every = 10
 checkpoint_every = 100
 )";
   expect_checkpoint_continues(text);
+}
+
+// Rank 0's scratch directory, named on every rank.
+class SharedScratch {
+public:
+  explicit SharedScratch(std::string const& tag)
+  {
+    std::vector<char> directory;
+    if (world->rank() == 0) {
+      scratch_ = std::make_unique<ScratchDirectory>(tag);
+      auto const path = scratch_->path().string();
+      directory.assign(path.begin(), path.end());
+    }
+    world->broadcast(directory, 0);
+    path_.assign(directory.begin(), directory.end());
+  }
+  std::string file(std::string const& name) const { return path_ + "/" + name; }
+
+private:
+  std::unique_ptr<ScratchDirectory> scratch_;
+  std::string path_;
+};
+
+// On rank 0: the mesh generated from the [mesh] table of text written to path.
+void write_generated_mesh(std::string const& text, std::string const& path)
+{
+  if (world->rank() != 0) return;
+  auto const config = dgatd::io::parse_config(text, "mesh.toml", ".");
+  dgatd::mesh::write_mesh(dgatd::simulation::load_mesh(config), path);
+}
+
+// On rank 0: what `dgatd partition mesh_file -n N -o directory` writes, N the world's ranks.
+void write_parts(std::string const& mesh_file, std::string const& directory)
+{
+  if (world->rank() == 0) {
+    auto mesh = dgatd::mesh::read_mesh(mesh_file);
+    dgatd::mesh::order_for_locality(mesh, dgatd::mesh::Ordering::hilbert);
+    auto const topology = dgatd::mesh::build_topology(mesh);
+    auto const tet_part = dgatd::partition::partition_tets(mesh, topology, world->size());
+    dgatd::partition::write_mesh_parts(mesh_file, 1.0, dgatd::mesh::Ordering::hilbert, mesh, topology, tet_part,
+                                       world->size(), directory);
+  }
+  world->max(0); // written before any rank reads them
+}
+
+// The centroid of a tet that rank 0 owns and whose neighbour across a face is in its reserve (outside
+// the tets it steps), as "[x, y, z]" on every rank: a probe there reads that neighbour's pieces.
+std::string beside_the_reserve(std::string const& directory)
+{
+  std::vector<char> bytes;
+  if (world->rank() == 0) {
+    auto const part = dgatd::simulation::read_part(dgatd::simulation::read_manifest(directory), 0);
+    auto const topology = dgatd::mesh::build_topology(part.mesh);
+    for (dgatd::Index t = 0; t < part.mesh.num_tets() && bytes.empty(); ++t) {
+      auto const& v = part.mesh.tets[t];
+      if (part.vertex_owner[*std::min_element(v.begin(), v.end())] != 0) continue;
+      for (dgatd::Index f : topology.tet_faces[t])
+        for (dgatd::Index across : topology.face_tets[f])
+          if (across >= 0 && part.reserve[across] && bytes.empty()) {
+            Vec3 centre{};
+            for (dgatd::Index k : v)
+              for (int c = 0; c < 3; ++c) centre[c] += part.mesh.points[k][c] / 4;
+            char text[128];
+            std::snprintf(text, sizeof text, "[%.17g, %.17g, %.17g]", centre[0], centre[1], centre[2]);
+            bytes.assign(text, text + std::strlen(text));
+          }
+    }
+  }
+  world->broadcast(bytes, 0);
+  return {bytes.begin(), bytes.end()};
+}
+
+// The configuration of text on the mesh file instead of its generated mesh.
+std::string on_file(std::string text, std::string const& generate_table, std::string const& mesh_file,
+                    std::string const& parts = "")
+{
+  text = replaced(text, generate_table,
+                  "[mesh]\nfile = \"" + mesh_file + "\"\n" + (parts.empty() ? "" : "parts = \"" + parts + "\"\n"));
+  return text;
+}
+
+// The cylinder of the README read from its mesh file, once as one process and once over the ranks,
+// each rank reading only its part from a folder of parts: probes bit for bit, energies to rounding,
+// and a checkpoint of the run from parts continues it bit for bit.
+TEST(Ranks, CylinderFromPartsAsOneProcess)
+{
+  std::string const generate = R"([mesh]
+generate = "cylinder"
+radius = 1.0
+height = 0.5
+h = 0.15
+reproducible = true
+)";
+  auto text = input("cylinder_resonator.toml");
+  text = generate + text.substr(text.find("[boundary]"));
+  text = replaced(text, "t_end = 600e-9", "steps = 150");
+  text = replaced(text, "energy_every = 50", "energy_every = 10\ncheckpoint_every = 100");
+  // A second probe on another rank's side, and an edge current beside the dipole.
+  text += "[[probe]]\nname = \"far_side\"\nposition = [0.4, -0.5, 0.1]\n";
+  text += "[[source]]\nkind = \"edge_current\"\nposition = [-0.3, -0.2, 0.25]\ndirection = [1, 0, 0]\n"
+          "waveform = \"gaussian\"\nt0 = 3e-9\nsigma = 0.5e-9\n";
+  SharedScratch const shared("ranks_parts");
+  std::string const mesh_file = shared.file("cylinder.msh"), parts = shared.file("parts");
+  write_generated_mesh(text, mesh_file);
+  write_parts(mesh_file, parts);
+  text += "[[probe]]\nname = \"at_the_rim\"\nposition = " + beside_the_reserve(parts) + "\n";
+
+  Outcome alone;
+  if (world->rank() == 0) alone = run(on_file(text, generate, mesh_file), nullptr, shared.file("alone.h5"));
+  auto const over_parts = with_dt(on_file(text, generate, mesh_file, parts), alone.plan.dt);
+  auto const from_parts = run(over_parts, world, shared.file("parts.h5"));
+  // The checkpoint of the run from parts, at step 100, continued from the parts.
+  auto const restarted = run(over_parts, world, shared.file("again.h5"), shared.file("parts.checkpoint.h5"));
+  if (world->rank() != 0) return;
+
+  ASSERT_TRUE(alone.record.complete);
+  ASSERT_TRUE(from_parts.record.complete);
+  EXPECT_LT(std::abs(from_parts.plan.dt_max - alone.plan.dt_max), 1e-12 * alone.plan.dt_max);
+  ASSERT_FALSE(alone.record.probes.empty());
+  expect_agree(from_parts.record.probes, alone.record.probes, true, "probes");
+  expect_agree(from_parts.record.energy, alone.record.energy, false, "energy");
+  auto const& reference = alone.record.probes;
+  std::vector<double> const tail(reference.end() - static_cast<std::ptrdiff_t>(reference.size() / 150 * 50),
+                                 reference.end());
+  expect_agree(restarted.record.probes, tail, true, "restarted from parts");
+}
+
+// A lossy dielectric block in a box closed by an absorbing surface, 2.9 k tets, from parts: the rim
+// faces of the parts stay interior (no PEC, no absorbing face between the parts), the block's region
+// is found though some parts hold none of it, and the traces agree with one process bit for bit.
+TEST(Ranks, LossyBoxFromPartsAsOneProcess)
+{
+  std::string const generate = R"([mesh]
+generate = "box"
+size = [1, 1, 1]
+h = 0.12
+reproducible = true
+inner = { shape = "box", corner = [0.55, 0.3, 0.3], size = [0.3, 0.4, 0.4] }
+)";
+  std::string const text = generate + R"([[material]]
+region = "inner"
+eps_r = 4.0
+sigma = 0.05
+[boundary]
+absorbing = ["boundary"]
+[[source]]
+kind = "dipole"
+position = [0.25, 0.45, 0.5]
+direction = [0, 0, 1]
+waveform = "gaussian"
+t0 = 3e-9
+sigma = 0.5e-9
+[time]
+steps = 150
+dt = "auto"
+[[probe]]
+name = "in_the_block"
+position = [0.7, 0.5, 0.5]
+[[probe]]
+name = "behind_it"
+position = [0.92, 0.6, 0.45]
+[output]
+energy_every = 10
+)";
+  SharedScratch const shared("ranks_parts_lossy");
+  std::string const mesh_file = shared.file("box.msh"), parts = shared.file("parts");
+  write_generated_mesh(text, mesh_file);
+  write_parts(mesh_file, parts);
+  Outcome alone;
+  if (world->rank() == 0) alone = run(on_file(text, generate, mesh_file), nullptr);
+  auto const from_parts = run(with_dt(on_file(text, generate, mesh_file, parts), alone.plan.dt), world);
+  if (world->rank() != 0) return;
+  ASSERT_TRUE(from_parts.record.complete);
+  ASSERT_FALSE(alone.record.probes.empty());
+  expect_agree(from_parts.record.probes, alone.record.probes, true, "probes");
+  expect_agree(from_parts.record.energy, alone.record.energy, false, "energy");
+}
+
+// What cannot be run from a folder of parts stops every rank with one line naming the folder or
+// the item and the fix: parts of another mesh, of another rank count, a term not read from parts.
+TEST(Ranks, PartsOfAnotherMeshOrRankCountAreRefusedTogether)
+{
+  std::string const generate = "[mesh]\ngenerate = \"box\"\nsize = [1, 1, 1]\nh = 0.4\n";
+  std::string const text = generate + "[time]\nsteps = 2\n";
+  SharedScratch const shared("ranks_parts_refused");
+  std::string const mesh_file = shared.file("box.msh"), other_file = shared.file("other.msh");
+  write_generated_mesh(text, mesh_file);
+  write_generated_mesh(replaced(text, "h = 0.4", "h = 0.5"), other_file);
+  write_parts(mesh_file, shared.file("parts"));
+  auto expect_refused = [&](std::string const& config_text, std::string const& expected) {
+    try {
+      run(config_text, world, shared.file("out.h5"));
+      ADD_FAILURE() << "ran: " << config_text;
+    } catch (dgatd::parallel::CollectiveError const& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  };
+  expect_refused(on_file(text, generate, other_file, shared.file("parts")),
+                 shared.file("parts") + ": was split from another mesh (" + mesh_file + ") than " + other_file);
+  {
+    FirstRanks const fewer(world->size() - 1);
+    if (fewer.ranks() && world->size() > 2) {
+      try {
+        run(on_file(text, generate, mesh_file, shared.file("parts")), fewer.ranks(), shared.file("fewer.h5"));
+        ADD_FAILURE() << "parts for " << world->size() << " ranks ran on " << world->size() - 1;
+      } catch (dgatd::parallel::CollectiveError const& e) {
+        EXPECT_NE(std::string(e.what()).find("holds parts for " + std::to_string(world->size()) + " ranks"),
+                  std::string::npos)
+            << e.what();
+      }
+    }
+  }
+  expect_refused(on_file(text + "[output]\nsnapshot_every = 1\n", generate, mesh_file, shared.file("parts")),
+                 "[output] snapshot_every is not read from parts (for now)");
+  expect_refused(on_file(text, generate, mesh_file, shared.file("no_parts")),
+                 shared.file("no_parts") + "/manifest.h5: no such file");
 }
 
 // One tet cannot be split: every rank stops with the same line, naming the mesh and the fix.

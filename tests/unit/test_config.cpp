@@ -233,6 +233,21 @@ TEST(Config, MeshOrdering)
                   {"cavity.toml:3:", "[mesh] ordering", "morton", "hilbert"});
 }
 
+// [mesh] parts names the folder dgatd partition wrote, resolved like file; a generated mesh has none
+// to split.
+TEST(Config, MeshParts)
+{
+  std::string const rest = "[time]\nsteps = 10\ndt = 1e-12\n";
+  EXPECT_TRUE(parse_config("[mesh]\nfile = \"cavity.msh\"\n" + rest, "cavity.toml", "/runs").mesh.parts.empty());
+  EXPECT_EQ(parse_config("[mesh]\nfile = \"cavity.msh\"\nparts = \"cavity_parts\"\n" + rest, "cavity.toml", "/runs")
+                .mesh.parts,
+            "/runs/cavity_parts");
+  expect_mentions(error_of("[mesh]\nfile = \"cavity.msh\"\nparts = \"\"\n" + rest),
+                  {"cavity.toml:3:", "[mesh] parts", "must not be empty"});
+  expect_mentions(error_of("[mesh]\ngenerate = \"box\"\nsize = [1, 1, 1]\nh = 0.2\nparts = \"p\"\n" + rest),
+                  {"cavity.toml:5:", "[mesh] key 'parts'", "needs a mesh file", "dgatd partition"});
+}
+
 TEST(Config, LoadResolvesPathsFromTheFilesDirectory)
 {
   auto const dir = std::filesystem::temp_directory_path() / ("dgatd_test_config_" + std::to_string(::getpid()));

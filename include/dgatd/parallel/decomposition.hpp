@@ -12,6 +12,7 @@
 #include "dgatd/dga/operators.hpp"
 #include "dgatd/mesh/mesh.hpp"
 #include "dgatd/mesh/topology.hpp"
+#include "dgatd/mesh/view.hpp"
 #include "dgatd/parallel/communicator.hpp"
 
 #include <cstdint>
@@ -38,10 +39,13 @@ struct MeshPart {
   int rank = 0;
   int ranks = 1;
   mesh::Mesh mesh;
-  std::vector<Index> global_vertex; // ascending
-  std::vector<Index> global_tet;    // ascending
-  std::vector<char> owns_vertex;    // per local vertex
-  std::vector<char> owns_tet;       // per local tet (tet_owner)
+  std::vector<Index> global_vertex;   // ascending
+  std::vector<Index> global_tet;      // ascending
+  std::vector<char> owns_vertex;      // per local vertex
+  std::vector<int> vertex_owner;      // per local vertex, the rank that owns it
+  std::vector<char> owns_tet;         // per local tet (tet_owner)
+  std::vector<Index> global_triangle; // per surface triangle of mesh, its index among the whole's
+  Index global_vertices = 0;          // of the whole mesh
   Index local_tet(Index global) const;
 };
 
@@ -67,7 +71,24 @@ struct HaloPlan {
   std::vector<Index> rim_tets;
 };
 HaloPlan make_halo_plan(Communicator const& communicator, MeshPart const& part, mesh::Topology const& local,
-                        dga::DofLayout const& layout, std::vector<int> const& vertex_owner);
+                        dga::DofLayout const& layout);
+
+// Where a point lies over the ranks, answered alike on every rank: the tet that mesh::locate_tet
+// would pick in the whole mesh (its global id), from each rank's search of the tets it owns in its
+// part (view, with global_tet and owns_tet per local tet); -1 when no rank holds the point. Collective.
+Index containing_tet_over_ranks(Communicator const& communicator, mesh::MeshView const& view,
+                                std::vector<Index> const& global_tet, std::vector<char> const& owns_tet, Vec3 const& x);
+
+// The edge that mesh::nearest_edge would pick in the whole mesh (its global id), from each rank's
+// nearest edge in its part (view, with the global id of each local edge). Collective.
+Index nearest_edge_over_ranks(Communicator const& communicator, mesh::MeshView const& view,
+                              std::vector<Index> const& global_edge, Vec3 const& x);
+
+// The whole mesh on rank root, from what each rank owns of it: its vertices, its tets and the
+// surface triangles at its vertices (the lowest of theirs); empty on the other ranks. groups and
+// source are the caller's to set. Collective; root holds the mesh's points, tets and triangles
+// once, nothing of its complex.
+mesh::Mesh gather_mesh(Communicator const& communicator, MeshPart const& part, int root);
 
 // An array over the whole problem's items (whole of them, width values each) from the ranks' local
 // ones: local item i's values go to item global[i] where this rank owns it (owned[i]; where owned

@@ -16,6 +16,7 @@
 #include "dgatd/mesh/view.hpp"
 #include "dgatd/parallel/decomposition.hpp"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,18 @@ Problem make_problem(mesh::Mesh mesh, dga::Materials materials, BoundaryKinds co
 // a run over several ranks, whose parts (make_part_problem) are assembled instead.
 Problem make_problem(io::Config const& config, mesh::Mesh mesh, bool assemble_operators = true);
 
+// What one rank's part read from disk (simulation/part_files.hpp) knows of the whole mesh: per tet of
+// the part and face, whether two tets share the face there (a face at the part's rim is no boundary),
+// and the volume tags that have tets somewhere.
+struct WholeMeshFacts {
+  std::vector<std::array<char, 4>> face_interior;
+  std::vector<int> regions;
+};
+
+// The problem of a configuration on one rank's part of the mesh, with operators: the materials of
+// its tets, and the kinds its faces have in the whole mesh.
+Problem make_part_problem(io::Config const& config, mesh::Mesh mesh, WholeMeshFacts const& whole);
+
 // The part of global (a problem without operators) that one rank steps: its mesh, the materials and
 // stretch of its tets and the kinds its faces have in the whole mesh, with its operators.
 Problem make_part_problem(Problem const& global, parallel::MeshPart const& part,
@@ -93,9 +106,10 @@ mesh::Mesh load_mesh(io::Config const& config);
 Problem pec_box(mesh::StructuredBox const& box, double eps, double mu, dga::AssemblyOptions const& options = {});
 
 // The physical volume a table names (by name, else by tag); throws dgatd::Error naming where (a
-// config line) and the known volumes when the mesh has no tet in it.
+// config line) and the known volumes when the mesh has no tet in it (or, given regions_with_tets, when
+// the tag is not among them: the volumes of the whole mesh of which mesh is a part).
 int volume_tag(mesh::Mesh const& mesh, std::string const& name, int tag, std::string const& table,
-               std::string const& where);
+               std::string const& where, std::vector<int> const* regions_with_tets = nullptr);
 
 // The physical surface called name; throws dgatd::Error naming where (a config line) and the known
 // surfaces when the mesh has none.

@@ -3,6 +3,7 @@
 // reads the fields, and which unknowns a source drives with which weights.
 
 #include "dgatd/dga/operators.hpp"
+#include "dgatd/error.hpp"
 #include "dgatd/mesh/view.hpp"
 
 #include <array>
@@ -25,6 +26,8 @@ struct SubregionFrame {
 // The tet holding x (mesh::locate_tet); throws dgatd::Error naming what is located (name) when x
 // lies outside the mesh.
 Index containing_tet(mesh::MeshView const& m, std::string const& name, Vec3 const& x);
+// The error containing_tet throws for a position of name that no tet holds.
+Error outside_the_mesh(std::string const& name, Vec3 const& x);
 // Throws dgatd::Error naming what is located (name) when x lies outside the mesh.
 SubregionFrame locate_subregion(mesh::MeshView const& m, dga::DofLayout const& layout, std::string const& name,
                                 Vec3 const& x);

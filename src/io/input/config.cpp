@@ -244,9 +244,16 @@ MeshConfig read_mesh(TableReader const& t, std::string const& base_dir)
     std::string const file = t.string("file");
     if (file.empty()) t.fail("file", "must not be empty");
     mesh.file = resolve(base_dir, file);
+    if (t.has("parts")) {
+      std::string const parts = t.string("parts");
+      if (parts.empty()) t.fail("parts", "must not be empty");
+      mesh.parts = resolve(base_dir, parts);
+    }
     return mesh;
   }
 
+  t.forbid("parts", "needs a mesh file: write the generated mesh (output = ...), split it with dgatd partition and "
+                    "give it as file");
   auto& spec = mesh.generate;
   spec.shape = t.choice("generate", {"box", "cylinder", "waveguide", "cell", "sphere"});
   double const s = mesh.scale;
@@ -571,6 +578,7 @@ OutputConfig read_output(TableReader const* t, std::string const& base_dir)
   OutputConfig output;
   std::string file = "dgatd_out.h5";
   if (t) {
+    output.line = t->table_line();
     if (t->has("file")) file = t->string("file");
     if (file.empty()) t->fail("file", "must not be empty");
     output.snapshot_every = t->integer("snapshot_every", 0, 0);
@@ -806,7 +814,7 @@ Config parse_config(std::string const& text, std::string const& name, std::strin
   if (!tables.count("mesh")) throw Error(name, "missing table [mesh] (give file = \"...\" or generate = \"box\")", "");
   config.mesh = read_mesh(TableReader(name, *tables["mesh"], "[mesh]",
                                       {"file", "generate", "size", "radius", "height", "h", "inner", "cuts", "tfsf",
-                                       "dielectric", "scale", "output", "reproducible", "pml", "ordering"}),
+                                       "dielectric", "scale", "output", "reproducible", "pml", "ordering", "parts"}),
                           base_dir);
   double const scale = config.mesh.scale;
 

@@ -77,12 +77,7 @@ std::uint64_t mesh_fingerprint(mesh::Mesh const& m)
 
 void write_checkpoint(std::string const& path, Checkpoint const& c)
 {
-  std::string const partial = path + ".partial";
-  hdf5::Writer const writer(partial);
-  {
-    hdf5::QuietErrors const quiet;
-    Handle file = hdf5::create_file(partial, "the checkpoint");
-    hid_t const root = file.get();
+  hdf5::write_atomically(path, "the checkpoint", [&](hdf5::Writer const& writer, hid_t root) {
     writer.attribute(root, "dgatd_version", std::string(version_string));
     writer.attribute(root, "kind", std::string(checkpoint_kind));
     writer.attribute(root, "config", c.config_text);
@@ -126,15 +121,7 @@ void write_checkpoint(std::string const& path, Checkpoint const& c)
     writer.dataset(mesh.get(), "group_dims", H5T_STD_I32LE, H5T_NATIVE_INT32, dims.size(), 0, dims.data());
     writer.dataset(mesh.get(), "group_tags", H5T_STD_I32LE, H5T_NATIVE_INT32, tags.size(), 0, tags.data());
     writer.attribute(mesh.get(), "group_names", names);
-    writer.check(H5Fflush(root, H5F_SCOPE_GLOBAL), "flush the checkpoint");
-    if (!file.reset()) writer.fail("close the checkpoint");
-  }
-  std::error_code error;
-  fs::rename(partial, path, error);
-  if (error) {
-    fs::remove(partial, error);
-    throw Error(path, "cannot rename the checkpoint into place", "check the permissions of the directory");
-  }
+  });
 }
 
 Checkpoint read_checkpoint(std::string const& path)

@@ -34,6 +34,9 @@ struct MeshConfig {
   std::string output;           // where to write the generated mesh (resolved), empty for none
   // How the mesh is renumbered for locality when it is loaded (mesh/ordering.hpp).
   mesh::Ordering ordering = mesh::Ordering::hilbert;
+  // The folder `dgatd partition file -o` wrote (resolved), empty for none: a run over ranks then
+  // reads one part per rank instead of the file (simulation/part_files.hpp).
+  std::string parts;
 };
 
 struct Material {
@@ -134,6 +137,7 @@ struct OutputConfig {
   // stopped by Ctrl-C or SIGTERM writes one whatever this says.
   std::int64_t checkpoint_every = 0;
   bool progress = true;
+  int line = 0; // of the [output] table (0 without one)
 };
 
 enum class Backend { default_space, serial };
