@@ -55,6 +55,18 @@ int surface_tag(mesh::Mesh const& mesh, std::string const& name, std::string con
               "use one of: " + known_groups(mesh, 2));
 }
 
+std::vector<char> rim_faces(mesh::Topology const& topology, std::vector<std::array<char, 4>> const* face_interior)
+{
+  std::vector<char> rim(static_cast<std::size_t>(topology.num_faces()), 0);
+  if (!face_interior) return rim;
+  for (Index t = 0; t < topology.num_tets(); ++t)
+    for (int j = 0; j < 4; ++j) {
+      Index const f = topology.tet_faces[t][j];
+      if ((*face_interior)[t][j] && topology.face_tets[f][1] < 0) rim[f] = 1;
+    }
+  return rim;
+}
+
 namespace {
 
 // The edges lying in PEC faces or PEC wires.
@@ -180,20 +192,6 @@ void refuse_other_losses_at_shifted_layers(Problem const& p, std::vector<PmlLaye
                            "(they share a vertex)",
                            "keep those at least one element away from the layer, or remove cfs_frequency");
     }
-}
-
-// The faces of a part with one tet in it that have two in the whole mesh (face_interior per tet and
-// face; none when it is null): no boundary there.
-std::vector<char> rim_faces(mesh::Topology const& topology, std::vector<std::array<char, 4>> const* face_interior)
-{
-  std::vector<char> rim(static_cast<std::size_t>(topology.num_faces()), 0);
-  if (!face_interior) return rim;
-  for (Index t = 0; t < topology.num_tets(); ++t)
-    for (int j = 0; j < 4; ++j) {
-      Index const f = topology.tet_faces[t][j];
-      if ((*face_interior)[t][j] && topology.face_tets[f][1] < 0) rim[f] = 1;
-    }
-  return rim;
 }
 
 // Everything of make_problem but the operators; face_interior as rim_faces takes it.

@@ -1,7 +1,5 @@
 #include "recorder.hpp"
 
-#include "dgatd/solver/stencils.hpp"
-
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -53,9 +51,9 @@ void Progress::finish()
 }
 
 Recorder::Recorder(RecordingPlan const& plan, std::unique_ptr<io::RunWriter> writer, solver::Formulation& formulation,
-                   mesh::MeshView const& mesh, std::string checkpoint_file,
+                   TetFields tet_fields, std::string checkpoint_file,
                    std::function<void(std::string const&)> write_checkpoint)
-    : plan_(plan), writer_(std::move(writer)), formulation_(formulation), mesh_(mesh),
+    : plan_(plan), writer_(std::move(writer)), formulation_(formulation), tet_fields_(std::move(tet_fields)),
       checkpoint_file_(std::move(checkpoint_file)), write_checkpoint_(std::move(write_checkpoint)),
       progress_(plan.progress, plan.first_step, plan.last_step), unflushed_from_(plan.first_step)
 {
@@ -111,9 +109,8 @@ void Recorder::flush_probes(std::int64_t step)
 
 void Recorder::write_snapshot(std::int64_t step)
 {
-  auto const fields = formulation_.shared_fields();
   std::vector<Vec3> e, h;
-  solver::tet_average_fields(mesh_, fields.edge_circulations, fields.face_circulations, e, h);
+  tet_fields_(e, h);
   timed([&] { writer_->write_snapshot(step * plan_.dt, e, h); });
 }
 

@@ -5,7 +5,6 @@
 
 #include "dgatd/io/output/writer.hpp"
 #include "dgatd/mesh/mesh.hpp"
-#include "dgatd/mesh/view.hpp"
 #include "dgatd/solver/formulation.hpp"
 
 #include <chrono>
@@ -13,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace dgatd::simulation {
 
@@ -54,10 +54,11 @@ class Recorder {
 public:
   // write_checkpoint writes the run's whole state to a path; the recorder calls it once the output
   // is flushed, so that a restart from that checkpoint finds every row before it. An empty
-  // checkpoint_file: the run writes none, not even when it is stopped.
+  // checkpoint_file: the run writes none, not even when it is stopped. tet_fields gives a snapshot's
+  // E and H per tet of the whole mesh (on every rank of a run over ranks: it may be collective).
+  using TetFields = std::function<void(std::vector<Vec3>& e, std::vector<Vec3>& h)>;
   Recorder(RecordingPlan const& plan, std::unique_ptr<io::RunWriter> writer, solver::Formulation& formulation,
-           mesh::MeshView const& mesh, std::string checkpoint_file,
-           std::function<void(std::string const&)> write_checkpoint);
+           TetFields tet_fields, std::string checkpoint_file, std::function<void(std::string const&)> write_checkpoint);
 
   // Whether the step from t^step records the energy W^step.
   bool wants_energy(std::int64_t step) const;
@@ -85,7 +86,7 @@ private:
   RecordingPlan plan_;
   std::unique_ptr<io::RunWriter> writer_;
   solver::Formulation& formulation_;
-  mesh::MeshView mesh_;
+  TetFields tet_fields_;
   std::string checkpoint_file_;
   std::function<void(std::string const&)> write_checkpoint_;
   Progress progress_;

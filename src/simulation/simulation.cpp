@@ -158,7 +158,7 @@ void refuse_over_ranks(io::Config const& config, SimulationOptions const& option
 }
 
 // What a run from parts on disk cannot do yet: the terms that need a whole surface or region on every
-// rank, and snapshots, which need the whole mesh's complex on rank 0 (docs/parallel.md).
+// rank (docs/parallel.md).
 void refuse_with_parts(io::Config const& config, std::vector<mesh::PhysicalGroup> const& groups)
 {
   std::string const fix = "remove [mesh] parts (every rank then reads " + config.mesh.file + " itself)";
@@ -170,7 +170,6 @@ void refuse_with_parts(io::Config const& config, std::vector<mesh::PhysicalGroup
     if (source.kind == io::SourceKind::plane_wave) refuse(source.line, "a plane wave");
   }
   if (!config.pml.empty()) refuse(config.pml.front().line, "[[pml]]");
-  if (config.output.snapshot_every > 0) refuse(config.output.line, "[output] snapshot_every");
   for (auto const& group : groups)
     for (auto const& name : config.boundary.pec_surfaces)
       if (group.dim == 1 && group.name == name)
@@ -281,6 +280,15 @@ struct Simulation::Impl {
       times.setup += clock.lap();
     }
   }
+
+  // A snapshot's E and H per tet of the whole mesh, on every rank (collective over ranks).
+  void tet_fields(std::vector<Vec3>& e, std::vector<Vec3>& h) const;
+  // From parts: the global ids of the part's edges, faces and tets, the tets it owns, and its faces
+  // that have two tets in the whole mesh and one here (rim_faces).
+  struct PartIds {
+    std::vector<Index> edges, faces, tets;
+    std::vector<char> owns_tet, rim_face;
+  } part_ids;
 
   // From parts on disk: the manifest; whole then holds, on rank 0 only, the mesh gathered from the
   // ranks for the output and the checkpoints, and no complex.
@@ -696,6 +704,35 @@ void Simulation::Impl::distribute(parallel::MeshPart const& part, std::vector<In
   formulation->distribute(std::move(d));
 }
 
+// With the whole mesh, from the whole fields; from parts, each rank averages over the tets it owns
+// with the whole fields at its edges and faces (a rim face's value halved, as the one-process
+// average halves a face of two tets), and the ranks' rows are summed into the whole mesh's.
+void Simulation::Impl::tet_fields(std::vector<Vec3>& e, std::vector<Vec3>& h) const
+{
+  auto const fields = formulation->shared_fields();
+  if (!parts) {
+    solver::tet_average_fields(output_problem().view(), fields.edge_circulations, fields.face_circulations, e, h);
+    return;
+  }
+  std::vector<double> edge_values, face_values;
+  for (Index global : part_ids.edges) edge_values.push_back(fields.edge_circulations[global]);
+  for (std::size_t f = 0; f < part_ids.faces.size(); ++f)
+    face_values.push_back(fields.face_circulations[part_ids.faces[f]] * (part_ids.rim_face[f] ? 0.5 : 1.0));
+  std::vector<Vec3> local_e, local_h;
+  solver::tet_average_fields(problem.view(), edge_values, face_values, local_e, local_h);
+  auto const whole = [&](std::vector<Vec3> const& local) {
+    std::vector<double> flat;
+    for (auto const& v : local) flat.insert(flat.end(), v.begin(), v.end());
+    auto const summed = parallel::sum_owned(*communicator, flat, part_ids.tets, part_ids.owns_tet,
+                                            static_cast<std::size_t>(parts->tets), 3);
+    std::vector<Vec3> rows(static_cast<std::size_t>(parts->tets));
+    for (std::size_t t = 0; t < rows.size(); ++t) rows[t] = {summed[3 * t], summed[3 * t + 1], summed[3 * t + 2]};
+    return rows;
+  };
+  e = whole(local_e);
+  h = whole(local_h);
+}
+
 // Through the whole problem's layout (a run that holds the whole mesh).
 Simulation::Impl::Numbering Simulation::Impl::number_from_whole(parallel::MeshPart const& part,
                                                                 std::vector<Index> const& edge_global) const
@@ -1041,6 +1078,7 @@ void Simulation::set_up_from_parts()
   s.times.reading += clock.lap();
 
   parallel::MeshPart part;
+  WholeMeshFacts facts;
   std::vector<Index> stored_tet, probe_tets, extra, source_items(s.config.sources.size(), -1);
   together([&] {
     // The part's complex with its reserve, where the probes and point sources are looked for, held
@@ -1090,7 +1128,6 @@ void Simulation::set_up_from_parts()
     for (auto& v : part.global_vertex) v = stored.global_vertex[v];
     for (auto& t : part.global_tet) t = stored.global_tet[t];
     part.global_vertices = s.parts->vertices;
-    WholeMeshFacts facts;
     facts.regions = s.parts->regions;
     for (Index t : stored_tet) facts.face_interior.push_back(stored.face_interior[t]);
     s.problem = make_part_problem(s.config, part.mesh, facts);
@@ -1104,6 +1141,8 @@ void Simulation::set_up_from_parts()
   }
   together([&] { s.add_sources_and_probes_of_parts(part, edge_global, probe_tets, source_items); });
   s.distribute(part, edge_global, face_global);
+  s.part_ids = {edge_global, face_global, part.global_tet, part.owns_tet,
+                rim_faces(s.problem.topology, &facts.face_interior)};
 
   // The output's and the checkpoints' mesh, on rank 0.
   for (auto& i : part.global_triangle) i = stored.global_triangle[i];
@@ -1140,8 +1179,10 @@ RunResult Simulation::run()
   s.ran = true;
   std::int64_t const first_step = std::max<std::int64_t>(s.restart_step, 0);
   Stopwatch clock;
-  Recorder recorder(s.recording_plan(first_step), s.open_writer(first_step), *s.formulation, s.output_problem().view(),
-                    io::checkpoint_path(s.output_path), [this](std::string const& path) { write_checkpoint(path); });
+  Recorder recorder(
+      s.recording_plan(first_step), s.open_writer(first_step), *s.formulation,
+      [&s](std::vector<Vec3>& e, std::vector<Vec3>& h) { s.tet_fields(e, h); }, io::checkpoint_path(s.output_path),
+      [this](std::string const& path) { write_checkpoint(path); });
   s.times.output += clock.lap();
   s.report_start(first_step);
 

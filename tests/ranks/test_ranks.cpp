@@ -492,6 +492,7 @@ reproducible = true
   text = generate + text.substr(text.find("[boundary]"));
   text = replaced(text, "t_end = 600e-9", "steps = 150");
   text = replaced(text, "energy_every = 50", "energy_every = 10\ncheckpoint_every = 100");
+  text = replaced(text, "snapshot_every = 0", "snapshot_every = 50");
   // A second probe on another rank's side, and an edge current beside the dipole.
   text += "[[probe]]\nname = \"far_side\"\nposition = [0.4, -0.5, 0.1]\n";
   text += "[[source]]\nkind = \"edge_current\"\nposition = [-0.3, -0.2, 0.25]\ndirection = [1, 0, 0]\n"
@@ -515,6 +516,8 @@ reproducible = true
   EXPECT_LT(std::abs(from_parts.plan.dt_max - alone.plan.dt_max), 1e-12 * alone.plan.dt_max);
   ASSERT_FALSE(alone.record.probes.empty());
   expect_agree(from_parts.record.probes, alone.record.probes, true, "probes");
+  ASSERT_FALSE(alone.record.snapshots.empty());
+  expect_agree(from_parts.record.snapshots, alone.record.snapshots, true, "snapshots");
   expect_agree(from_parts.record.energy, alone.record.energy, false, "energy");
   auto const& reference = alone.record.probes;
   std::vector<double> const tail(reference.end() - static_cast<std::ptrdiff_t>(reference.size() / 150 * 50),
@@ -558,6 +561,7 @@ name = "behind_it"
 position = [0.92, 0.6, 0.45]
 [output]
 energy_every = 10
+snapshot_every = 75
 )";
   SharedScratch const shared("ranks_parts_lossy");
   std::string const mesh_file = shared.file("box.msh"), parts = shared.file("parts");
@@ -570,6 +574,7 @@ energy_every = 10
   ASSERT_TRUE(from_parts.record.complete);
   ASSERT_FALSE(alone.record.probes.empty());
   expect_agree(from_parts.record.probes, alone.record.probes, true, "probes");
+  expect_agree(from_parts.record.snapshots, alone.record.snapshots, true, "snapshots");
   expect_agree(from_parts.record.energy, alone.record.energy, false, "energy");
 }
 
@@ -607,8 +612,8 @@ TEST(Ranks, PartsOfAnotherMeshOrRankCountAreRefusedTogether)
       }
     }
   }
-  expect_refused(on_file(text + "[output]\nsnapshot_every = 1\n", generate, mesh_file, shared.file("parts")),
-                 "[output] snapshot_every is not read from parts (for now)");
+  expect_refused(on_file(text + "[[pml]]\nregion = \"domain\"\n", generate, mesh_file, shared.file("parts")),
+                 "[[pml]] is not read from parts (for now)");
   expect_refused(on_file(text, generate, mesh_file, shared.file("no_parts")),
                  shared.file("no_parts") + "/manifest.h5: no such file");
 }

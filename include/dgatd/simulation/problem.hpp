@@ -88,6 +88,10 @@ struct WholeMeshFacts {
   std::vector<int> regions;
 };
 
+// The faces of a part with one tet in it that have two in the whole mesh (face_interior as in
+// WholeMeshFacts; none when it is null): no boundary there.
+std::vector<char> rim_faces(mesh::Topology const& topology, std::vector<std::array<char, 4>> const* face_interior);
+
 // The problem of a configuration on one rank's part of the mesh, with operators: the materials of
 // its tets, and the kinds its faces have in the whole mesh.
 Problem make_part_problem(io::Config const& config, mesh::Mesh mesh, WholeMeshFacts const& whole);
