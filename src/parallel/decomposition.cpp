@@ -314,6 +314,88 @@ mesh::Mesh gather_mesh(Communicator const& communicator, MeshPart const& part, i
   return whole;
 }
 
+mesh::Mesh gather_surface(Communicator const& communicator, MeshPart const& part, mesh::Topology const& local, int tag)
+{
+  // The triangles at vertices this rank owns (the lowest of theirs), whose tets it holds, as rows of
+  // whole numbers: the triangle's index and global vertices, then per tet beside it its id, global
+  // vertices, region and the positions of its vertices (their doubles' bits).
+  auto const& m = part.mesh;
+  std::vector<std::int64_t> rows;
+  for (std::size_t i = 0; i < m.boundary_triangles.size(); ++i) {
+    auto const& tri = m.boundary_triangles[i];
+    if (m.boundary_triangle_tag[i] != tag || !part.owns_vertex[*std::min_element(tri.begin(), tri.end())]) continue;
+    rows.push_back(part.global_triangle[i]);
+    for (Index v : tri) rows.push_back(part.global_vertex[v]);
+    auto key = tri;
+    std::sort(key.begin(), key.end());
+    auto const face = std::lower_bound(local.face_vertices.begin(), local.face_vertices.end(), key);
+    auto const& beside = local.face_tets[static_cast<std::size_t>(face - local.face_vertices.begin())];
+    rows.push_back(beside[1] >= 0 ? 2 : 1);
+    for (Index t : beside) {
+      if (t < 0) continue;
+      rows.push_back(part.global_tet[t]);
+      for (Index v : m.tets[t]) rows.push_back(part.global_vertex[v]);
+      rows.push_back(m.tet_region[t]);
+      for (Index v : m.tets[t])
+        for (double c : m.points[v]) {
+          std::int64_t bits = 0;
+          std::memcpy(&bits, &c, sizeof bits);
+          rows.push_back(bits);
+        }
+    }
+  }
+  auto const received = communicator.all_to_all(std::vector<std::vector<std::int64_t>>(communicator.size(), rows));
+
+  struct Tet {
+    std::int64_t id;
+    std::array<std::int64_t, 4> vertices;
+    int region;
+  };
+  std::vector<std::pair<std::int64_t, std::array<std::int64_t, 3>>> triangles;
+  std::vector<Tet> tets;
+  std::vector<std::pair<std::int64_t, Vec3>> vertices;
+  for (auto const& from : received)
+    for (std::size_t k = 0; k < from.size();) {
+      triangles.push_back({from[k], {from[k + 1], from[k + 2], from[k + 3]}});
+      std::int64_t const beside = from[k + 4];
+      k += 5;
+      for (std::int64_t n = 0; n < beside; ++n, k += 18) {
+        tets.push_back({from[k], {from[k + 1], from[k + 2], from[k + 3], from[k + 4]}, static_cast<int>(from[k + 5])});
+        for (int i = 0; i < 4; ++i) {
+          Vec3 x{};
+          std::memcpy(x.data(), &from[k + 6 + 3 * i], sizeof x);
+          vertices.push_back({from[k + 1 + i], x});
+        }
+      }
+    }
+  auto const by_id = [](auto const& a, auto const& b) { return a.first < b.first; };
+  std::sort(triangles.begin(), triangles.end(), by_id);
+  std::sort(tets.begin(), tets.end(), [](Tet const& a, Tet const& b) { return a.id < b.id; });
+  tets.erase(std::unique(tets.begin(), tets.end(), [](Tet const& a, Tet const& b) { return a.id == b.id; }),
+             tets.end());
+  std::sort(vertices.begin(), vertices.end(), by_id);
+  vertices.erase(
+      std::unique(vertices.begin(), vertices.end(), [](auto const& a, auto const& b) { return a.first == b.first; }),
+      vertices.end());
+  auto const local_vertex = [&](std::int64_t global) {
+    return static_cast<Index>(
+        std::lower_bound(vertices.begin(), vertices.end(), std::make_pair(global, Vec3{}), by_id) - vertices.begin());
+  };
+  mesh::Mesh surface;
+  for (auto const& v : vertices) surface.points.push_back(v.second);
+  for (auto const& t : tets) {
+    surface.tets.push_back({local_vertex(t.vertices[0]), local_vertex(t.vertices[1]), local_vertex(t.vertices[2]),
+                            local_vertex(t.vertices[3])});
+    surface.tet_region.push_back(t.region);
+  }
+  for (auto const& tri : triangles) {
+    surface.boundary_triangles.push_back(
+        {local_vertex(tri.second[0]), local_vertex(tri.second[1]), local_vertex(tri.second[2])});
+    surface.boundary_triangle_tag.push_back(tag);
+  }
+  return surface;
+}
+
 std::vector<double> sum_owned(Communicator const& communicator, std::vector<double> const& local,
                               std::vector<Index> const& global, std::vector<char> const& owned, std::size_t whole,
                               std::size_t width)

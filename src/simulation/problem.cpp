@@ -55,6 +55,26 @@ int surface_tag(mesh::Mesh const& mesh, std::string const& name, std::string con
               "use one of: " + known_groups(mesh, 2));
 }
 
+dga::Materials materials_of(io::Config const& config, mesh::Mesh const& mesh, std::vector<int> const* regions_with_tets)
+{
+  std::size_t const num_tets = mesh.tets.size();
+  dga::Materials materials{std::vector<double>(num_tets, dga::eps0), std::vector<double>(num_tets, dga::mu0), {}};
+  for (auto const& material : config.materials) {
+    int const tag = volume_tag(mesh, material.region_name, material.region_tag, "[[material]]",
+                               config.where(material.line), regions_with_tets);
+    for (std::size_t t = 0; t < num_tets; ++t)
+      if (mesh.tet_region[t] == tag) {
+        materials.eps[t] = dga::eps0 * material.eps_r;
+        materials.mu[t] = dga::mu0 * material.mu_r;
+        if (material.sigma > 0) {
+          materials.sigma.resize(num_tets, 0.0);
+          materials.sigma[t] = material.sigma;
+        }
+      }
+  }
+  return materials;
+}
+
 std::vector<char> rim_faces(mesh::Topology const& topology, std::vector<std::array<char, 4>> const* face_interior)
 {
   std::vector<char> rim(static_cast<std::size_t>(topology.num_faces()), 0);
@@ -291,21 +311,7 @@ Problem problem_of_config(io::Config const& config, mesh::Mesh mesh, bool assemb
                           WholeMeshFacts const* whole)
 {
   auto const* regions = whole ? &whole->regions : nullptr;
-  std::size_t const num_tets = mesh.tets.size();
-  dga::Materials materials{std::vector<double>(num_tets, dga::eps0), std::vector<double>(num_tets, dga::mu0), {}};
-  for (auto const& material : config.materials) {
-    int const tag = volume_tag(mesh, material.region_name, material.region_tag, "[[material]]",
-                               config.where(material.line), regions);
-    for (std::size_t t = 0; t < num_tets; ++t)
-      if (mesh.tet_region[t] == tag) {
-        materials.eps[t] = dga::eps0 * material.eps_r;
-        materials.mu[t] = dga::mu0 * material.mu_r;
-        if (material.sigma > 0) {
-          materials.sigma.resize(num_tets, 0.0);
-          materials.sigma[t] = material.sigma;
-        }
-      }
-  }
+  auto materials = materials_of(config, mesh, regions);
   std::vector<int> layer_tags;
   for (auto const& pml : config.pml)
     layer_tags.push_back(volume_tag(mesh, pml.region_name, pml.region_tag, "[[pml]]", config.where(pml.line), regions));

@@ -166,7 +166,7 @@ void refuse_with_parts(io::Config const& config, std::vector<mesh::PhysicalGroup
     throw Error(config.where(line), what + " is not read from parts (for now)", fix);
   };
   for (auto const& source : config.sources) {
-    if (source.kind == io::SourceKind::port_te10) refuse(source.line, "a waveguide port");
+    if (source.kind == io::SourceKind::port_te10 && !source.matched) refuse(source.line, "a prescribed waveguide port");
     if (source.kind == io::SourceKind::plane_wave) refuse(source.line, "a plane wave");
   }
   if (!config.pml.empty()) refuse(config.pml.front().line, "[[pml]]");
@@ -627,6 +627,7 @@ void Simulation::Impl::add_sources_and_probes(parallel::MeshPart const& part, st
 
 // add_sources_and_probes without the whole mesh: probe_tets (global) as set_up_from_parts found
 // them over the ranks, and per source its tet (a dipole) or edge (an edge current), global.
+// Collective (a matched port gathers its surface).
 void Simulation::Impl::add_sources_and_probes_of_parts(parallel::MeshPart const& part,
                                                        std::vector<Index> const& edge_global,
                                                        std::vector<Index> const& probe_tets,
@@ -637,6 +638,23 @@ void Simulation::Impl::add_sources_and_probes_of_parts(parallel::MeshPart const&
   for (std::size_t k = 0; k < config.sources.size(); ++k) {
     auto const& source = config.sources[k];
     std::string const name = "source at " + config.where(source.line);
+    if (source.kind == io::SourceKind::port_te10) {
+      // Every rank adds the port, with the rows it holds (maybe none); its shape, plane and medium
+      // come from the whole port surface with the tets beside it, gathered on every rank.
+      int const tag = surface_tag(problem.mesh, source.surface, config.where(source.line));
+      auto port = parallel::gather_surface(*communicator, part, problem.topology, tag);
+      port.groups = problem.mesh.groups;
+      port.source = problem.mesh.source;
+      auto const port_materials = materials_of(config, port, &parts->regions);
+      auto const port_topology = mesh::build_topology(port);
+      auto const port_geometry = mesh::build_geometry(port, port_topology);
+      formulation->add_matched_port(source.surface,
+                                    solver::matched_te10_port_stencil({port, port_topology, port_geometry},
+                                                                      port_materials.eps, port_materials.mu, view, ops,
+                                                                      owned_blocks(part), tag, source.surface),
+                                    scaled(source.waveform));
+      continue;
+    }
     bool const here = source.kind == io::SourceKind::dipole
                           ? part.local_tet(source_items[k]) >= 0
                           : std::find(edge_global.begin(), edge_global.end(), source_items[k]) != edge_global.end();

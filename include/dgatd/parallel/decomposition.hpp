@@ -90,6 +90,12 @@ Index nearest_edge_over_ranks(Communicator const& communicator, mesh::MeshView c
 // once, nothing of its complex.
 mesh::Mesh gather_mesh(Communicator const& communicator, MeshPart const& part, int root);
 
+// A physical surface (tag) of the whole mesh with the tets on either side of it, on every rank: its
+// triangles, those tets and their vertices, each in ascending global id (so a search over them meets
+// them in the whole mesh's order). local: part.mesh's topology. Collective; groups and source are
+// the caller's to set.
+mesh::Mesh gather_surface(Communicator const& communicator, MeshPart const& part, mesh::Topology const& local, int tag);
+
 // An array over the whole problem's items (whole of them, width values each) from the ranks' local
 // ones: local item i's values go to item global[i] where this rank owns it (owned[i]; where owned
 // is empty, wherever global[i] >= 0), zero elsewhere, summed over the ranks. Collective.

@@ -88,6 +88,11 @@ struct WholeMeshFacts {
   std::vector<int> regions;
 };
 
+// The materials of mesh's tets by the configuration's [[material]] tables (absolute eps and mu,
+// sigma); regions_with_tets as volume_tag takes it.
+dga::Materials materials_of(io::Config const& config, mesh::Mesh const& mesh,
+                            std::vector<int> const* regions_with_tets = nullptr);
+
 // The faces of a part with one tet in it that have two in the whole mesh (face_interior as in
 // WholeMeshFacts; none when it is null): no boundary there.
 std::vector<char> rim_faces(mesh::Topology const& topology, std::vector<std::array<char, 4>> const* face_interior);
