@@ -4,12 +4,14 @@
 // as one line; the writing and reading helpers the output, checkpoint and results files share.
 
 #include "dgatd/error.hpp"
+#include "dgatd/mesh/mesh.hpp"
 
 #include <hdf5.h>
 
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <system_error>
 #include <type_traits>
@@ -254,6 +256,40 @@ inline bool read_attribute(hid_t object, char const* name, std::string& value)
   if (H5Aread(attr.get(), type.get(), value.data()) < 0) return false;
   value.resize(value.find('\0') == std::string::npos ? value.size() : value.find('\0'));
   return true;
+}
+
+// A mesh's physical groups in parent: datasets group_dims and group_tags, and their names one per line
+// in the attribute group_names.
+inline void write_groups(Writer const& writer, hid_t parent, std::vector<mesh::PhysicalGroup> const& groups)
+{
+  std::vector<std::int32_t> dims, tags;
+  std::string names;
+  for (auto const& g : groups) {
+    dims.push_back(g.dim);
+    tags.push_back(g.tag);
+    names += g.name + "\n";
+  }
+  writer.dataset(parent, "group_dims", H5T_STD_I32LE, H5T_NATIVE_INT32, dims.size(), 0, dims.data());
+  writer.dataset(parent, "group_tags", H5T_STD_I32LE, H5T_NATIVE_INT32, tags.size(), 0, tags.data());
+  writer.attribute(parent, "group_names", names);
+}
+
+inline std::vector<mesh::PhysicalGroup> read_groups(hid_t parent, std::string const& path)
+{
+  hsize_t rows = 0;
+  auto const dims = read_rows<std::int32_t>(parent, "group_dims", 0, path, rows);
+  auto const tags = read_rows<std::int32_t>(parent, "group_tags", 0, path, rows);
+  std::string names;
+  if (dims.size() != tags.size() || !read_attribute(parent, "group_names", names))
+    throw Error(path, "its physical groups are incomplete", "the file may be damaged");
+  std::istringstream lines(names);
+  std::vector<mesh::PhysicalGroup> groups(dims.size());
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    groups[g].dim = dims[g];
+    groups[g].tag = tags[g];
+    std::getline(lines, groups[g].name);
+  }
+  return groups;
 }
 
 } // namespace dgatd::io::hdf5

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <system_error>
 
 namespace dgatd::simulation {
@@ -259,16 +258,7 @@ void write_parts(PartsManifest manifest, mesh::Mesh const& mesh, mesh::Topology 
         writer.attribute(root, "edges", static_cast<std::int64_t>(manifest.edges));
         writer.attribute(root, "faces", static_cast<std::int64_t>(manifest.faces));
         writer.attribute(root, "tets", static_cast<std::int64_t>(manifest.tets));
-        std::vector<std::int32_t> dims, tags;
-        std::string names;
-        for (auto const& g : manifest.groups) {
-          dims.push_back(g.dim);
-          tags.push_back(g.tag);
-          names += g.name + "\n";
-        }
-        write_ints(writer, root, "group_dims", dims);
-        write_ints(writer, root, "group_tags", tags);
-        writer.attribute(root, "group_names", names);
+        io::hdf5::write_groups(writer, root, manifest.groups);
         write_ints(writer, root, "regions", ints(manifest.regions));
       });
 }
@@ -295,15 +285,8 @@ PartsManifest read_manifest(std::string const& directory)
   m.edges = static_cast<Index>(integer_attribute(root, "edges", path));
   m.faces = static_cast<Index>(integer_attribute(root, "faces", path));
   m.tets = static_cast<Index>(integer_attribute(root, "tets", path));
+  m.groups = io::hdf5::read_groups(root, path);
   hsize_t rows = 0;
-  auto const dims = io::hdf5::read_rows<std::int32_t>(root, "group_dims", 0, path, rows);
-  auto const tags = io::hdf5::read_rows<std::int32_t>(root, "group_tags", 0, path, rows);
-  std::istringstream names(string_attribute(root, "group_names", path));
-  for (std::size_t g = 0; g < dims.size() && g < tags.size(); ++g) {
-    mesh::PhysicalGroup group{dims[g], tags[g], ""};
-    std::getline(names, group.name);
-    m.groups.push_back(group);
-  }
   auto const regions = io::hdf5::read_rows<std::int32_t>(root, "regions", 0, path, rows);
   m.regions.assign(regions.begin(), regions.end());
   if (m.ranks < 1 || m.tets < 1) throw Error(path, "names no parts or no tets", "run dgatd partition again");

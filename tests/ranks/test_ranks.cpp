@@ -26,6 +26,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -147,13 +148,9 @@ std::string with_dt(std::string const& text, double dt_of_rank_0)
 
 // text (with dt = "auto") on rank 0 alone, then over every rank with its dt. Fields bit for bit,
 // or, where a term sums over the ranks inside the step (matched ports), to rounding.
-void expect_same_run(std::string const& text, bool bit_for_bit = true)
+// On rank 0: what a run over ranks wrote against what one process wrote.
+void expect_same_outcome(Outcome const& over_ranks, Outcome const& alone, bool bit_for_bit)
 {
-  Outcome alone;
-  if (world->rank() == 0) alone = run(text, nullptr);
-  auto const over_ranks = run(with_dt(text, alone.plan.dt), world);
-  if (world->rank() != 0) return;
-
   ASSERT_TRUE(alone.record.complete);
   ASSERT_TRUE(over_ranks.record.complete);
   EXPECT_EQ(over_ranks.plan.dt, alone.plan.dt);
@@ -163,6 +160,14 @@ void expect_same_run(std::string const& text, bool bit_for_bit = true)
   expect_agree(over_ranks.record.snapshots, alone.record.snapshots, bit_for_bit, "snapshots");
   expect_agree(over_ranks.record.energy, alone.record.energy, false, "energy");
   expect_agree(over_ranks.record.ports, alone.record.ports, false, "ports' modal voltages");
+}
+
+void expect_same_run(std::string const& text, bool bit_for_bit = true)
+{
+  Outcome alone;
+  if (world->rank() == 0) alone = run(text, nullptr);
+  auto const over_ranks = run(with_dt(text, alone.plan.dt), world);
+  if (world->rank() == 0) expect_same_outcome(over_ranks, alone, bit_for_bit);
 }
 
 std::string input(std::string const& name) { return slurp(std::string(DGATD_SOURCE_DIR) + "/inputs/" + name); }
@@ -480,6 +485,27 @@ std::string on_file(std::string text, std::string const& generate_table, std::st
   return text;
 }
 
+// text (with dt = "auto") on its generated mesh (the table generate) written to a file in shared: as
+// one process on rank 0, and over every rank from parts of the file with one process's dt. more
+// gives what text gets once the parts' folder exists (a probe placed by its parts).
+struct FromParts {
+  Outcome alone, from_parts;
+  std::string over_parts; // the configuration run from parts
+};
+FromParts alone_and_from_parts(std::string text, std::string const& generate, SharedScratch const& shared,
+                               std::function<std::string(std::string const& parts)> const& more = {})
+{
+  std::string const mesh_file = shared.file("mesh.msh"), parts = shared.file("parts");
+  write_generated_mesh(text, mesh_file);
+  write_parts(mesh_file, parts);
+  if (more) text += more(parts);
+  FromParts runs;
+  if (world->rank() == 0) runs.alone = run(on_file(text, generate, mesh_file), nullptr, shared.file("alone.h5"));
+  runs.over_parts = with_dt(on_file(text, generate, mesh_file, parts), runs.alone.plan.dt);
+  runs.from_parts = run(runs.over_parts, world, shared.file("parts.h5"));
+  return runs;
+}
+
 // The cylinder of the README read from its mesh file, once as one process and once over the ranks,
 // each rank reading only its part from a folder of parts: probes bit for bit, energies to rounding,
 // and a checkpoint of the run from parts continues it bit for bit.
@@ -502,28 +528,16 @@ reproducible = true
   text += "[[source]]\nkind = \"edge_current\"\nposition = [-0.3, -0.2, 0.25]\ndirection = [1, 0, 0]\n"
           "waveform = \"gaussian\"\nt0 = 3e-9\nsigma = 0.5e-9\n";
   SharedScratch const shared("ranks_parts");
-  std::string const mesh_file = shared.file("cylinder.msh"), parts = shared.file("parts");
-  write_generated_mesh(text, mesh_file);
-  write_parts(mesh_file, parts);
-  text += "[[probe]]\nname = \"at_the_rim\"\nposition = " + beside_the_reserve(parts) + "\n";
-
-  Outcome alone;
-  if (world->rank() == 0) alone = run(on_file(text, generate, mesh_file), nullptr, shared.file("alone.h5"));
-  auto const over_parts = with_dt(on_file(text, generate, mesh_file, parts), alone.plan.dt);
-  auto const from_parts = run(over_parts, world, shared.file("parts.h5"));
+  auto const runs = alone_and_from_parts(text, generate, shared, [](std::string const& parts) {
+    return "[[probe]]\nname = \"at_the_rim\"\nposition = " + beside_the_reserve(parts) + "\n";
+  });
   // The checkpoint of the run from parts, at step 100, continued from the parts.
-  auto const restarted = run(over_parts, world, shared.file("again.h5"), shared.file("parts.checkpoint.h5"));
+  auto const restarted = run(runs.over_parts, world, shared.file("again.h5"), shared.file("parts.checkpoint.h5"));
   if (world->rank() != 0) return;
 
-  ASSERT_TRUE(alone.record.complete);
-  ASSERT_TRUE(from_parts.record.complete);
-  EXPECT_LT(std::abs(from_parts.plan.dt_max - alone.plan.dt_max), 1e-12 * alone.plan.dt_max);
-  ASSERT_FALSE(alone.record.probes.empty());
-  expect_agree(from_parts.record.probes, alone.record.probes, true, "probes");
-  ASSERT_FALSE(alone.record.snapshots.empty());
-  expect_agree(from_parts.record.snapshots, alone.record.snapshots, true, "snapshots");
-  expect_agree(from_parts.record.energy, alone.record.energy, false, "energy");
-  auto const& reference = alone.record.probes;
+  expect_same_outcome(runs.from_parts, runs.alone, true);
+  ASSERT_FALSE(runs.alone.record.snapshots.empty());
+  auto const& reference = runs.alone.record.probes;
   std::vector<double> const tail(reference.end() - static_cast<std::ptrdiff_t>(reference.size() / 150 * 50),
                                  reference.end());
   expect_agree(restarted.record.probes, tail, true, "restarted from parts");
@@ -568,18 +582,8 @@ energy_every = 10
 snapshot_every = 75
 )";
   SharedScratch const shared("ranks_parts_lossy");
-  std::string const mesh_file = shared.file("box.msh"), parts = shared.file("parts");
-  write_generated_mesh(text, mesh_file);
-  write_parts(mesh_file, parts);
-  Outcome alone;
-  if (world->rank() == 0) alone = run(on_file(text, generate, mesh_file), nullptr);
-  auto const from_parts = run(with_dt(on_file(text, generate, mesh_file, parts), alone.plan.dt), world);
-  if (world->rank() != 0) return;
-  ASSERT_TRUE(from_parts.record.complete);
-  ASSERT_FALSE(alone.record.probes.empty());
-  expect_agree(from_parts.record.probes, alone.record.probes, true, "probes");
-  expect_agree(from_parts.record.snapshots, alone.record.snapshots, true, "snapshots");
-  expect_agree(from_parts.record.energy, alone.record.energy, false, "energy");
+  auto const runs = alone_and_from_parts(text, generate, shared);
+  if (world->rank() == 0) expect_same_outcome(runs.from_parts, runs.alone, true);
 }
 
 // The matched-port guide from parts: each port's shape, plane and medium come from its surface and
@@ -587,21 +591,11 @@ snapshot_every = 75
 // are sums over the ranks inside the step, as in any run over ranks).
 TEST(Ranks, MatchedPortGuideFromPartsAsOneProcess)
 {
-  auto const text = matched_port_guide();
   SharedScratch const shared("ranks_parts_guide");
-  std::string const mesh_file = shared.file("guide.msh"), parts = shared.file("parts");
-  write_generated_mesh(text, mesh_file);
-  write_parts(mesh_file, parts);
-  Outcome alone;
-  if (world->rank() == 0) alone = run(on_file(text, guide_mesh, mesh_file), nullptr);
-  auto const from_parts = run(with_dt(on_file(text, guide_mesh, mesh_file, parts), alone.plan.dt), world);
+  auto const runs = alone_and_from_parts(matched_port_guide(), guide_mesh, shared);
   if (world->rank() != 0) return;
-  ASSERT_TRUE(from_parts.record.complete);
-  ASSERT_FALSE(alone.record.ports.empty());
-  expect_agree(from_parts.record.probes, alone.record.probes, false, "probes");
-  expect_agree(from_parts.record.snapshots, alone.record.snapshots, false, "snapshots");
-  expect_agree(from_parts.record.ports, alone.record.ports, false, "ports' modal voltages");
-  expect_agree(from_parts.record.energy, alone.record.energy, false, "energy");
+  ASSERT_FALSE(runs.alone.record.ports.empty());
+  expect_same_outcome(runs.from_parts, runs.alone, false);
 }
 
 // What cannot be run from a folder of parts stops every rank with one line naming the folder or

@@ -6,7 +6,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <sstream>
 #include <system_error>
 
 namespace dgatd::io {
@@ -111,16 +110,7 @@ void write_checkpoint(std::string const& path, Checkpoint const& c)
                    m.boundary_triangles.data());
     writer.dataset(mesh.get(), "boundary_triangle_tag", H5T_STD_I32LE, H5T_NATIVE_INT32, m.boundary_triangle_tag.size(),
                    0, m.boundary_triangle_tag.data());
-    std::vector<std::int32_t> dims, tags;
-    std::string names;
-    for (auto const& g : m.groups) {
-      dims.push_back(g.dim);
-      tags.push_back(g.tag);
-      names += g.name + "\n";
-    }
-    writer.dataset(mesh.get(), "group_dims", H5T_STD_I32LE, H5T_NATIVE_INT32, dims.size(), 0, dims.data());
-    writer.dataset(mesh.get(), "group_tags", H5T_STD_I32LE, H5T_NATIVE_INT32, tags.size(), 0, tags.data());
-    writer.attribute(mesh.get(), "group_names", names);
+    hdf5::write_groups(writer, mesh.get(), m.groups);
   });
 }
 
@@ -184,18 +174,7 @@ Checkpoint read_checkpoint(std::string const& path)
   m.tet_region = hdf5::read_rows<std::int32_t>(mesh.get(), "tet_region", 0, path, rows);
   m.boundary_triangles = rows_of<3>(hdf5::read_rows<std::int32_t>(mesh.get(), "boundary_triangles", 3, path, rows));
   m.boundary_triangle_tag = hdf5::read_rows<std::int32_t>(mesh.get(), "boundary_triangle_tag", 0, path, rows);
-  auto const dims = hdf5::read_rows<std::int32_t>(mesh.get(), "group_dims", 0, path, rows);
-  auto const tags = hdf5::read_rows<std::int32_t>(mesh.get(), "group_tags", 0, path, rows);
-  std::string names;
-  hdf5::read_attribute(mesh.get(), "group_names", names);
-  std::istringstream lines(names);
-  for (std::size_t g = 0; g < dims.size(); ++g) {
-    mesh::PhysicalGroup group;
-    group.dim = dims[g];
-    group.tag = tags[g];
-    std::getline(lines, group.name);
-    m.groups.push_back(group);
-  }
+  m.groups = hdf5::read_groups(mesh.get(), path);
   if (m.tet_region.size() != m.tets.size() || m.boundary_triangle_tag.size() != m.boundary_triangles.size() ||
       hex(mesh_fingerprint(m)) != fingerprint)
     throw Error(path, "the checkpoint's mesh does not match its fingerprint", "it is damaged; start the run afresh");
