@@ -204,6 +204,16 @@ std::vector<T> read_rows(hid_t parent, std::string const& name, hsize_t cols, st
   return values;
 }
 
+// Rows of N values of T from a flat dataset read by read_rows.
+template <class T, std::size_t N>
+std::vector<std::array<T, N>> rows_of(std::vector<std::int32_t> const& flat)
+{
+  std::vector<std::array<T, N>> rows(flat.size() / N);
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (std::size_t j = 0; j < N; ++j) rows[i][j] = static_cast<T>(flat[N * i + j]);
+  return rows;
+}
+
 // A new file at path (replacing one there) in the HDF5 1.8 format, which stores attributes above
 // 64 kB (a long config text) densely; `what` names the file in the message when it cannot.
 inline Handle create_file(std::string const& path, std::string const& what)

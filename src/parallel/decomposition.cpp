@@ -109,25 +109,28 @@ MeshPart make_mesh_part(mesh::Mesh const& global, std::vector<int> const& vertex
 namespace {
 
 template <std::size_t N>
-std::vector<Index> global_entities(MeshPart const& part, std::vector<std::array<Index, N>> const& local_of_tet,
+std::vector<Index> global_entities(std::vector<Index> const& tet_of,
+                                   std::vector<std::array<Index, N>> const& local_of_tet,
                                    std::vector<std::array<Index, N>> const& global_of_tet, Index num_local)
 {
   std::vector<Index> global(num_local, -1);
-  for (std::size_t t = 0; t < part.global_tet.size(); ++t)
-    for (std::size_t k = 0; k < N; ++k) global[local_of_tet[t][k]] = global_of_tet[part.global_tet[t]][k];
+  for (std::size_t t = 0; t < tet_of.size(); ++t)
+    for (std::size_t k = 0; k < N; ++k) global[local_of_tet[t][k]] = global_of_tet[tet_of[t]][k];
   return global;
 }
 
 } // namespace
 
-std::vector<Index> global_edges(MeshPart const& part, mesh::Topology const& local, mesh::Topology const& global)
+std::vector<Index> global_edges(mesh::Topology const& local, std::vector<Index> const& tet_of,
+                                std::vector<std::array<Index, 6>> const& global_tet_edges)
 {
-  return global_entities(part, local.tet_edges, global.tet_edges, local.num_edges());
+  return global_entities(tet_of, local.tet_edges, global_tet_edges, local.num_edges());
 }
 
-std::vector<Index> global_faces(MeshPart const& part, mesh::Topology const& local, mesh::Topology const& global)
+std::vector<Index> global_faces(mesh::Topology const& local, std::vector<Index> const& tet_of,
+                                std::vector<std::array<Index, 4>> const& global_tet_faces)
 {
-  return global_entities(part, local.tet_faces, global.tet_faces, local.num_faces());
+  return global_entities(tet_of, local.tet_faces, global_tet_faces, local.num_faces());
 }
 
 HaloPlan make_halo_plan(Communicator const& communicator, MeshPart const& part, mesh::Topology const& local,
@@ -192,6 +195,21 @@ HaloPlan make_halo_plan(Communicator const& communicator, MeshPart const& part, 
 }
 
 namespace {
+
+// A position among the whole numbers of a gather's rows: its doubles' bits, and back.
+void append_point(std::vector<std::int64_t>& rows, Vec3 const& x)
+{
+  std::int64_t bits[3];
+  std::memcpy(bits, x.data(), sizeof bits);
+  rows.insert(rows.end(), bits, bits + 3);
+}
+
+Vec3 point_at(std::int64_t const* bits)
+{
+  Vec3 x{};
+  std::memcpy(x.data(), bits, sizeof x);
+  return x;
+}
 
 // Every rank's (value, id), on every rank.
 std::vector<std::pair<double, Index>> share(Communicator const& communicator, double value, Index id)
@@ -266,11 +284,7 @@ mesh::Mesh gather_mesh(Communicator const& communicator, MeshPart const& part, i
   for (Index v = 0; v < m.num_vertices(); ++v) {
     if (!part.owns_vertex[v]) continue;
     rows.push_back(part.global_vertex[v]);
-    for (double c : m.points[v]) {
-      std::int64_t bits = 0;
-      std::memcpy(&bits, &c, sizeof bits);
-      rows.push_back(bits);
-    }
+    append_point(rows, m.points[v]);
   }
   for (Index t = 0; t < m.num_tets(); ++t) {
     if (!part.owns_tet[t]) continue;
@@ -300,8 +314,7 @@ mesh::Mesh gather_mesh(Communicator const& communicator, MeshPart const& part, i
   whole.boundary_triangle_tag.resize(num_triangles);
   for (auto const& from : received) {
     std::size_t k = 3;
-    for (std::int64_t i = 0; i < from[0]; ++i, k += 4)
-      for (int c = 0; c < 3; ++c) std::memcpy(&whole.points.at(from[k]).at(c), &from[k + 1 + c], sizeof(double));
+    for (std::int64_t i = 0; i < from[0]; ++i, k += 4) whole.points.at(from[k]) = point_at(&from[k + 1]);
     for (std::int64_t i = 0; i < from[1]; ++i, k += 6) {
       for (int c = 0; c < 4; ++c) whole.tets.at(from[k])[c] = static_cast<Index>(from[k + 1 + c]);
       whole.tet_region[from[k]] = static_cast<int>(from[k + 5]);
@@ -336,12 +349,7 @@ mesh::Mesh gather_surface(Communicator const& communicator, MeshPart const& part
       rows.push_back(part.global_tet[t]);
       for (Index v : m.tets[t]) rows.push_back(part.global_vertex[v]);
       rows.push_back(m.tet_region[t]);
-      for (Index v : m.tets[t])
-        for (double c : m.points[v]) {
-          std::int64_t bits = 0;
-          std::memcpy(&bits, &c, sizeof bits);
-          rows.push_back(bits);
-        }
+      for (Index v : m.tets[t]) append_point(rows, m.points[v]);
     }
   }
   auto const received = communicator.all_to_all(std::vector<std::vector<std::int64_t>>(communicator.size(), rows));
@@ -361,11 +369,7 @@ mesh::Mesh gather_surface(Communicator const& communicator, MeshPart const& part
       k += 5;
       for (std::int64_t n = 0; n < beside; ++n, k += 18) {
         tets.push_back({from[k], {from[k + 1], from[k + 2], from[k + 3], from[k + 4]}, static_cast<int>(from[k + 5])});
-        for (int i = 0; i < 4; ++i) {
-          Vec3 x{};
-          std::memcpy(x.data(), &from[k + 6 + 3 * i], sizeof x);
-          vertices.push_back({from[k + 1 + i], x});
-        }
+        for (int i = 0; i < 4; ++i) vertices.push_back({from[k + 1 + i], point_at(&from[k + 6 + 3 * i])});
       }
     }
   auto const by_id = [](auto const& a, auto const& b) { return a.first < b.first; };

@@ -2,6 +2,7 @@
 
 #include "dgatd/error.hpp"
 #include "dgatd/io/output/checkpoint.hpp"
+#include "dgatd/parallel/decomposition.hpp"
 #include "io/hdf5_handle.hpp"
 
 #include <algorithm>
@@ -24,25 +25,6 @@ std::string part_path(std::string const& directory, int rank)
 }
 
 std::string manifest_path(std::string const& directory) { return (fs::path(directory) / "manifest.h5").string(); }
-
-template <class T, std::size_t N>
-std::vector<std::int32_t> flat_ints(std::vector<std::array<T, N>> const& rows)
-{
-  std::vector<std::int32_t> flat;
-  flat.reserve(rows.size() * N);
-  for (auto const& row : rows)
-    for (auto value : row) flat.push_back(static_cast<std::int32_t>(value));
-  return flat;
-}
-
-template <class T, std::size_t N>
-std::vector<std::array<T, N>> rows_of(std::vector<std::int32_t> const& flat)
-{
-  std::vector<std::array<T, N>> rows(flat.size() / N);
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    for (std::size_t j = 0; j < N; ++j) rows[i][j] = static_cast<T>(flat[N * i + j]);
-  return rows;
-}
 
 template <class T>
 std::vector<std::int32_t> ints(std::vector<T> const& values)
@@ -102,7 +84,7 @@ std::vector<PartTets> tets_of_parts(mesh::Mesh const& mesh, mesh::Topology const
     for (int i = 0; i < 4; ++i) core[i] = vertex_owner[v[i]];
     for (int i = 0; i < 4; ++i)
       if (std::find(core, core + i, core[i]) == core + i) listed[core[i]].push_back({t, 0});
-    int const owner = vertex_owner[*std::min_element(v.begin(), v.end())];
+    int const owner = parallel::tet_owner(mesh, vertex_owner, t);
     for (Index f : topology.tet_faces[t])
       for (Index across : topology.face_tets[f])
         if (across >= 0 && across != t) listed[owner].push_back({across, 1});
@@ -157,7 +139,7 @@ void write_part(PartsManifest const& manifest, int rank, PartTets const& part, m
     for (Index i : triangles_of_vertex[v]) {
       auto key = mesh.boundary_triangles[i];
       std::sort(key.begin(), key.end());
-      if (key[0] == v && std::binary_search(part_faces.begin(), part_faces.end(), key)) triangle_ids.push_back(i);
+      if (std::binary_search(part_faces.begin(), part_faces.end(), key)) triangle_ids.push_back(i);
     }
   std::sort(triangle_ids.begin(), triangle_ids.end());
   std::vector<std::int32_t> triangles, triangle_tags;
@@ -322,15 +304,15 @@ StoredPart read_part(PartsManifest const& manifest, int rank)
   p.global_tet.assign(tet_global.begin(), tet_global.end());
   auto const reserve = read("tet_reserve", 0, tets);
   p.reserve.assign(reserve.begin(), reserve.end());
-  p.mesh.tets = rows_of<Index, 4>(read("tet_vertices", 4, tets));
+  p.mesh.tets = io::hdf5::rows_of<Index, 4>(read("tet_vertices", 4, tets));
   auto const regions = read("tet_region", 0, tets);
   p.mesh.tet_region.assign(regions.begin(), regions.end());
-  p.tet_edges = rows_of<Index, 6>(read("tet_edges", 6, tets));
-  p.tet_faces = rows_of<Index, 4>(read("tet_faces", 4, tets));
-  p.face_interior = rows_of<char, 4>(read("tet_face_interior", 4, tets));
+  p.tet_edges = io::hdf5::rows_of<Index, 6>(read("tet_edges", 6, tets));
+  p.tet_faces = io::hdf5::rows_of<Index, 4>(read("tet_faces", 4, tets));
+  p.face_interior = io::hdf5::rows_of<char, 4>(read("tet_face_interior", 4, tets));
   auto const triangle_global = io::hdf5::read_rows<std::int32_t>(root, "triangle_global", 0, path, rows);
   p.global_triangle.assign(triangle_global.begin(), triangle_global.end());
-  p.mesh.boundary_triangles = rows_of<Index, 3>(read("triangle_vertices", 3, p.global_triangle.size()));
+  p.mesh.boundary_triangles = io::hdf5::rows_of<Index, 3>(read("triangle_vertices", 3, p.global_triangle.size()));
   auto const triangle_tags = read("triangle_tag", 0, p.global_triangle.size());
   p.mesh.boundary_triangle_tag.assign(triangle_tags.begin(), triangle_tags.end());
 

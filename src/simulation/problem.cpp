@@ -296,7 +296,7 @@ Problem make_part_problem(Problem const& global, parallel::MeshPart const& part,
   p.materials.stretching.shift = from.stretching.shift;
   // A face on the part's rim has one tet here but is what it is in the whole mesh: interior faces stay
   // interior, so no half-edge of a halo block is taken for PEC that is not.
-  auto const face_global = parallel::global_faces(part, p.topology, global.topology);
+  auto const face_global = parallel::global_faces(p.topology, part.global_tet, global.topology.tet_faces);
   p.face_kinds.resize(face_global.size());
   for (std::size_t f = 0; f < face_global.size(); ++f) p.face_kinds[f] = global.face_kinds[face_global[f]];
   p.layers = global.layers;

@@ -564,7 +564,7 @@ void Simulation::Impl::add_sources_and_probes(parallel::MeshPart const& part, st
   auto const view = problem.view();
   auto const whole_view = whole.view();
   auto const& ops = problem.operators;
-  auto const edge_global = parallel::global_edges(part, problem.topology, whole.topology);
+  auto const edge_global = parallel::global_edges(problem.topology, part.global_tet, whole.topology.tet_edges);
   auto const owned_blocks = this->owned_blocks(part);
   for (auto const& source : config.sources) {
     std::string const name = "source at " + config.where(source.line);
@@ -1060,8 +1060,8 @@ void Simulation::set_up_over_ranks(mesh::Mesh* given_mesh)
     s.make_formulation();
     s.add_sources_and_probes(part, probe_tets, owner);
   });
-  s.distribute(part, parallel::global_edges(part, s.problem.topology, s.whole.topology),
-               parallel::global_faces(part, s.problem.topology, s.whole.topology));
+  s.distribute(part, parallel::global_edges(s.problem.topology, part.global_tet, s.whole.topology.tet_edges),
+               parallel::global_faces(s.problem.topology, part.global_tet, s.whole.topology.tet_faces));
   s.finish_set_up_over_ranks(part, checkpoint.get(), clock);
 }
 
@@ -1105,8 +1105,8 @@ void Simulation::set_up_from_parts()
     auto const stored_geometry = mesh::build_geometry(stored.mesh, stored_topology);
     mesh::MeshView const stored_view{stored.mesh, stored_topology, stored_geometry};
     std::vector<char> owns_stored_tet;
-    for (auto const& tet : stored.mesh.tets)
-      owns_stored_tet.push_back(stored.vertex_owner[*std::min_element(tet.begin(), tet.end())] == rank);
+    for (Index t = 0; t < stored.mesh.num_tets(); ++t)
+      owns_stored_tet.push_back(parallel::tet_owner(stored.mesh, stored.vertex_owner, t) == rank);
     auto const located = [&](std::string const& name, Vec3 const& x) {
       Index const tet =
           parallel::containing_tet_over_ranks(communicator, stored_view, stored.global_tet, owns_stored_tet, x);
@@ -1126,9 +1126,9 @@ void Simulation::set_up_from_parts()
         for (Index across : stored_topology.face_tets[f])
           if (across >= 0) extra.push_back(across);
     }
-    std::vector<Index> stored_edge_global(static_cast<std::size_t>(stored_topology.num_edges()), -1);
-    for (Index t = 0; t < stored.mesh.num_tets(); ++t)
-      for (int k = 0; k < 6; ++k) stored_edge_global[stored_topology.tet_edges[t][k]] = stored.tet_edges[t][k];
+    std::vector<Index> every_tet(stored.global_tet.size());
+    std::iota(every_tet.begin(), every_tet.end(), Index(0));
+    auto const stored_edge_global = parallel::global_edges(stored_topology, every_tet, stored.tet_edges);
     for (std::size_t k = 0; k < s.config.sources.size(); ++k) {
       auto const& source = s.config.sources[k];
       std::string const name = "source at " + s.config.where(source.line);
@@ -1151,12 +1151,8 @@ void Simulation::set_up_from_parts()
     s.problem = make_part_problem(s.config, part.mesh, facts);
     s.make_formulation();
   });
-  std::vector<Index> edge_global(static_cast<std::size_t>(s.problem.topology.num_edges()), -1);
-  std::vector<Index> face_global(static_cast<std::size_t>(s.problem.topology.num_faces()), -1);
-  for (std::size_t t = 0; t < stored_tet.size(); ++t) {
-    for (int k = 0; k < 6; ++k) edge_global[s.problem.topology.tet_edges[t][k]] = stored.tet_edges[stored_tet[t]][k];
-    for (int j = 0; j < 4; ++j) face_global[s.problem.topology.tet_faces[t][j]] = stored.tet_faces[stored_tet[t]][j];
-  }
+  auto const edge_global = parallel::global_edges(s.problem.topology, stored_tet, stored.tet_edges);
+  auto const face_global = parallel::global_faces(s.problem.topology, stored_tet, stored.tet_faces);
   together([&] { s.add_sources_and_probes_of_parts(part, edge_global, probe_tets, source_items); });
   s.distribute(part, edge_global, face_global);
   s.part_ids = {edge_global, face_global, part.global_tet, part.owns_tet,

@@ -55,9 +55,13 @@ struct MeshPart {
 MeshPart make_mesh_part(mesh::Mesh const& global, std::vector<int> const& vertex_owner, int rank, int ranks,
                         std::vector<Index> const& extra_tets = {});
 
-// Global id of each local edge and face of a part (through the tets, which keep their vertex order).
-std::vector<Index> global_edges(MeshPart const& part, mesh::Topology const& local, mesh::Topology const& global);
-std::vector<Index> global_faces(MeshPart const& part, mesh::Topology const& local, mesh::Topology const& global);
+// Global id of each local edge and face of a mesh whose local tet t is tet tet_of[t] of tables of each
+// tet's global edges and faces (the whole topology's tet_edges and tet_faces, or a stored part's):
+// through the tets, which keep their vertex order.
+std::vector<Index> global_edges(mesh::Topology const& local, std::vector<Index> const& tet_of,
+                                std::vector<std::array<Index, 6>> const& global_tet_edges);
+std::vector<Index> global_faces(mesh::Topology const& local, std::vector<Index> const& tet_of,
+                                std::vector<std::array<Index, 4>> const& global_tet_faces);
 
 // Per halo block unknown, the owner's unknown that it copies, and what each neighbour copies from
 // here: send_dofs[neighbours[n].send_offset ...] are packed for neighbour n, and the values received

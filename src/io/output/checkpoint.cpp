@@ -47,15 +47,6 @@ std::vector<T> flatten(std::vector<std::array<T, N>> const& rows)
   return flat;
 }
 
-template <std::size_t N>
-std::vector<std::array<std::int32_t, N>> rows_of(std::vector<std::int32_t> const& flat)
-{
-  std::vector<std::array<std::int32_t, N>> rows(flat.size() / N);
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    for (std::size_t j = 0; j < N; ++j) rows[i][j] = flat[N * i + j];
-  return rows;
-}
-
 } // namespace
 
 std::string checkpoint_path(std::string const& output_path)
@@ -170,9 +161,10 @@ Checkpoint read_checkpoint(std::string const& path)
   auto const points = hdf5::read_rows<double>(mesh.get(), "points", 3, path, rows);
   m.points.resize(rows);
   for (hsize_t i = 0; i < rows; ++i) m.points[i] = {points[3 * i], points[3 * i + 1], points[3 * i + 2]};
-  m.tets = rows_of<4>(hdf5::read_rows<std::int32_t>(mesh.get(), "tets", 4, path, rows));
+  m.tets = hdf5::rows_of<std::int32_t, 4>(hdf5::read_rows<std::int32_t>(mesh.get(), "tets", 4, path, rows));
   m.tet_region = hdf5::read_rows<std::int32_t>(mesh.get(), "tet_region", 0, path, rows);
-  m.boundary_triangles = rows_of<3>(hdf5::read_rows<std::int32_t>(mesh.get(), "boundary_triangles", 3, path, rows));
+  m.boundary_triangles =
+      hdf5::rows_of<std::int32_t, 3>(hdf5::read_rows<std::int32_t>(mesh.get(), "boundary_triangles", 3, path, rows));
   m.boundary_triangle_tag = hdf5::read_rows<std::int32_t>(mesh.get(), "boundary_triangle_tag", 0, path, rows);
   m.groups = hdf5::read_groups(mesh.get(), path);
   if (m.tet_region.size() != m.tets.size() || m.boundary_triangle_tag.size() != m.boundary_triangles.size() ||
