@@ -9,6 +9,8 @@
 #include <cmath>
 #include <iomanip>
 #include <limits>
+#include <map>
+#include <numeric>
 #include <sstream>
 #include <vector>
 
@@ -79,47 +81,142 @@ bool on_interface(mesh::Topology const& topology, std::vector<char> const& in_la
   return tets[1] >= 0 && (in_layer[tets[0]] != 0) != (in_layer[tets[1]] != 0);
 }
 
-// The interface's triangles.
-std::vector<Triangle> interface_triangles(mesh::MeshView const& m, std::vector<char> const& in_layer,
-                                          std::string const& name)
+// The connected pieces of the layer over all ranks' parts, numbered as mesh::connected_pieces numbers
+// them in the whole mesh (in the order of their lowest tet). Each rank's pieces are joined through
+// the tets where parts meet (those a rank holds but does not count, and counted ones beside them),
+// each piece named by its lowest global tet.
+mesh::TetPieces connected_pieces(mesh::Topology const& topology, std::vector<char> const& in_layer,
+                                 PartOfTheMesh const& part)
+{
+  auto pieces = mesh::connected_pieces(topology, in_layer);
+  std::vector<std::int64_t> lowest(static_cast<std::size_t>(pieces.count), std::numeric_limits<std::int64_t>::max());
+  for (Index t = 0; t < topology.num_tets(); ++t)
+    if (in_layer[t]) lowest[pieces.piece[t]] = std::min<std::int64_t>(lowest[pieces.piece[t]], part.global_tet[t]);
+  // Rows (global tet, piece) where parts meet, and (-1, piece) for every piece.
+  std::vector<std::int64_t> rows;
+  for (auto name : lowest) rows.insert(rows.end(), {-1, name});
+  for (Index t = 0; t < topology.num_tets(); ++t) {
+    if (!in_layer[t]) continue;
+    bool meets = !part.counts_tet[t];
+    for (Index f : topology.tet_faces[t])
+      for (Index u : topology.face_tets[f]) meets = meets || (u >= 0 && !part.counts_tet[u]);
+    if (meets) rows.insert(rows.end(), {part.global_tet[t], lowest[pieces.piece[t]]});
+  }
+  auto const all = parallel::all_gathered(part.communicator, rows);
+  std::vector<std::pair<std::int64_t, std::int64_t>> pairs;
+  for (std::size_t k = 0; k < all.size(); k += 2) pairs.emplace_back(all[k], all[k + 1]);
+  std::sort(pairs.begin(), pairs.end());
+  // Union-find over the pieces' names, each set named by its lowest.
+  std::map<std::int64_t, std::int64_t> joined;
+  for (auto const& [tet, name] : pairs) joined.emplace(name, name);
+  auto root = [&](std::int64_t name) {
+    while (joined[name] != name) name = joined[name] = joined[joined[name]];
+    return name;
+  };
+  for (std::size_t k = 1; k < pairs.size(); ++k)
+    if (pairs[k].first >= 0 && pairs[k].first == pairs[k - 1].first) {
+      auto const a = root(pairs[k].second), b = root(pairs[k - 1].second);
+      joined[std::max(a, b)] = std::min(a, b);
+    }
+  std::vector<std::int64_t> roots;
+  for (auto const& entry : joined) roots.push_back(root(entry.first));
+  std::sort(roots.begin(), roots.end());
+  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+  for (Index t = 0; t < topology.num_tets(); ++t)
+    if (in_layer[t])
+      pieces.piece[t] = static_cast<Index>(std::lower_bound(roots.begin(), roots.end(), root(lowest[pieces.piece[t]])) -
+                                           roots.begin());
+  pieces.count = static_cast<Index>(roots.size());
+  return pieces;
+}
+
+// A face of the interface: its global id, the piece behind it, its area vector out of that piece and
+// its corners in the order of their ids.
+struct InterfaceFace {
+  Index face = 0;
+  Index piece = 0;
+  Vec3 area_vector{};
+  std::array<Vec3, 3> corners{};
+};
+
+// The interface over all ranks, in increasing global face id, each face from the rank that counts its
+// layer tet.
+std::vector<InterfaceFace> interface_faces(mesh::MeshView const& m, std::vector<char> const& in_layer,
+                                           mesh::TetPieces const& pieces, PartOfTheMesh const& part,
+                                           std::string const& name)
 {
   auto const& topology = m.topology;
-  auto triangle_of = [&](Index f) {
-    Triangle t;
-    for (int i = 0; i < 3; ++i) t.p[i] = m.mesh.points[topology.face_vertices[f][i]];
-    t.centre = scaled(add(add(t.p[0], t.p[1]), t.p[2]), 1.0 / 3.0);
-    for (int i = 0; i < 3; ++i) t.radius = std::max(t.radius, norm(sub(t.p[i], t.centre)));
-    return t;
-  };
-  std::vector<Triangle> interface;
-  for (Index f = 0; f < topology.num_faces(); ++f)
-    if (on_interface(topology, in_layer, f)) interface.push_back(triangle_of(f));
+  std::vector<std::int64_t> rows;
+  for (Index f = 0; f < topology.num_faces(); ++f) {
+    if (!on_interface(topology, in_layer, f)) continue;
+    auto const& tets = topology.face_tets[f];
+    Index const layer_tet = in_layer[tets[0]] ? tets[0] : tets[1];
+    if (!part.counts_tet[layer_tet]) continue;
+    rows.push_back(part.global_face[f]);
+    rows.push_back(pieces.piece[layer_tet]);
+    parallel::append_point(rows, mesh::face_area_vector(m, f, layer_tet));
+    for (Index v : topology.face_vertices[f]) parallel::append_point(rows, m.mesh.points[v]);
+  }
+  auto const all = parallel::all_gathered(part.communicator, rows);
+  std::vector<InterfaceFace> interface;
+  for (std::size_t k = 0; k < all.size(); k += 14) {
+    InterfaceFace face;
+    face.face = static_cast<Index>(all[k]);
+    face.piece = static_cast<Index>(all[k + 1]);
+    face.area_vector = parallel::point_at(&all[k + 2]);
+    for (int i = 0; i < 3; ++i) face.corners[i] = parallel::point_at(&all[k + 5 + 3 * i]);
+    interface.push_back(face);
+  }
+  std::sort(interface.begin(), interface.end(),
+            [](InterfaceFace const& a, InterfaceFace const& b) { return a.face < b.face; });
   if (interface.empty())
     throw ModelError(ModelSubject::matched_layer, name, "touches no other region of " + m.mesh.source,
                      "mesh the layer around (or behind) the domain it absorbs for, as its own physical volume");
   return interface;
 }
 
-// The layer's size in tets and its mean edge length, and the fastest wave speed in it.
+// The interface's triangles, as the depth of a point takes them.
+std::vector<Triangle> triangles_of(std::vector<InterfaceFace> const& interface)
+{
+  std::vector<Triangle> triangles;
+  for (auto const& face : interface) {
+    Triangle t;
+    for (int i = 0; i < 3; ++i) t.p[i] = face.corners[i];
+    t.centre = scaled(add(add(t.p[0], t.p[1]), t.p[2]), 1.0 / 3.0);
+    for (int i = 0; i < 3; ++i) t.radius = std::max(t.radius, norm(sub(t.p[i], t.centre)));
+    triangles.push_back(t);
+  }
+  return triangles;
+}
+
+// The layer's size in tets and its mean edge length, and the fastest wave speed in it, over the
+// tets the ranks count.
 struct LayerCells {
   Index num_tets = 0;
   double element_size = 0;
   double fastest = 0;
 };
-LayerCells layer_cells(mesh::Mesh const& mesh, Materials const& materials, std::vector<char> const& in_layer)
+LayerCells layer_cells(mesh::Mesh const& mesh, Materials const& materials, std::vector<char> const& in_layer,
+                       PartOfTheMesh const& part)
 {
-  LayerCells cells;
-  double edge_length = 0;
-  Index num_edges = 0;
+  double sums[3] = {0, 0, 0}; // tets, edge length, edges
+  double fastest = 0;
   for (Index t = 0; t < mesh.num_tets(); ++t) {
-    if (!in_layer[t]) continue;
-    ++cells.num_tets;
+    if (!in_layer[t] || !part.counts_tet[t]) continue;
+    sums[0] += 1;
     for (int a = 0; a < 4; ++a)
-      for (int b = a + 1; b < 4; ++b, ++num_edges)
-        edge_length += norm(sub(mesh.points[mesh.tets[t][a]], mesh.points[mesh.tets[t][b]]));
-    cells.fastest = std::max(cells.fastest, 1.0 / std::sqrt(materials.eps[t] * materials.mu[t]));
+      for (int b = a + 1; b < 4; ++b, sums[2] += 1)
+        sums[1] += norm(sub(mesh.points[mesh.tets[t][a]], mesh.points[mesh.tets[t][b]]));
+    fastest = std::max(fastest, 1.0 / std::sqrt(materials.eps[t] * materials.mu[t]));
   }
-  cells.element_size = edge_length / static_cast<double>(num_edges);
+  part.communicator.sum(sums, 3);
+  std::vector<std::int64_t> mine;
+  parallel::append_number(mine, fastest);
+  LayerCells cells;
+  for (auto bits : parallel::all_gathered(part.communicator, mine))
+    cells.fastest = std::max(cells.fastest, parallel::number_at(bits));
+  cells.num_tets = static_cast<Index>(sums[0]);
+  cells.element_size = sums[1] / sums[2];
   return cells;
 }
 
@@ -139,19 +236,24 @@ std::vector<Depth> vertex_depths(mesh::MeshView const& m, std::vector<char> cons
 }
 
 // The thickness: the depth of the outer surface where it faces the layer's direction (the end of
-// a waveguide's layer, not its side walls), the median over those vertices.
+// a waveguide's layer, not its side walls), the median over those vertices of all ranks' counted tets
+// (whose faces without a tet beyond lie on the whole mesh's boundary).
 double layer_thickness(mesh::MeshView const& m, std::vector<char> const& in_layer,
-                       std::vector<Depth> const& vertex_depth, std::string const& name)
+                       std::vector<Depth> const& vertex_depth, PartOfTheMesh const& part, std::string const& name)
 {
   auto const& topology = m.topology;
-  std::vector<double> ends;
+  std::vector<std::int64_t> mine;
   for (Index f : topology.boundary_faces) {
-    if (!in_layer[topology.face_tets[f][0]]) continue;
-    Vec3 const area_vector = mesh::face_area_vector(m, f, topology.face_tets[f][0]);
+    Index const t = topology.face_tets[f][0];
+    if (!in_layer[t] || !part.counts_tet[t]) continue;
+    Vec3 const area_vector = mesh::face_area_vector(m, f, t);
     Vec3 const normal = scaled(area_vector, 1.0 / norm(area_vector));
     for (Index v : topology.face_vertices[f])
-      if (vertex_depth[v].d > 0 && std::abs(dot(normal, vertex_depth[v].n)) > 0.9) ends.push_back(vertex_depth[v].d);
+      if (vertex_depth[v].d > 0 && std::abs(dot(normal, vertex_depth[v].n)) > 0.9)
+        parallel::append_number(mine, vertex_depth[v].d);
   }
+  std::vector<double> ends;
+  for (auto bits : parallel::all_gathered(part.communicator, mine)) ends.push_back(parallel::number_at(bits));
   if (ends.empty())
     throw ModelError(ModelSubject::matched_layer, name, "has no outer surface across its depth in " + m.mesh.source,
                      "end the layer with an exterior surface parallel to where it meets the domain");
@@ -194,27 +296,29 @@ struct PieceStretch {
 // normal of a flat piece is its interface's least-squares plane's, pointing into the layer; the box
 // of a shell is its interface's.
 std::vector<PieceStretch> piece_shapes(mesh::MeshView const& m, std::vector<char> const& in_layer,
-                                       mesh::TetPieces const& pieces, double element_size)
+                                       mesh::TetPieces const& pieces, std::vector<InterfaceFace> const& interface,
+                                       double element_size, PartOfTheMesh const& part)
 {
-  auto const& topology = m.topology;
-  std::vector<std::vector<mesh::SurfaceFace>> interface(static_cast<std::size_t>(pieces.count));
-  for (Index f = 0; f < topology.num_faces(); ++f) {
-    if (!on_interface(topology, in_layer, f)) continue;
-    auto const& tets = topology.face_tets[f];
-    Index const layer_tet = in_layer[tets[0]] ? tets[0] : tets[1];
-    interface[pieces.piece[layer_tet]].push_back({f, layer_tet});
+  auto const count = static_cast<std::size_t>(pieces.count);
+  std::vector<mesh::SurfaceShape> shapes(count);
+  std::vector<char> meets_domain(count, 0);
+  for (auto const& face : interface) {
+    shapes[face.piece].add_face(face.area_vector, face.corners);
+    meets_domain[face.piece] = 1;
   }
-  std::vector<Vec3> layer_centre(static_cast<std::size_t>(pieces.count), Vec3{});
-  std::vector<double> layer_tets(static_cast<std::size_t>(pieces.count), 0.0);
-  for (Index t = 0; t < topology.num_tets(); ++t)
-    if (in_layer[t]) {
-      layer_centre[pieces.piece[t]] = add(layer_centre[pieces.piece[t]], m.geometry.tet_barycentre[t]);
-      layer_tets[pieces.piece[t]] += 1;
+  std::vector<double> layer_centre(4 * count, 0.0); // per piece: sum of barycentres, tets
+  for (Index t = 0; t < m.topology.num_tets(); ++t)
+    if (in_layer[t] && part.counts_tet[t]) {
+      double* sums = &layer_centre[4 * static_cast<std::size_t>(pieces.piece[t])];
+      for (int c = 0; c < 3; ++c) sums[c] += m.geometry.tet_barycentre[t][c];
+      sums[3] += 1;
     }
-  std::vector<PieceStretch> stretches(static_cast<std::size_t>(pieces.count));
-  for (Index p = 0; p < pieces.count; ++p) {
-    if (interface[p].empty()) continue; // a piece that meets no domain stays unstretched
-    auto const shape = mesh::surface_shape(m, interface[p]);
+  part.communicator.sum(layer_centre.data(), layer_centre.size());
+  std::vector<PieceStretch> stretches(count);
+  for (std::size_t p = 0; p < count; ++p) {
+    if (!meets_domain[p]) continue; // a piece that meets no domain stays unstretched
+    auto& shape = shapes[p];
+    shape.finish();
     auto& piece = stretches[p];
     piece.meets_domain = true;
     piece.low = shape.low;
@@ -223,7 +327,8 @@ std::vector<PieceStretch> piece_shapes(mesh::MeshView const& m, std::vector<char
                  norm(shape.area_vector) > 0.5 * shape.area;
     if (piece.flat) {
       Vec3 const normal = shape.vertices.normal();
-      Vec3 const inward = sub(scaled(layer_centre[p], 1.0 / layer_tets[p]), shape.vertices.centre());
+      double const* sums = &layer_centre[4 * p];
+      Vec3 const inward = sub(scaled(Vec3{sums[0], sums[1], sums[2]}, 1.0 / sums[3]), shape.vertices.centre());
       piece.normal = dot(normal, inward) < 0 ? scaled(normal, -1.0) : normal;
     }
   }
@@ -296,11 +401,22 @@ void set_jacobians(Stretching& stretching, mesh::Mesh const& mesh, std::vector<c
 
 PmlLayer add_pml_layer(Stretching& stretching, mesh::Mesh const& mesh, mesh::Topology const& topology,
                        mesh::Geometry const& geometry, Materials const& materials, std::vector<char> const& in_layer,
-                       PmlProfile const& profile, std::string const& name)
+                       PmlProfile const& profile, std::string const& name, PartOfTheMesh const* part)
 {
+  if (!part) {
+    // The whole mesh: one part, counting every tet, in its own numbering.
+    parallel::SingleProcess const alone;
+    std::vector<char> const every_tet(static_cast<std::size_t>(mesh.num_tets()), 1);
+    std::vector<Index> tets(every_tet.size()), faces(static_cast<std::size_t>(topology.num_faces()));
+    std::iota(tets.begin(), tets.end(), Index(0));
+    std::iota(faces.begin(), faces.end(), Index(0));
+    PartOfTheMesh const whole{alone, every_tet, tets, faces};
+    return add_pml_layer(stretching, mesh, topology, geometry, materials, in_layer, profile, name, &whole);
+  }
   mesh::MeshView const m{mesh, topology, geometry};
-  auto const interface = interface_triangles(m, in_layer, name);
-  auto const cells = layer_cells(mesh, materials, in_layer);
+  auto const pieces = connected_pieces(topology, in_layer, *part);
+  auto const interface = interface_faces(m, in_layer, pieces, *part, name);
+  auto const cells = layer_cells(mesh, materials, in_layer, *part);
   PmlLayer layer;
   layer.name = name;
   layer.shift = profile.shift;
@@ -312,11 +428,10 @@ PmlLayer add_pml_layer(Stretching& stretching, mesh::Mesh const& mesh, mesh::Top
   stretching.shift = profile.shift;
   layer.num_tets = cells.num_tets;
   layer.element_size = cells.element_size;
-  auto const vertex_depth = vertex_depths(m, in_layer, interface);
-  layer.thickness = layer_thickness(m, in_layer, vertex_depth, name);
+  auto const vertex_depth = vertex_depths(m, in_layer, triangles_of(interface));
+  layer.thickness = layer_thickness(m, in_layer, vertex_depth, *part, name);
   require_two_element_layers(layer);
-  auto const pieces = mesh::connected_pieces(topology, in_layer);
-  auto stretches = piece_shapes(m, in_layer, pieces, layer.element_size);
+  auto stretches = piece_shapes(m, in_layer, pieces, interface, layer.element_size, *part);
   set_profiles(stretches, profile, cells.fastest, layer);
   set_jacobians(stretching, mesh, in_layer, pieces, stretches, vertex_depth, layer.thickness);
   return layer;

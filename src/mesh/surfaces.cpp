@@ -74,31 +74,34 @@ Vec3 PlaneFit::normal() const
   return scaled(normal, 1.0 / norm(normal));
 }
 
+void SurfaceShape::add_face(Vec3 const& area_vector, std::array<Vec3, 3> const& corners)
+{
+  double const face = norm(area_vector);
+  face_normal.push_back(scaled(area_vector, 1.0 / face));
+  face_area.push_back(face);
+  this->area_vector = add(this->area_vector, scaled(face_normal.back(), face));
+  Vec3 const centroid = scaled(add(add(corners[0], corners[1]), corners[2]), 1.0 / 3);
+  centre = add(centre, scaled(centroid, face));
+  area += face;
+  for (Vec3 const& x : corners) {
+    vertices.add(x);
+    for (int c = 0; c < 3; ++c) {
+      low[c] = std::min(low[c], x[c]);
+      high[c] = std::max(high[c], x[c]);
+    }
+  }
+}
+
 SurfaceShape surface_shape(MeshView const& m, std::vector<SurfaceFace> const& faces)
 {
   SurfaceShape shape;
   shape.face_normal.reserve(faces.size());
   shape.face_area.reserve(faces.size());
   for (auto const& [f, behind] : faces) {
-    Vec3 const a = face_area_vector(m, f, behind);
-    double const area = norm(a);
-    shape.face_normal.push_back(scaled(a, 1.0 / area));
-    shape.face_area.push_back(area);
-    shape.area_vector = add(shape.area_vector, scaled(shape.face_normal.back(), area));
     auto const& v = m.topology.face_vertices[f];
-    Vec3 const centroid = scaled(add(add(m.mesh.points[v[0]], m.mesh.points[v[1]]), m.mesh.points[v[2]]), 1.0 / 3);
-    shape.centre = add(shape.centre, scaled(centroid, area));
-    shape.area += area;
-    for (Index i : v) {
-      Vec3 const& x = m.mesh.points[i];
-      shape.vertices.add(x);
-      for (int c = 0; c < 3; ++c) {
-        shape.low[c] = std::min(shape.low[c], x[c]);
-        shape.high[c] = std::max(shape.high[c], x[c]);
-      }
-    }
+    shape.add_face(face_area_vector(m, f, behind), {m.mesh.points[v[0]], m.mesh.points[v[1]], m.mesh.points[v[2]]});
   }
-  shape.centre = scaled(shape.centre, 1.0 / shape.area);
+  shape.finish();
   return shape;
 }
 

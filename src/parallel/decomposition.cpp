@@ -196,21 +196,6 @@ HaloPlan make_halo_plan(Communicator const& communicator, MeshPart const& part, 
 
 namespace {
 
-// A position among the whole numbers of a gather's rows: its doubles' bits, and back.
-void append_point(std::vector<std::int64_t>& rows, Vec3 const& x)
-{
-  std::int64_t bits[3];
-  std::memcpy(bits, x.data(), sizeof bits);
-  rows.insert(rows.end(), bits, bits + 3);
-}
-
-Vec3 point_at(std::int64_t const* bits)
-{
-  Vec3 x{};
-  std::memcpy(x.data(), bits, sizeof x);
-  return x;
-}
-
 // Every rank's (value, id), on every rank.
 std::vector<std::pair<double, Index>> share(Communicator const& communicator, double value, Index id)
 {
@@ -352,7 +337,7 @@ mesh::Mesh gather_surface(Communicator const& communicator, MeshPart const& part
       for (Index v : m.tets[t]) append_point(rows, m.points[v]);
     }
   }
-  auto const received = communicator.all_to_all(std::vector<std::vector<std::int64_t>>(communicator.size(), rows));
+  auto const from = all_gathered(communicator, rows);
 
   struct Tet {
     std::int64_t id;
@@ -362,16 +347,15 @@ mesh::Mesh gather_surface(Communicator const& communicator, MeshPart const& part
   std::vector<std::pair<std::int64_t, std::array<std::int64_t, 3>>> triangles;
   std::vector<Tet> tets;
   std::vector<std::pair<std::int64_t, Vec3>> vertices;
-  for (auto const& from : received)
-    for (std::size_t k = 0; k < from.size();) {
-      triangles.push_back({from[k], {from[k + 1], from[k + 2], from[k + 3]}});
-      std::int64_t const beside = from[k + 4];
-      k += 5;
-      for (std::int64_t n = 0; n < beside; ++n, k += 18) {
-        tets.push_back({from[k], {from[k + 1], from[k + 2], from[k + 3], from[k + 4]}, static_cast<int>(from[k + 5])});
-        for (int i = 0; i < 4; ++i) vertices.push_back({from[k + 1 + i], point_at(&from[k + 6 + 3 * i])});
-      }
+  for (std::size_t k = 0; k < from.size();) {
+    triangles.push_back({from[k], {from[k + 1], from[k + 2], from[k + 3]}});
+    std::int64_t const beside = from[k + 4];
+    k += 5;
+    for (std::int64_t n = 0; n < beside; ++n, k += 18) {
+      tets.push_back({from[k], {from[k + 1], from[k + 2], from[k + 3], from[k + 4]}, static_cast<int>(from[k + 5])});
+      for (int i = 0; i < 4; ++i) vertices.push_back({from[k + 1 + i], point_at(&from[k + 6 + 3 * i])});
     }
+  }
   auto const by_id = [](auto const& a, auto const& b) { return a.first < b.first; };
   std::sort(triangles.begin(), triangles.end(), by_id);
   std::sort(tets.begin(), tets.end(), [](Tet const& a, Tet const& b) { return a.id < b.id; });

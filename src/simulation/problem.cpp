@@ -214,23 +214,39 @@ void refuse_other_losses_at_shifted_layers(Problem const& p, std::vector<PmlLaye
     }
 }
 
-// Everything of make_problem but the operators; face_interior as rim_faces takes it.
+// The layers on a mesh (the whole, or with part one rank's part of it), their stretch into stretching.
+std::vector<dga::PmlLayer> stretch_layers(dga::Stretching& stretching, mesh::MeshView const& m,
+                                          dga::Materials const& materials, std::vector<PmlLayerSpec> const& layers,
+                                          dga::PartOfTheMesh const* part = nullptr)
+{
+  std::vector<dga::PmlLayer> stretched;
+  for (auto const& layer : layers) {
+    std::vector<char> in_layer(m.mesh.tets.size(), 0);
+    for (std::size_t t = 0; t < in_layer.size(); ++t) in_layer[t] = m.mesh.tet_region[t] == layer.region_tag;
+    stretched.push_back(dga::add_pml_layer(stretching, m.mesh, m.topology, m.geometry, materials, in_layer,
+                                           layer.profile, layer.name, part));
+  }
+  return stretched;
+}
+
+// Everything of make_problem but the operators; with whole (a part read from disk), its faces at the
+// part's rim stay interior and its layers are the ones found over the ranks.
 Problem describe_problem(mesh::Mesh mesh, dga::Materials materials, BoundaryKinds const& boundary,
-                         std::vector<PmlLayerSpec> const& layers,
-                         std::vector<std::array<char, 4>> const* face_interior = nullptr)
+                         std::vector<PmlLayerSpec> const& layers, WholeMeshFacts const* whole = nullptr)
 {
   Problem p;
   p.mesh = std::move(mesh);
   p.materials = std::move(materials);
   p.topology = mesh::build_topology(p.mesh);
   p.geometry = mesh::build_geometry(p.mesh, p.topology);
-  for (auto const& layer : layers) {
-    std::vector<char> in_layer(p.mesh.tets.size(), 0);
-    for (std::size_t t = 0; t < in_layer.size(); ++t) in_layer[t] = p.mesh.tet_region[t] == layer.region_tag;
-    p.layers.push_back(dga::add_pml_layer(p.materials.stretching, p.mesh, p.topology, p.geometry, p.materials, in_layer,
-                                          layer.profile, layer.name));
+  if (whole) {
+    p.layers = whole->layers;
+    p.materials.stretching = whole->stretching;
+  } else {
+    p.layers = stretch_layers(p.materials.stretching, {p.mesh, p.topology, p.geometry}, p.materials, layers);
   }
   p.face_kinds.assign(p.topology.num_faces(), dga::FaceKind::interior_or_pmc);
+  auto const* face_interior = whole ? &whole->face_interior : nullptr;
   auto const rim = rim_faces(p.topology, face_interior);
   if (boundary.pec_everywhere)
     for (auto f : p.topology.boundary_faces)
@@ -306,15 +322,24 @@ Problem make_part_problem(Problem const& global, parallel::MeshPart const& part,
 
 namespace {
 
+// The [[pml]] tables of a configuration on mesh; regions as volume_tag takes it.
+std::vector<PmlLayerSpec> layer_specs(io::Config const& config, mesh::Mesh const& mesh, std::vector<int> const* regions)
+{
+  std::vector<PmlLayerSpec> layers;
+  for (auto const& pml : config.pml)
+    layers.push_back({volume_tag(mesh, pml.region_name, pml.region_tag, "[[pml]]", config.where(pml.line), regions),
+                      layer_name(pml),
+                      {pml.order, pml.reflection, 2 * M_PI * pml.cfs_frequency}});
+  return layers;
+}
+
 // make_problem of a configuration, on the whole mesh (whole null) or on one rank's part of it.
 Problem problem_of_config(io::Config const& config, mesh::Mesh mesh, bool assemble_operators,
                           WholeMeshFacts const* whole)
 {
   auto const* regions = whole ? &whole->regions : nullptr;
   auto materials = materials_of(config, mesh, regions);
-  std::vector<int> layer_tags;
-  for (auto const& pml : config.pml)
-    layer_tags.push_back(volume_tag(mesh, pml.region_name, pml.region_tag, "[[pml]]", config.where(pml.line), regions));
+  auto const layers = layer_specs(config, mesh, regions);
 
   BoundaryKinds boundary;
   boundary.pec_everywhere = config.boundary.pec_everywhere;
@@ -358,15 +383,10 @@ Problem problem_of_config(io::Config const& config, mesh::Mesh mesh, bool assemb
     }
   for (auto const& lumped : config.lumped)
     add_sheet(lumped.surface, lumped.direction, lumped.circuit, false, lumped.line);
-  std::vector<PmlLayerSpec> layers;
-  for (std::size_t k = 0; k < config.pml.size(); ++k) {
-    auto const& pml = config.pml[k];
-    layers.push_back({layer_tags[k], layer_name(pml), {pml.order, pml.reflection, 2 * M_PI * pml.cfs_frequency}});
-  }
   auto const* face_interior = whole ? &whole->face_interior : nullptr;
   auto problem = [&] {
     try {
-      auto p = describe_problem(std::move(mesh), std::move(materials), boundary, layers, face_interior);
+      auto p = describe_problem(std::move(mesh), std::move(materials), boundary, layers, whole);
       if (assemble_operators)
         p.operators = dga::assemble(p.mesh, p.topology, p.geometry, p.materials, p.face_kinds, {});
       return p;
@@ -396,6 +416,19 @@ Problem make_problem(io::Config const& config, mesh::Mesh mesh, bool assemble_op
 Problem make_part_problem(io::Config const& config, mesh::Mesh mesh, WholeMeshFacts const& whole)
 {
   return problem_of_config(config, std::move(mesh), true, &whole);
+}
+
+LayersOverRanks layers_over_ranks(io::Config const& config, mesh::MeshView const& m, std::vector<int> const& regions,
+                                  dga::PartOfTheMesh const& part)
+{
+  LayersOverRanks found;
+  try {
+    found.layers = stretch_layers(found.stretching, m, materials_of(config, m.mesh, &regions),
+                                  layer_specs(config, m.mesh, &regions), &part);
+  } catch (ModelError const& e) {
+    throw config_error(config, e);
+  }
+  return found;
 }
 
 mesh::Mesh load_mesh(io::Config const& config)

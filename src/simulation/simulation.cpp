@@ -169,7 +169,6 @@ void refuse_with_parts(io::Config const& config, std::vector<mesh::PhysicalGroup
     if (source.kind == io::SourceKind::port_te10 && !source.matched) refuse(source.line, "a prescribed waveguide port");
     if (source.kind == io::SourceKind::plane_wave) refuse(source.line, "a plane wave");
   }
-  if (!config.pml.empty()) refuse(config.pml.front().line, "[[pml]]");
   for (auto const& group : groups)
     for (auto const& name : config.boundary.pec_surfaces)
       if (group.dim == 1 && group.name == name)
@@ -215,7 +214,6 @@ void refuse_in_single_precision(io::Config const& config)
     throw Error(config.where(config.solver.precision_line), "precision = \"single\" needs the fractioned formulation",
                 "remove [solver] formulation = \"assembled\" (the assembled baseline runs in double)");
   if (!config.boundary.absorbing_surfaces.empty()) refuse(config.boundary.line, "[boundary] absorbing");
-  if (!config.pml.empty()) refuse(config.pml.front().line, "[[pml]]");
   for (auto const& material : config.materials)
     if (material.sigma > 0) refuse(material.line, "[[material]] sigma");
   for (auto const& source : config.sources) {
@@ -223,6 +221,7 @@ void refuse_in_single_precision(io::Config const& config)
     if (source.kind == io::SourceKind::lumped_port) refuse(source.line, "a lumped port");
     if (source.kind == io::SourceKind::plane_wave) refuse(source.line, "a plane wave");
   }
+  if (!config.pml.empty()) refuse(config.pml.front().line, "[[pml]]");
   if (!config.lumped.empty()) refuse(config.lumped.front().line, "[[lumped]]");
   if (!config.farfields.empty()) refuse(config.farfields.front().line, "[[farfield]]");
 }
@@ -892,7 +891,8 @@ void Simulation::Impl::report_start(std::int64_t first_step) const
         << " values per step in all (" << halo * sizeof(double) / 1024.0 << " KiB), rank 0 through "
         << formulation->halo().buffers << "\n";
   }
-  for (auto const& layer : p.layers) {
+  // Every rank's problem reports the whole layers (a part's learnt them over the ranks).
+  for (auto const& layer : problem.layers) {
     out << "  PML '" << layer.name << "': " << layer.num_tets << " tets, " << layer.thickness << " m thick ("
         << layer.thickness / layer.element_size << " mean edges), alpha_max = " << layer.alpha_max
         << " 1/s, alpha_max dt = " << layer.alpha_max * plan.dt;
@@ -1097,6 +1097,7 @@ void Simulation::set_up_from_parts()
 
   parallel::MeshPart part;
   WholeMeshFacts facts;
+  LayersOverRanks layers;
   std::vector<Index> stored_tet, probe_tets, extra, source_items(s.config.sources.size(), -1);
   together([&] {
     // The part's complex with its reserve, where the probes and point sources are looked for, held
@@ -1137,6 +1138,10 @@ void Simulation::set_up_from_parts()
         source_items[k] =
             parallel::nearest_edge_over_ranks(communicator, stored_view, stored_edge_global, source.position);
     }
+    // The matched layers from the stored parts, where every tet a rank owns has its four neighbours.
+    auto const stored_face_global = parallel::global_faces(stored_topology, every_tet, stored.tet_faces);
+    layers = layers_over_ranks(s.config, stored_view, s.parts->regions,
+                               {communicator, owns_stored_tet, stored.global_tet, stored_face_global});
   });
 
   together([&] {
@@ -1147,7 +1152,12 @@ void Simulation::set_up_from_parts()
     for (auto& t : part.global_tet) t = stored.global_tet[t];
     part.global_vertices = s.parts->vertices;
     facts.regions = s.parts->regions;
-    for (Index t : stored_tet) facts.face_interior.push_back(stored.face_interior[t]);
+    facts.layers = layers.layers;
+    facts.stretching.shift = layers.stretching.shift;
+    for (Index t : stored_tet) {
+      facts.face_interior.push_back(stored.face_interior[t]);
+      if (!layers.stretching.empty()) facts.stretching.tet_jacobian.push_back(layers.stretching.tet_jacobian[t]);
+    }
     s.problem = make_part_problem(s.config, part.mesh, facts);
     s.make_formulation();
   });

@@ -598,6 +598,65 @@ TEST(Ranks, MatchedPortGuideFromPartsAsOneProcess)
   expect_same_outcome(runs.from_parts, runs.alone, false);
 }
 
+// The dipole in its matched-layer shell from parts: the shell's interface, pieces, outer surface and
+// size are learnt over the ranks, no rank holding the whole layer, and each stretched tet's Jacobian is
+// the whole mesh's, so the traces agree with one process bit for bit.
+TEST(Ranks, DipoleInMatchedLayerShellFromPartsAsOneProcess)
+{
+  std::string const generate = R"([mesh]
+generate = "box"
+size = [0.28, 0.28, 0.28]
+h = 0.045
+pml = 0.09
+reproducible = true
+)";
+  auto text = input("dipole_pml_box.toml");
+  text = generate + text.substr(text.find("[[pml]]"));
+  text = replaced(text, "t_end = 20e-9", "steps = 150\ndt = \"auto\"");
+  text = replaced(text, "snapshot_every = 20", "snapshot_every = 75");
+  SharedScratch const shared("ranks_parts_shell");
+  auto const runs = alone_and_from_parts(text, generate, shared);
+  if (world->rank() == 0) expect_same_outcome(runs.from_parts, runs.alone, true);
+}
+
+// A guide ended by a flat layer, rung by a dipole, from parts: the layer's plane and its normal come
+// from its interface gathered over the ranks.
+TEST(Ranks, GuideEndedByALayerFromPartsAsOneProcess)
+{
+  std::string const generate = R"([mesh]
+generate = "waveguide"
+size = [0.02286, 0.01016, 0.12]
+h = 0.004
+reproducible = true
+pml = 0.016
+)";
+  std::string const text = generate + R"([[pml]]
+region = "pml"
+[[source]]
+kind = "dipole"
+position = [0.011, 0.005, 0.03]
+direction = [0, 1, 0]
+waveform = "modulated_gaussian"
+frequency = 10e9
+sigma = 0.8e-10
+t0 = 2.4e-10
+[time]
+steps = 150
+dt = "auto"
+[[probe]]
+name = "before_layer"
+position = [0.011, 0.005, 0.1]
+[[probe]]
+name = "in_layer"
+position = [0.011, 0.005, 0.112]
+[output]
+energy_every = 10
+)";
+  SharedScratch const shared("ranks_parts_layer_end");
+  auto const runs = alone_and_from_parts(text, generate, shared);
+  if (world->rank() == 0) expect_same_outcome(runs.from_parts, runs.alone, true);
+}
+
 // What cannot be run from a folder of parts stops every rank with one line naming the folder or
 // the item and the fix: parts of another mesh, of another rank count, a term not read from parts.
 TEST(Ranks, PartsOfAnotherMeshOrRankCountAreRefusedTogether)
@@ -632,8 +691,10 @@ TEST(Ranks, PartsOfAnotherMeshOrRankCountAreRefusedTogether)
       }
     }
   }
-  expect_refused(on_file(text + "[[pml]]\nregion = \"domain\"\n", generate, mesh_file, shared.file("parts")),
-                 "[[pml]] is not read from parts (for now)");
+  expect_refused(on_file(text + "[[source]]\nkind = \"plane_wave\"\nregion = \"domain\"\ndirection = [0, 0, 1]\n"
+                                "polarization = [1, 0, 0]\nwaveform = \"gaussian\"\nt0 = 3e-9\nsigma = 1e-9\n",
+                         generate, mesh_file, shared.file("parts")),
+                 "a plane wave is not read from parts (for now)");
   expect_refused(on_file(text, generate, mesh_file, shared.file("no_parts")),
                  shared.file("no_parts") + "/manifest.h5: no such file");
 }

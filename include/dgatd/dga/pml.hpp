@@ -8,6 +8,7 @@
 // beyond that box, F = sum_k e_k F(d_k). F(d) is the integral of alpha(d) = alpha_max min(d / L, 1)^order.
 
 #include "dgatd/dga/operators.hpp"
+#include "dgatd/parallel/communicator.hpp"
 
 #include <string>
 #include <vector>
@@ -36,11 +37,25 @@ struct PmlLayer {
   double shift = 0;        // 1/s, PmlProfile::shift
 };
 
+// A mesh that is one rank's part of a whole (a run from parts on disk, where no rank holds the whole
+// mesh): add_pml_layer learns the whole layer (its interface, pieces, outer surface and size) from
+// every rank's part through the communicator.
+struct PartOfTheMesh {
+  parallel::Communicator const& communicator;
+  // Per tet of the part: whether this rank counts it (each tet of the whole mesh is counted on one
+  // rank, whose part also holds the tets across all four of its faces), and its global id.
+  std::vector<char> const& counts_tet;
+  std::vector<Index> const& global_tet;
+  std::vector<Index> const& global_face; // per face of the part
+};
+
 // Sets the Jacobians of the tets with in_layer[t] != 0 in stretching. Throws dgatd::ModelError about
 // the matched layer `name` when it touches no other region, has no outer surface across its depth,
 // is thinner than two element layers, bends around the domain with a profile steeper than order 1,
-// or has another complex frequency shift than a layer set before it.
+// or has another complex frequency shift than a layer set before it. With part, collectively on every
+// rank: the layer is the one the whole mesh has, and each tet's Jacobian equals the whole mesh's bit for
+// bit (the element size alone, a sum, may differ in its last bits).
 PmlLayer add_pml_layer(Stretching& stretching, mesh::Mesh const& mesh, mesh::Topology const& topology,
                        mesh::Geometry const& geometry, Materials const& materials, std::vector<char> const& in_layer,
-                       PmlProfile const& profile, std::string const& name);
+                       PmlProfile const& profile, std::string const& name, PartOfTheMesh const* part = nullptr);
 } // namespace dgatd::dga

@@ -58,6 +58,11 @@ struct SurfaceShape {
            std::numeric_limits<double>::infinity()}; // the box of its vertices
   Vec3 high{-std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
             -std::numeric_limits<double>::infinity()};
+
+  // One face more, from its area vector and its vertices (a face that no local mesh holds, such as
+  // one gathered from another rank); centre is the area-weighted sum of centroids until finish.
+  void add_face(Vec3 const& area_vector, std::array<Vec3, 3> const& vertices);
+  void finish() { centre = scaled(centre, 1.0 / area); }
 };
 SurfaceShape surface_shape(MeshView const& m, std::vector<SurfaceFace> const& faces);
 

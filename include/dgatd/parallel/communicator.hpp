@@ -4,8 +4,11 @@
 // (src/parallel/mpi_communicator.hpp). Every member is collective: all ranks call it, in the same
 // order, with matching arguments.
 
+#include "dgatd/vec3.hpp"
+
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <stdexcept>
 #include <string>
@@ -73,6 +76,34 @@ public:
 
 // Runs step on every rank; when it throws on some, every rank throws CollectiveError with the
 // message of the highest of them. With one rank, step's own exception passes unchanged.
+// Every rank's rows, concatenated in rank order, on every rank. Collective.
+inline std::vector<std::int64_t> all_gathered(Communicator const& communicator, std::vector<std::int64_t> const& mine)
+{
+  auto const received = communicator.all_to_all(std::vector<std::vector<std::int64_t>>(communicator.size(), mine));
+  std::vector<std::int64_t> all;
+  for (auto const& rows : received) all.insert(all.end(), rows.begin(), rows.end());
+  return all;
+}
+
+// Numbers among the whole numbers of a gather's rows: their bits, and back.
+inline void append_number(std::vector<std::int64_t>& rows, double x)
+{
+  std::int64_t bits = 0;
+  std::memcpy(&bits, &x, sizeof bits);
+  rows.push_back(bits);
+}
+inline double number_at(std::int64_t bits)
+{
+  double x = 0;
+  std::memcpy(&x, &bits, sizeof x);
+  return x;
+}
+inline void append_point(std::vector<std::int64_t>& rows, Vec3 const& x)
+{
+  for (double c : x) append_number(rows, c);
+}
+inline Vec3 point_at(std::int64_t const* bits) { return {number_at(bits[0]), number_at(bits[1]), number_at(bits[2])}; }
+
 template <class Step>
 void together(Communicator const& communicator, Step&& step)
 {

@@ -82,11 +82,24 @@ Problem make_problem(io::Config const& config, mesh::Mesh mesh, bool assemble_op
 
 // What one rank's part read from disk (simulation/part_files.hpp) knows of the whole mesh: per tet of
 // the part and face, whether two tets share the face there (a face at the part's rim is no boundary),
-// and the volume tags that have tets somewhere.
+// the volume tags that have tets somewhere, and the matched layers found over the ranks with the
+// stretch of the part's tets (layers_over_ranks).
 struct WholeMeshFacts {
   std::vector<std::array<char, 4>> face_interior;
   std::vector<int> regions;
+  std::vector<dga::PmlLayer> layers;
+  dga::Stretching stretching;
 };
+
+// The matched layers ([[pml]]) of a configuration over the ranks' parts read from disk, m being this
+// rank's (part as dga::add_pml_layer takes it; regions as in WholeMeshFacts): each layer's report and
+// the stretch of m's tets. Throws dgatd::Error as make_problem does. Collective.
+struct LayersOverRanks {
+  std::vector<dga::PmlLayer> layers;
+  dga::Stretching stretching;
+};
+LayersOverRanks layers_over_ranks(io::Config const& config, mesh::MeshView const& m, std::vector<int> const& regions,
+                                  dga::PartOfTheMesh const& part);
 
 // The materials of mesh's tets by the configuration's [[material]] tables (absolute eps and mu,
 // sigma); regions_with_tets as volume_tag takes it.
