@@ -27,7 +27,7 @@ fi
 
 # Kokkos (the mesh reader's host loops run on it), Gmsh and toml11.
 scripts/setup_dependencies.sh
-cmake --preset fuzz >/dev/null
+scripts/configure_preset.sh fuzz >/dev/null
 cmake --build --preset fuzz -j "${JOBS:-$(nproc)}"
 
 build=build/fuzz

@@ -14,11 +14,11 @@ phase() {
 }
 
 phase scripts/setup_dependencies.sh
-cmake --preset openmp >/dev/null
+scripts/configure_preset.sh openmp >/dev/null
 phase cmake --build --preset openmp -j "$(nproc)"
 phase ctest --preset openmp -j 1
 if [ "${DGATD_SANITIZE:-0}" = 1 ]; then
-  cmake --preset debug-sanitize >/dev/null
+  scripts/configure_preset.sh debug-sanitize >/dev/null
   phase cmake --build --preset debug-sanitize -j "$(nproc)"
   phase ctest --preset debug-sanitize -L unit -j 1
 fi

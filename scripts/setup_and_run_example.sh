@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup_dependencies.sh
-cmake --preset openmp >/dev/null
+scripts/configure_preset.sh openmp >/dev/null
 cmake --build --preset openmp --target dgatd -j "$(nproc)" >/dev/null
 ./build/openmp/dgatd --version
 mkdir -p out

@@ -70,7 +70,7 @@ LIST
   as_root env DEBIAN_FRONTEND=noninteractive apt-get "${opts[@]}" "$@"
 }
 
-DEB_PACKAGES=(build-essential cmake pkg-config git dpkg-dev libgmsh-dev gmsh libhdf5-dev
+DEB_PACKAGES=(build-essential cmake ninja-build pkg-config git dpkg-dev libgmsh-dev gmsh libhdf5-dev
   libfftw3-dev libcli11-dev libtoml11-dev libfmt-dev libgtest-dev libmetis-dev libopenmpi-dev openmpi-bin
   python3 python3-numpy python3-h5py python3-matplotlib)
 CUDA_PACKAGES=(nvidia-cuda-toolkit g++-11)
