@@ -397,6 +397,31 @@ std::vector<double> sum_owned(Communicator const& communicator, std::vector<doub
   return values;
 }
 
+std::vector<char> from_owners(Communicator const& communicator, MeshPart const& part, std::vector<char> const& mine)
+{
+  std::vector<std::vector<std::int64_t>> asks(static_cast<std::size_t>(communicator.size()));
+  for (std::size_t v = 0; v < mine.size(); ++v)
+    if (!part.owns_vertex[v]) asks[part.vertex_owner[v]].push_back(part.global_vertex[v]);
+  auto const asked = communicator.all_to_all(asks);
+  std::vector<std::vector<std::int64_t>> answers(asked.size());
+  for (std::size_t r = 0; r < asked.size(); ++r)
+    for (auto global : asked[r]) {
+      auto const it = std::lower_bound(part.global_vertex.begin(), part.global_vertex.end(), global);
+      if (it == part.global_vertex.end() || *it != global)
+        throw std::logic_error("a rank asked for a vertex this rank does not hold");
+      answers[r].push_back(mine[static_cast<std::size_t>(it - part.global_vertex.begin())]);
+    }
+  auto const answered = communicator.all_to_all(answers);
+  auto values = mine;
+  std::vector<std::size_t> next(answered.size(), 0);
+  for (std::size_t v = 0; v < values.size(); ++v)
+    if (!part.owns_vertex[v]) {
+      auto const owner = static_cast<std::size_t>(part.vertex_owner[v]);
+      values[v] = static_cast<char>(answered[owner][next[owner]++]);
+    }
+  return values;
+}
+
 namespace {
 
 class Packer {

@@ -86,13 +86,14 @@ solver::PlaneWaveSpec plane_wave_spec(io::Source const& source)
 }
 
 // The tets of mesh in a plane wave's total-field region, its volumes found in whole (the mesh a run
-// of one process steps, or the whole mesh of a run over ranks).
+// of one process steps, or the whole mesh of a run over ranks; a part from disk with the regions
+// that have tets in the whole mesh).
 std::vector<char> total_field_tets(io::Config const& config, io::Source const& source, mesh::Mesh const& whole,
-                                   mesh::Mesh const& mesh)
+                                   mesh::Mesh const& mesh, std::vector<int> const* regions = nullptr)
 {
   std::vector<int> tags;
   for (auto const& region : source.regions)
-    tags.push_back(volume_tag(whole, region, 0, "[[source]] plane_wave", config.where(source.line)));
+    tags.push_back(volume_tag(whole, region, 0, "[[source]] plane_wave", config.where(source.line), regions));
   std::vector<char> total(mesh.tets.size(), 0);
   for (std::size_t t = 0; t < total.size(); ++t)
     total[t] = std::find(tags.begin(), tags.end(), mesh.tet_region[t]) != tags.end();
@@ -167,7 +168,6 @@ void refuse_with_parts(io::Config const& config, std::vector<mesh::PhysicalGroup
   };
   for (auto const& source : config.sources) {
     if (source.kind == io::SourceKind::port_te10 && !source.matched) refuse(source.line, "a prescribed waveguide port");
-    if (source.kind == io::SourceKind::plane_wave) refuse(source.line, "a plane wave");
   }
   for (auto const& group : groups)
     for (auto const& name : config.boundary.pec_surfaces)
@@ -652,6 +652,26 @@ void Simulation::Impl::add_sources_and_probes_of_parts(parallel::MeshPart const&
                                                                       port_materials.eps, port_materials.mu, view, ops,
                                                                       owned_blocks(part), tag, source.surface),
                                     scaled(source.waveform));
+      continue;
+    }
+    if (source.kind == io::SourceKind::plane_wave) {
+      // Every rank adds it, with its part's corrections (maybe none). A vertex is in the total field
+      // when one of its tets is: its owner, which holds them all, says.
+      auto const spec = plane_wave_spec(source);
+      auto const total = total_field_tets(config, source, problem.mesh, problem.mesh, &parts->regions);
+      auto const vertex_total =
+          parallel::from_owners(*communicator, part, solver::total_field_vertices(problem.mesh, total));
+      solver::SurfaceOverRanks const ranks{*communicator, part.owns_vertex, part.global_tet, part.global_vertex};
+      auto const surface =
+          solver::tfsf_surface(view, problem.materials, problem.face_kinds, total, vertex_total, spec, &ranks);
+      auto stencil = solver::plane_wave_stencil(view, ops, total, vertex_total, spec, surface);
+      // The check on every rank alike: a part without corrections starts at nothing.
+      std::vector<std::int64_t> start;
+      parallel::append_number(start, stencil.start_value);
+      for (auto bits : parallel::all_gathered(*communicator, start))
+        stencil.start_value = std::max(stencil.start_value, parallel::number_at(bits));
+      check_plane_wave_start(config, source, stencil);
+      formulation->add_plane_wave(stencil);
       continue;
     }
     bool const here = source.kind == io::SourceKind::dipole

@@ -69,54 +69,100 @@ std::vector<char> total_field_vertices(mesh::Mesh const& mesh, std::vector<char>
 
 TfsfSurface tfsf_surface(mesh::MeshView const& m, dga::Materials const& materials,
                          std::vector<dga::FaceKind> const& face_kinds, std::vector<char> const& tet_total,
-                         std::vector<char> const& vertex_total, PlaneWaveSpec const& spec)
+                         std::vector<char> const& vertex_total, PlaneWaveSpec const& spec,
+                         SurfaceOverRanks const* ranks)
 {
   auto const& mesh = m.mesh;
-  auto const on_surface = surface_vertices(mesh, tet_total, vertex_total);
+  auto on_surface = surface_vertices(mesh, tet_total, vertex_total);
+  if (ranks)
+    for (std::size_t v = 0; v < on_surface.size(); ++v) on_surface[v] = on_surface[v] && ranks->owns_vertex[v];
   auto fail = [&](std::string const& problem, std::string const& remedy) {
     throw ModelError(ModelSubject::plane_wave, spec.name, problem, remedy);
   };
-  if (std::none_of(on_surface.begin(), on_surface.end(), [](char s) { return s != 0; }))
-    fail("has no surface with the rest of " + mesh.source + " (it fills the mesh)",
-         "make the total-field region a part of the mesh, with scattered-field tets around it");
+  auto global_tet = [&](Index t) { return ranks ? ranks->global_tet[t] : t; };
+  auto global_vertex = [&](Index v) { return ranks ? ranks->global_vertex[v] : v; };
+
+  // Here: the medium of the lowest tet at the surface, each tet there checked against it, and the
+  // surface's first point, the lowest vertex on a tie. As rows (count, lowest tet, eps, mu, least
+  // direction . x, its vertex, that point) to agree on over the ranks.
+  std::vector<std::int64_t> rows(9, 0);
+  auto check_here = [&] {
+    Index first_tet = -1;
+    for (Index t = 0; t < mesh.num_tets(); ++t) {
+      auto const& v = mesh.tets[t];
+      if (!(on_surface[v[0]] || on_surface[v[1]] || on_surface[v[2]] || on_surface[v[3]])) continue;
+      if (first_tet < 0 || global_tet(t) < global_tet(first_tet)) first_tet = t;
+    }
+    for (Index t = 0; t < mesh.num_tets(); ++t) {
+      auto const& v = mesh.tets[t];
+      if (!(on_surface[v[0]] || on_surface[v[1]] || on_surface[v[2]] || on_surface[v[3]])) continue;
+      double const eps = materials.eps[t], mu = materials.mu[t], eps0 = materials.eps[first_tet],
+                   mu0 = materials.mu[first_tet];
+      if (std::abs(eps - eps0) > 1e-12 * eps0 || std::abs(mu - mu0) > 1e-12 * mu0)
+        fail("meets more than one material at its surface (eps_r " + format_number(eps0 / dga::eps0) + " and " +
+                 format_number(eps / dga::eps0) + ", mu_r " + format_number(mu0 / dga::mu0) + " and " +
+                 format_number(mu / dga::mu0) + ")",
+             "keep one material within a cell of the surface on both sides");
+      if (!materials.sigma.empty() && materials.sigma[t] > 0)
+        fail("has a lossy material at its surface (sigma = " + format_number(materials.sigma[t]) + " S/m)",
+             "keep lossy materials a cell away from the surface");
+      if (materials.stretching.stretches(t))
+        fail("has its surface in a matched layer", "keep the [[pml]] regions a cell away from the surface");
+    }
+    for (Index f = 0; f < m.topology.num_faces(); ++f) {
+      if (face_kinds[f] != dga::FaceKind::absorbing && face_kinds[f] != dga::FaceKind::port) continue;
+      for (Index v : m.topology.face_vertices[f])
+        if (on_surface[v])
+          fail("has its surface on an absorbing surface or a port",
+               "end the total-field region on PEC or PMC walls, or keep it inside the mesh");
+    }
+    Index first_vertex = -1;
+    for (Index v = 0; v < mesh.num_vertices(); ++v)
+      if (on_surface[v] &&
+          (first_vertex < 0 || dot(spec.direction, mesh.points[v]) < dot(spec.direction, mesh.points[first_vertex])))
+        first_vertex = v;
+    if (first_tet < 0) return;
+    rows.assign({1, global_tet(first_tet)});
+    parallel::append_number(rows, materials.eps[first_tet]);
+    parallel::append_number(rows, materials.mu[first_tet]);
+    parallel::append_number(rows, dot(spec.direction, mesh.points[first_vertex]));
+    rows.push_back(global_vertex(first_vertex));
+    parallel::append_point(rows, mesh.points[first_vertex]);
+  };
+  if (!ranks) {
+    check_here();
+  } else {
+    parallel::together(ranks->communicator, check_here);
+    rows = parallel::all_gathered(ranks->communicator, rows);
+  }
 
   TfsfSurface surface;
-  bool first = true;
-  for (Index t = 0; t < mesh.num_tets(); ++t) {
-    auto const& v = mesh.tets[t];
-    if (!(on_surface[v[0]] || on_surface[v[1]] || on_surface[v[2]] || on_surface[v[3]])) continue;
-    double const eps = materials.eps[t], mu = materials.mu[t];
-    if (first) {
-      surface.eps = eps;
-      surface.mu = mu;
-      first = false;
-    }
-    if (std::abs(eps - surface.eps) > 1e-12 * surface.eps || std::abs(mu - surface.mu) > 1e-12 * surface.mu)
+  std::int64_t lowest_tet = -1, first_vertex = -1;
+  double least = 0;
+  for (std::size_t k = 0; k < rows.size(); k += 9) {
+    if (rows[k] == 0) continue;
+    double const eps = parallel::number_at(rows[k + 2]), mu = parallel::number_at(rows[k + 3]);
+    if (lowest_tet >= 0 &&
+        (std::abs(eps - surface.eps) > 1e-12 * surface.eps || std::abs(mu - surface.mu) > 1e-12 * surface.mu))
       fail("meets more than one material at its surface (eps_r " + format_number(surface.eps / dga::eps0) + " and " +
                format_number(eps / dga::eps0) + ", mu_r " + format_number(surface.mu / dga::mu0) + " and " +
                format_number(mu / dga::mu0) + ")",
            "keep one material within a cell of the surface on both sides");
-    if (!materials.sigma.empty() && materials.sigma[t] > 0)
-      fail("has a lossy material at its surface (sigma = " + format_number(materials.sigma[t]) + " S/m)",
-           "keep lossy materials a cell away from the surface");
-    if (materials.stretching.stretches(t))
-      fail("has its surface in a matched layer", "keep the [[pml]] regions a cell away from the surface");
-  }
-  for (Index f = 0; f < m.topology.num_faces(); ++f) {
-    if (face_kinds[f] != dga::FaceKind::absorbing && face_kinds[f] != dga::FaceKind::port) continue;
-    for (Index v : m.topology.face_vertices[f])
-      if (on_surface[v])
-        fail("has its surface on an absorbing surface or a port",
-             "end the total-field region on PEC or PMC walls, or keep it inside the mesh");
-  }
-  double least = 0;
-  first = true;
-  for (Index v = 0; v < mesh.num_vertices(); ++v)
-    if (on_surface[v] && (first || dot(spec.direction, mesh.points[v]) < least)) {
-      least = dot(spec.direction, mesh.points[v]);
-      surface.first_point = mesh.points[v];
-      first = false;
+    if (lowest_tet < 0 || rows[k + 1] < lowest_tet) {
+      lowest_tet = rows[k + 1];
+      surface.eps = eps;
+      surface.mu = mu;
     }
+    double const along = parallel::number_at(rows[k + 4]);
+    if (first_vertex < 0 || along < least || (along == least && rows[k + 5] < first_vertex)) {
+      least = along;
+      first_vertex = rows[k + 5];
+      surface.first_point = parallel::point_at(&rows[k + 6]);
+    }
+  }
+  if (lowest_tet < 0)
+    fail("has no surface with the rest of " + mesh.source + " (it fills the mesh)",
+         "make the total-field region a part of the mesh, with scattered-field tets around it");
   return surface;
 }
 

@@ -657,6 +657,18 @@ energy_every = 10
   if (world->rank() == 0) expect_same_outcome(runs.from_parts, runs.alone, true);
 }
 
+// The plane wave through its total-field box in the matched shell, from parts: which vertices hold the
+// total field comes from their owners, the surface's medium and first point are agreed over the
+// ranks, and the traces agree with one process bit for bit.
+TEST(Ranks, PlaneWaveBoxFromPartsAsOneProcess)
+{
+  auto const text = replaced(plane_wave_box(), "snapshot_every = 10", "snapshot_every = 75");
+  std::string const generate = text.substr(text.find("[mesh]"), text.find("[[pml]]") - text.find("[mesh]"));
+  SharedScratch const shared("ranks_parts_plane_wave");
+  auto const runs = alone_and_from_parts(text, generate, shared);
+  if (world->rank() == 0) expect_same_outcome(runs.from_parts, runs.alone, true);
+}
+
 // What cannot be run from a folder of parts stops every rank with one line naming the folder or
 // the item and the fix: parts of another mesh, of another rank count, a term not read from parts.
 TEST(Ranks, PartsOfAnotherMeshOrRankCountAreRefusedTogether)
@@ -691,10 +703,10 @@ TEST(Ranks, PartsOfAnotherMeshOrRankCountAreRefusedTogether)
       }
     }
   }
-  expect_refused(on_file(text + "[[source]]\nkind = \"plane_wave\"\nregion = \"domain\"\ndirection = [0, 0, 1]\n"
-                                "polarization = [1, 0, 0]\nwaveform = \"gaussian\"\nt0 = 3e-9\nsigma = 1e-9\n",
+  expect_refused(on_file(text + "[[source]]\nkind = \"port_te10\"\nsurface = \"boundary\"\nwaveform = \"gaussian\"\n"
+                                "t0 = 3e-9\nsigma = 1e-9\n",
                          generate, mesh_file, shared.file("parts")),
-                 "a plane wave is not read from parts (for now)");
+                 "a prescribed waveguide port is not read from parts (for now)");
   expect_refused(on_file(text, generate, mesh_file, shared.file("no_parts")),
                  shared.file("no_parts") + "/manifest.h5: no such file");
 }

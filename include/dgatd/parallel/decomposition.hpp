@@ -107,6 +107,9 @@ std::vector<double> sum_owned(Communicator const& communicator, std::vector<doub
                               std::vector<Index> const& global, std::vector<char> const& owned, std::size_t whole,
                               std::size_t width = 1);
 
+// Per vertex of part: its value in mine where this rank owns it, else its owner's. Collective.
+std::vector<char> from_owners(Communicator const& communicator, MeshPart const& part, std::vector<char> const& mine);
+
 // A mesh as bytes and back, for rank 0 to hand the mesh it read or generated to the others.
 std::vector<char> pack_mesh(mesh::Mesh const& mesh);
 mesh::Mesh unpack_mesh(std::vector<char> const& bytes);

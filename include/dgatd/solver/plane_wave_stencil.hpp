@@ -9,6 +9,7 @@
 
 #include "dgatd/dga/operators.hpp"
 #include "dgatd/mesh/view.hpp"
+#include "dgatd/parallel/communicator.hpp"
 #include "dgatd/solver/waveform.hpp"
 #include "dgatd/vec3.hpp"
 
@@ -38,13 +39,25 @@ struct TfsfSurface {
 // The vertices of the closed total-field region: those of its tets.
 std::vector<char> total_field_vertices(mesh::Mesh const& mesh, std::vector<char> const& tet_total);
 
+// A part of the whole problem that one rank holds (a run from parts on disk): the vertices it owns
+// (it holds every tet and face around them) and the global ids of its tets and vertices.
+struct SurfaceOverRanks {
+  parallel::Communicator const& communicator;
+  std::vector<char> const& owns_vertex;
+  std::vector<Index> const& global_tet;
+  std::vector<Index> const& global_vertex;
+};
+
 // Checks the surface between tet_total's tets and the rest on the whole problem (vertex_total from
 // total_field_vertices): it exists, and every tet around it has the same eps and mu, no conductivity
 // and no stretch, and no absorbing surface or port touches it. Throws dgatd::ModelError (a plane
-// wave into region spec.name).
+// wave into region spec.name). With ranks, m is one rank's part (vertex_total as the whole mesh has
+// it): each rank checks around the surface vertices it owns and all agree on the result the whole
+// problem gives; collective, a failed check throws parallel::CollectiveError on every rank.
 TfsfSurface tfsf_surface(mesh::MeshView const& m, dga::Materials const& materials,
                          std::vector<dga::FaceKind> const& face_kinds, std::vector<char> const& tet_total,
-                         std::vector<char> const& vertex_total, PlaneWaveSpec const& spec);
+                         std::vector<char> const& vertex_total, PlaneWaveSpec const& spec,
+                         SurfaceOverRanks const* ranks = nullptr);
 
 // Signals with delays: value k at time t is the sum over i in [offsets[k], offsets[k+1]) of
 // weights[i] g(t - delays[i]), g the waveform's shape (amplitude in the weights).
