@@ -197,15 +197,16 @@ TEST(Ranks, DielectricCavityAsOneProcess)
 
 // A dipole in a matched-layer shell: 9.5 k tets, 7.9 k of them stretched (one, three and six
 // auxiliaries per subregion), the layer split across the parts.
-TEST(Ranks, DipoleInMatchedLayerShellAsOneProcess)
+std::string dipole_shell()
 {
   auto text = input("dipole_pml_box.toml");
   text = replaced(text, "h = 0.02 ", "h = 0.045");
   text = replaced(text, "pml = 0.1 ", "pml = 0.09");
   text = replaced(text, "t_end = 20e-9", "steps = 150\ndt = \"auto\"");
-  text = replaced(text, "snapshot_every = 20", "snapshot_every = 75");
-  expect_same_run(text);
+  return replaced(text, "snapshot_every = 20", "snapshot_every = 75");
 }
+
+TEST(Ranks, DipoleInMatchedLayerShellAsOneProcess) { expect_same_run(dipole_shell()); }
 
 // A plane wave through a total-field box in a matched shell (inputs/plane_wave_box.toml), 9 k tets:
 // which blocks hold the total field is decided on the whole mesh, and each part corrects its own
@@ -607,17 +608,8 @@ TEST(Ranks, MatchedPortGuideFromPartsAsOneProcess)
 // the whole mesh's, so the traces agree with one process bit for bit.
 TEST(Ranks, DipoleInMatchedLayerShellFromPartsAsOneProcess)
 {
-  std::string const generate = R"([mesh]
-generate = "box"
-size = [0.28, 0.28, 0.28]
-h = 0.045
-pml = 0.09
-reproducible = true
-)";
-  auto text = input("dipole_pml_box.toml");
-  text = generate + text.substr(text.find("[[pml]]"));
-  text = replaced(text, "t_end = 20e-9", "steps = 150\ndt = \"auto\"");
-  text = replaced(text, "snapshot_every = 20", "snapshot_every = 75");
+  auto const text = dipole_shell();
+  std::string const generate = text.substr(text.find("[mesh]"), text.find("[[pml]]") - text.find("[mesh]"));
   SharedScratch const shared("ranks_parts_shell");
   auto const runs = alone_and_from_parts(text, generate, shared);
   if (world->rank() == 0) expect_same_outcome(runs.from_parts, runs.alone, true);
