@@ -158,21 +158,15 @@ void refuse_over_ranks(io::Config const& config, SimulationOptions const& option
     throw std::logic_error("a simulation over several ranks needs SimulationOptions::partitioner");
 }
 
-// What a run from parts on disk cannot do yet: the terms that need a whole surface or region on every
-// rank (docs/parallel.md).
-void refuse_with_parts(io::Config const& config, std::vector<mesh::PhysicalGroup> const& groups)
+// PEC wires (physical curves that [boundary] pec names) among a mesh's groups: refused over ranks.
+void refuse_pec_wires_over_ranks(io::Config const& config, std::vector<mesh::PhysicalGroup> const& groups)
 {
-  std::string const fix = "remove [mesh] parts (every rank then reads " + config.mesh.file + " itself)";
-  auto const refuse = [&](int line, std::string const& what) {
-    throw Error(config.where(line), what + " is not read from parts (for now)", fix);
-  };
-  for (auto const& source : config.sources) {
-    if (source.kind == io::SourceKind::port_te10 && !source.matched) refuse(source.line, "a prescribed waveguide port");
-  }
   for (auto const& group : groups)
     for (auto const& name : config.boundary.pec_surfaces)
       if (group.dim == 1 && group.name == name)
-        refuse(config.boundary.line, "the PEC wire '" + name + "' (a physical curve)");
+        throw Error(config.where(config.boundary.line),
+                    "the PEC wire '" + name + "' (a physical curve) runs in one process only (for now)",
+                    "run without mpirun");
 }
 
 // The manifest against the configuration and the rank count; the mesh file's bytes on rank 0 only
@@ -638,19 +632,26 @@ void Simulation::Impl::add_sources_and_probes_of_parts(parallel::MeshPart const&
     auto const& source = config.sources[k];
     std::string const name = "source at " + config.where(source.line);
     if (source.kind == io::SourceKind::port_te10) {
-      // Every rank adds the port, with the rows it holds (maybe none); its shape, plane and medium
-      // come from the whole port surface with the tets beside it, gathered on every rank.
+      // Every rank adds the port, with the rows or prescribed half-edges it holds (maybe none); its
+      // shape, plane and medium come from the whole port surface with the tets beside it, gathered on
+      // every rank.
       int const tag = surface_tag(problem.mesh, source.surface, config.where(source.line));
       auto port = parallel::gather_surface(*communicator, part, problem.topology, tag);
       port.groups = problem.mesh.groups;
       port.source = problem.mesh.source;
-      auto const port_materials = materials_of(config, port, &parts->regions);
       auto const port_topology = mesh::build_topology(port);
       auto const port_geometry = mesh::build_geometry(port, port_topology);
+      mesh::MeshView const port_view{port, port_topology, port_geometry};
+      if (!source.matched) {
+        formulation->add_prescribed(solver::te10_port_stencil(port_view, view, ops.layout, tag, source.surface),
+                                    scaled(source.waveform));
+        continue;
+      }
+      auto const port_materials = materials_of(config, port, &parts->regions);
       formulation->add_matched_port(source.surface,
-                                    solver::matched_te10_port_stencil({port, port_topology, port_geometry},
-                                                                      port_materials.eps, port_materials.mu, view, ops,
-                                                                      owned_blocks(part), tag, source.surface),
+                                    solver::matched_te10_port_stencil(port_view, port_materials.eps, port_materials.mu,
+                                                                      view, ops, owned_blocks(part), tag,
+                                                                      source.surface),
                                     scaled(source.waveform));
       continue;
     }
@@ -794,30 +795,42 @@ Simulation::Impl::Numbering Simulation::Impl::number_from_whole(parallel::MeshPa
 
 // Without the whole mesh: the one-process layout numbers the free half-edges block by block in vertex
 // order, each block's in the order of its edges, as a part's layout numbers those of a block it owns
-// (its local ids keep the global order). So a block's first unknown is the sum of the free degrees of
-// the vertices before it (an array over the whole mesh's vertices, summed over the ranks), and a halo
-// block takes its numbers from its owner through the halo exchange. No half-edge is prescribed (the
-// ports that make them are not read from parts).
+// (its local ids keep the global order), and then the prescribed half-edges (a prescribed port's) in
+// half-edge order, by vertex and each vertex's in the order of its edges. So a vertex's first free
+// and first prescribed unknowns are sums of the free and prescribed degrees of the vertices before it
+// (arrays over the whole mesh's vertices, summed over the ranks). A halo block takes its numbers from
+// its owner through the halo exchange. A prescribed half-edge at a vertex owned elsewhere keeps none:
+// the port sets it every step, and a checkpoint takes each unknown from the owner of its vertex.
 Simulation::Impl::Numbering Simulation::Impl::number_over_ranks(parallel::MeshPart const& part,
                                                                 parallel::HaloPlan const& halo) const
 {
+  auto const& topology = problem.topology;
   auto const& layout = problem.operators.layout;
-  if (layout.num_prescribed > 0) throw std::logic_error("prescribed unknowns in a run from parts");
-  std::vector<double> degree(part.global_vertex.size(), 0.0);
-  for (Index b = 0; b < layout.num_blocks(); ++b) degree[layout.block_vertex[b]] = layout.block_size(b);
-  auto const whole_degree = parallel::sum_owned(*communicator, degree, part.global_vertex, part.owns_vertex,
-                                                static_cast<std::size_t>(part.global_vertices));
-  std::vector<Index> first(part.global_vertex.size(), 0);
-  Index running = 0;
+  auto const prescribed = [&](Index h) {
+    Index const dof = layout.dof_of_half_edge[h];
+    return dof >= layout.num_free && dof != layout.zero_slot;
+  };
+  std::vector<double> degrees(2 * part.global_vertex.size(), 0.0); // free, prescribed
+  for (Index b = 0; b < layout.num_blocks(); ++b) degrees[2 * layout.block_vertex[b]] = layout.block_size(b);
+  for (Index v = 0; v < topology.num_vertices; ++v)
+    for (Index h = topology.v2e_offsets[v]; h < topology.v2e_offsets[v + 1]; ++h)
+      degrees[2 * v + 1] += prescribed(h) ? 1 : 0;
+  auto const whole_degrees = parallel::sum_owned(*communicator, degrees, part.global_vertex, part.owns_vertex,
+                                                 static_cast<std::size_t>(part.global_vertices), 2);
+  std::vector<Index> first(part.global_vertex.size(), 0), first_prescribed(part.global_vertex.size(), 0);
+  Index running = 0, running_prescribed = 0;
   std::size_t local = 0;
-  for (std::size_t v = 0; v < whole_degree.size(); ++v) {
-    for (; local < part.global_vertex.size() && part.global_vertex[local] == static_cast<Index>(v); ++local)
+  for (std::size_t v = 0; 2 * v < whole_degrees.size(); ++v) {
+    for (; local < part.global_vertex.size() && part.global_vertex[local] == static_cast<Index>(v); ++local) {
       first[local] = running;
-    running += static_cast<Index>(whole_degree[v]);
+      first_prescribed[local] = running_prescribed;
+    }
+    running += static_cast<Index>(whole_degrees[2 * v]);
+    running_prescribed += static_cast<Index>(whole_degrees[2 * v + 1]);
   }
   Numbering n;
   n.free = running;
-  n.size = running + 1;
+  n.size = running + running_prescribed + 1;
   // As doubles (exact below 2^53) through the halo's buffers: -1 for the zero slot.
   std::vector<double> number(layout.size(), -1.0);
   for (Index b = 0; b < layout.num_blocks(); ++b) {
@@ -826,11 +839,18 @@ Simulation::Impl::Numbering Simulation::Impl::number_over_ranks(parallel::MeshPa
     for (Index dof = layout.block_offset[b]; dof < layout.block_offset[b + 1]; ++dof)
       number[dof] = static_cast<double>(first[v] + (dof - layout.block_offset[b]));
   }
+  for (Index v = 0; v < topology.num_vertices; ++v) {
+    if (!part.owns_vertex[v]) continue;
+    Index next = n.free + first_prescribed[v];
+    for (Index h = topology.v2e_offsets[v]; h < topology.v2e_offsets[v + 1]; ++h)
+      if (prescribed(h)) number[layout.dof_of_half_edge[h]] = static_cast<double>(next++);
+  }
   std::vector<double> send, receive(halo.receive_dofs.size());
   for (Index dof : halo.send_dofs) send.push_back(number[dof]);
   communicator->start_exchange(halo.neighbours, send.data(), receive.data());
   communicator->finish_exchange();
   for (std::size_t k = 0; k < receive.size(); ++k) number[halo.receive_dofs[k]] = receive[k];
+
   n.global.assign(number.size(), -1);
   for (std::size_t dof = 0; dof < number.size(); ++dof) n.global[dof] = static_cast<Index>(number[dof]);
   return n;
@@ -1029,12 +1049,7 @@ void Simulation::set_up_over_ranks(mesh::Mesh* given_mesh)
     if (rank != 0) return;
     io::require_writable_output(s.output_path);
     auto mesh = s.load_ordered_mesh(given_mesh, checkpoint.get());
-    for (auto const& group : mesh.groups)
-      for (auto const& name : s.config.boundary.pec_surfaces)
-        if (group.dim == 1 && group.name == name)
-          throw Error(s.config.where(s.config.boundary.line),
-                      "the PEC wire '" + name + "' (a physical curve) runs in one process only (for now)",
-                      "run without mpirun");
+    refuse_pec_wires_over_ranks(s.config, mesh.groups);
     bytes = parallel::pack_mesh(mesh);
   });
   communicator.broadcast(bytes, 0);
@@ -1102,7 +1117,7 @@ void Simulation::set_up_from_parts()
   together([&] {
     refuse_over_ranks(s.config, s.options);
     s.parts = read_manifest(s.config.mesh.parts);
-    refuse_with_parts(s.config, s.parts->groups);
+    refuse_pec_wires_over_ranks(s.config, s.parts->groups);
     check_manifest(s.config, *s.parts, ranks, rank == 0);
     if (!s.options.restart_from.empty()) {
       checkpoint = s.read_restart_checkpoint();

@@ -7,6 +7,7 @@
 // Lanczos bound (to rounding) would otherwise move in the last bit.
 #include "dgatd/error.hpp"
 #include "dgatd/io/input/config.hpp"
+#include "dgatd/io/output/checkpoint.hpp"
 #include "dgatd/io/output/writer.hpp"
 #include "dgatd/mesh/gmsh_io.hpp"
 #include "dgatd/mesh/ordering.hpp"
@@ -300,6 +301,15 @@ private:
   std::shared_ptr<dgatd::parallel::Communicator> ranks_;
 };
 
+// The last 50 of a 150-step run's probe samples: what a run restarted from its checkpoint at step 100
+// records.
+std::vector<double> after_step_100(Outcome const& run)
+{
+  auto const& probes = run.record.probes;
+  EXPECT_EQ(probes.size() % 150, 0u);
+  return {probes.end() - static_cast<std::ptrdiff_t>(probes.size() / 150 * 50), probes.end()};
+}
+
 // A checkpoint is written in the whole mesh's numbering: one written over 2 ranks at step 100
 // continues on rank 0 alone and over every rank (2 or 3) to the steps of the uninterrupted run of
 // 150 steps (text holds checkpoint_every = 100), bit for bit.
@@ -330,11 +340,7 @@ void expect_checkpoint_continues(std::string text)
   auto const all = run(text, world, dir + "/all.h5", checkpoint);
   if (world->rank() != 0) return;
 
-  // The restarted runs record the steps after the checkpoint's, 100.
-  auto const& reference = alone.record.probes;
-  ASSERT_EQ(reference.size() % 150, 0u);
-  std::vector<double> const tail(reference.end() - static_cast<std::ptrdiff_t>(reference.size() / 150 * 50),
-                                 reference.end());
+  auto const tail = after_step_100(alone);
   ASSERT_TRUE(one.record.complete);
   ASSERT_TRUE(all.record.complete);
   expect_agree(one.record.probes, tail, true, "restarted on rank 0 alone");
@@ -542,10 +548,7 @@ reproducible = true
 
   expect_same_outcome(runs.from_parts, runs.alone, true);
   ASSERT_FALSE(runs.alone.record.snapshots.empty());
-  auto const& reference = runs.alone.record.probes;
-  std::vector<double> const tail(reference.end() - static_cast<std::ptrdiff_t>(reference.size() / 150 * 50),
-                                 reference.end());
-  expect_agree(restarted.record.probes, tail, true, "restarted from parts");
+  expect_agree(restarted.record.probes, after_step_100(runs.alone), true, "restarted from parts");
 }
 
 // A lossy dielectric block in a box closed by an absorbing surface, 2.9 k tets, from parts: the rim
@@ -615,18 +618,26 @@ TEST(Ranks, DipoleInMatchedLayerShellFromPartsAsOneProcess)
   if (world->rank() == 0) expect_same_outcome(runs.from_parts, runs.alone, true);
 }
 
-// A guide ended by a flat layer, rung by a dipole, from parts: the layer's plane and its normal come
-// from its interface gathered over the ranks.
-TEST(Ranks, GuideEndedByALayerFromPartsAsOneProcess)
+// The guide driven by its prescribed port and ended by its layer, from parts: the port's profile comes
+// from its surface gathered on every rank, the layer's plane from its interface, and the prescribed
+// half-edges are numbered as one process numbers them (after the free ones, by vertex), so that the
+// checkpoint of the run from parts continues it bit for bit.
+TEST(Ranks, GuideWithAPrescribedPortAndALayerFromPartsAsOneProcess)
 {
-  auto text = guide_ended_by_a_layer();
-  text = replaced(text, "kind = \"port_te10\"\nsurface = \"port_in\"",
-                  "kind = \"dipole\"\nposition = [0.011, 0.005, 0.03]\ndirection = [0, 1, 0]");
-  text = replaced(text, "checkpoint_every = 100\n", "");
+  auto const text = guide_ended_by_a_layer();
   std::string const generate = text.substr(0, text.find("[[pml]]"));
-  SharedScratch const shared("ranks_parts_layer_end");
+  SharedScratch const shared("ranks_parts_guide_layer");
   auto const runs = alone_and_from_parts(text, generate, shared);
-  if (world->rank() == 0) expect_same_outcome(runs.from_parts, runs.alone, true);
+  auto const restarted = run(runs.over_parts, world, shared.file("again.h5"), shared.file("parts.checkpoint.h5"));
+  if (world->rank() != 0) return;
+  expect_same_outcome(runs.from_parts, runs.alone, true);
+  expect_agree(restarted.record.probes, after_step_100(runs.alone), true, "restarted from parts");
+  // The checkpoints at step 100, each unknown at its place in the one-process numbering, the port's
+  // prescribed ones (nonzero while the pulse passes) included.
+  auto const alone = dgatd::io::read_checkpoint(shared.file("alone.checkpoint.h5")).state;
+  auto const from_parts = dgatd::io::read_checkpoint(shared.file("parts.checkpoint.h5")).state;
+  EXPECT_EQ(from_parts.e_unknowns, alone.e_unknowns);
+  EXPECT_EQ(from_parts.h_unknowns, alone.h_unknowns);
 }
 
 // The plane wave through its total-field box in the matched shell, from parts: which vertices hold the
@@ -642,7 +653,7 @@ TEST(Ranks, PlaneWaveBoxFromPartsAsOneProcess)
 }
 
 // What cannot be run from a folder of parts stops every rank with one line naming the folder or
-// the item and the fix: parts of another mesh, of another rank count, a term not read from parts.
+// the item and the fix: parts of another mesh, of another rank count, what no run over ranks takes.
 TEST(Ranks, PartsOfAnotherMeshOrRankCountAreRefusedTogether)
 {
   std::string const generate = "[mesh]\ngenerate = \"box\"\nsize = [1, 1, 1]\nh = 0.4\n";
@@ -675,10 +686,8 @@ TEST(Ranks, PartsOfAnotherMeshOrRankCountAreRefusedTogether)
       }
     }
   }
-  expect_refused(on_file(text + "[[source]]\nkind = \"port_te10\"\nsurface = \"boundary\"\nwaveform = \"gaussian\"\n"
-                                "t0 = 3e-9\nsigma = 1e-9\n",
-                         generate, mesh_file, shared.file("parts")),
-                 "a prescribed waveguide port is not read from parts (for now)");
+  expect_refused(on_file(text + "[solver]\nprecision = \"single\"\n", generate, mesh_file, shared.file("parts")),
+                 "precision = \"single\" runs in one process only");
   expect_refused(on_file(text, generate, mesh_file, shared.file("no_parts")),
                  shared.file("no_parts") + "/manifest.h5: no such file");
 }
