@@ -74,8 +74,6 @@ public:
   using std::runtime_error::runtime_error;
 };
 
-// Runs step on every rank; when it throws on some, every rank throws CollectiveError with the
-// message of the highest of them. With one rank, step's own exception passes unchanged.
 // Every rank's rows, concatenated in rank order, on every rank. Collective.
 inline std::vector<std::int64_t> all_gathered(Communicator const& communicator, std::vector<std::int64_t> const& mine)
 {
@@ -104,6 +102,8 @@ inline void append_point(std::vector<std::int64_t>& rows, Vec3 const& x)
 }
 inline Vec3 point_at(std::int64_t const* bits) { return {number_at(bits[0]), number_at(bits[1]), number_at(bits[2])}; }
 
+// Runs step on every rank; when it throws on some, every rank throws CollectiveError with the
+// message of the highest of them. With one rank, step's own exception passes unchanged.
 template <class Step>
 void together(Communicator const& communicator, Step&& step)
 {
