@@ -10,7 +10,6 @@
 #include <iomanip>
 #include <limits>
 #include <map>
-#include <numeric>
 #include <sstream>
 #include <vector>
 
@@ -91,16 +90,16 @@ mesh::TetPieces connected_pieces(mesh::Topology const& topology, std::vector<cha
   auto pieces = mesh::connected_pieces(topology, in_layer);
   std::vector<std::int64_t> lowest(static_cast<std::size_t>(pieces.count), std::numeric_limits<std::int64_t>::max());
   for (Index t = 0; t < topology.num_tets(); ++t)
-    if (in_layer[t]) lowest[pieces.piece[t]] = std::min<std::int64_t>(lowest[pieces.piece[t]], part.global_tet[t]);
+    if (in_layer[t]) lowest[pieces.piece[t]] = std::min<std::int64_t>(lowest[pieces.piece[t]], part.tet_id(t));
   // Rows (global tet, piece) where parts meet, and (-1, piece) for every piece.
   std::vector<std::int64_t> rows;
   for (auto name : lowest) rows.insert(rows.end(), {-1, name});
   for (Index t = 0; t < topology.num_tets(); ++t) {
     if (!in_layer[t]) continue;
-    bool meets = !part.counts_tet[t];
+    bool meets = !part.counts(t);
     for (Index f : topology.tet_faces[t])
-      for (Index u : topology.face_tets[f]) meets = meets || (u >= 0 && !part.counts_tet[u]);
-    if (meets) rows.insert(rows.end(), {part.global_tet[t], lowest[pieces.piece[t]]});
+      for (Index u : topology.face_tets[f]) meets = meets || (u >= 0 && !part.counts(u));
+    if (meets) rows.insert(rows.end(), {part.tet_id(t), lowest[pieces.piece[t]]});
   }
   auto const all = parallel::all_gathered(part.communicator, rows);
   std::vector<std::pair<std::int64_t, std::int64_t>> pairs;
@@ -151,8 +150,8 @@ std::vector<InterfaceFace> interface_faces(mesh::MeshView const& m, std::vector<
     if (!on_interface(topology, in_layer, f)) continue;
     auto const& tets = topology.face_tets[f];
     Index const layer_tet = in_layer[tets[0]] ? tets[0] : tets[1];
-    if (!part.counts_tet[layer_tet]) continue;
-    rows.push_back(part.global_face[f]);
+    if (!part.counts(layer_tet)) continue;
+    rows.push_back(part.face_id(f));
     rows.push_back(pieces.piece[layer_tet]);
     parallel::append_point(rows, mesh::face_area_vector(m, f, layer_tet));
     for (Index v : topology.face_vertices[f]) parallel::append_point(rows, m.mesh.points[v]);
@@ -202,7 +201,7 @@ LayerCells layer_cells(mesh::Mesh const& mesh, Materials const& materials, std::
   double sums[3] = {0, 0, 0}; // tets, edge length, edges
   double fastest = 0;
   for (Index t = 0; t < mesh.num_tets(); ++t) {
-    if (!in_layer[t] || !part.counts_tet[t]) continue;
+    if (!in_layer[t] || !part.counts(t)) continue;
     sums[0] += 1;
     for (int a = 0; a < 4; ++a)
       for (int b = a + 1; b < 4; ++b, sums[2] += 1)
@@ -210,11 +209,9 @@ LayerCells layer_cells(mesh::Mesh const& mesh, Materials const& materials, std::
     fastest = std::max(fastest, 1.0 / std::sqrt(materials.eps[t] * materials.mu[t]));
   }
   part.communicator.sum(sums, 3);
-  std::vector<std::int64_t> mine;
-  parallel::append_number(mine, fastest);
   LayerCells cells;
-  for (auto bits : parallel::all_gathered(part.communicator, mine))
-    cells.fastest = std::max(cells.fastest, parallel::number_at(bits));
+  for (double speed : parallel::all_gathered(part.communicator, std::vector<double>{fastest}))
+    cells.fastest = std::max(cells.fastest, speed);
   cells.num_tets = static_cast<Index>(sums[0]);
   cells.element_size = sums[1] / sums[2];
   return cells;
@@ -242,18 +239,16 @@ double layer_thickness(mesh::MeshView const& m, std::vector<char> const& in_laye
                        std::vector<Depth> const& vertex_depth, PartOfTheMesh const& part, std::string const& name)
 {
   auto const& topology = m.topology;
-  std::vector<std::int64_t> mine;
+  std::vector<double> mine;
   for (Index f : topology.boundary_faces) {
     Index const t = topology.face_tets[f][0];
-    if (!in_layer[t] || !part.counts_tet[t]) continue;
+    if (!in_layer[t] || !part.counts(t)) continue;
     Vec3 const area_vector = mesh::face_area_vector(m, f, t);
     Vec3 const normal = scaled(area_vector, 1.0 / norm(area_vector));
     for (Index v : topology.face_vertices[f])
-      if (vertex_depth[v].d > 0 && std::abs(dot(normal, vertex_depth[v].n)) > 0.9)
-        parallel::append_number(mine, vertex_depth[v].d);
+      if (vertex_depth[v].d > 0 && std::abs(dot(normal, vertex_depth[v].n)) > 0.9) mine.push_back(vertex_depth[v].d);
   }
-  std::vector<double> ends;
-  for (auto bits : parallel::all_gathered(part.communicator, mine)) ends.push_back(parallel::number_at(bits));
+  auto ends = parallel::all_gathered(part.communicator, mine);
   if (ends.empty())
     throw ModelError(ModelSubject::matched_layer, name, "has no outer surface across its depth in " + m.mesh.source,
                      "end the layer with an exterior surface parallel to where it meets the domain");
@@ -308,7 +303,7 @@ std::vector<PieceStretch> piece_shapes(mesh::MeshView const& m, std::vector<char
   }
   std::vector<double> layer_centre(4 * count, 0.0); // per piece: sum of barycentres, tets
   for (Index t = 0; t < m.topology.num_tets(); ++t)
-    if (in_layer[t] && part.counts_tet[t]) {
+    if (in_layer[t] && part.counts(t)) {
       double* sums = &layer_centre[4 * static_cast<std::size_t>(pieces.piece[t])];
       for (int c = 0; c < 3; ++c) sums[c] += m.geometry.tet_barycentre[t][c];
       sums[3] += 1;
@@ -406,11 +401,9 @@ PmlLayer add_pml_layer(Stretching& stretching, mesh::Mesh const& mesh, mesh::Top
   if (!part) {
     // The whole mesh: one part, counting every tet, in its own numbering.
     parallel::SingleProcess const alone;
-    std::vector<char> const every_tet(static_cast<std::size_t>(mesh.num_tets()), 1);
-    std::vector<Index> tets(every_tet.size()), faces(static_cast<std::size_t>(topology.num_faces()));
-    std::iota(tets.begin(), tets.end(), Index(0));
-    std::iota(faces.begin(), faces.end(), Index(0));
-    PartOfTheMesh const whole{alone, every_tet, tets, faces};
+    std::vector<char> const every_tet;
+    std::vector<Index> const own_ids;
+    PartOfTheMesh const whole{alone, every_tet, own_ids, own_ids};
     return add_pml_layer(stretching, mesh, topology, geometry, materials, in_layer, profile, name, &whole);
   }
   mesh::MeshView const m{mesh, topology, geometry};

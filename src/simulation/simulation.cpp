@@ -667,10 +667,8 @@ void Simulation::Impl::add_sources_and_probes_of_parts(parallel::MeshPart const&
           solver::tfsf_surface(view, problem.materials, problem.face_kinds, total, vertex_total, spec, &ranks);
       auto stencil = solver::plane_wave_stencil(view, ops, total, vertex_total, spec, surface);
       // The check on every rank alike: a part without corrections starts at nothing.
-      std::vector<std::int64_t> start;
-      parallel::append_number(start, stencil.start_value);
-      for (auto bits : parallel::all_gathered(*communicator, start))
-        stencil.start_value = std::max(stencil.start_value, parallel::number_at(bits));
+      for (double start : parallel::all_gathered(*communicator, std::vector<double>{stencil.start_value}))
+        stencil.start_value = std::max(stencil.start_value, start);
       check_plane_wave_start(config, source, stencil);
       formulation->add_plane_wave(stencil);
       continue;

@@ -79,30 +79,28 @@ TfsfSurface tfsf_surface(mesh::MeshView const& m, dga::Materials const& material
   auto fail = [&](std::string const& problem, std::string const& remedy) {
     throw ModelError(ModelSubject::plane_wave, spec.name, problem, remedy);
   };
+  auto check_medium = [&](double eps0, double mu0, double eps, double mu) {
+    if (std::abs(eps - eps0) > 1e-12 * eps0 || std::abs(mu - mu0) > 1e-12 * mu0)
+      fail("meets more than one material at its surface (eps_r " + format_number(eps0 / dga::eps0) + " and " +
+               format_number(eps / dga::eps0) + ", mu_r " + format_number(mu0 / dga::mu0) + " and " +
+               format_number(mu / dga::mu0) + ")",
+           "keep one material within a cell of the surface on both sides");
+  };
   auto global_tet = [&](Index t) { return ranks ? ranks->global_tet[t] : t; };
   auto global_vertex = [&](Index v) { return ranks ? ranks->global_vertex[v] : v; };
 
   // Here: the medium of the lowest tet at the surface, each tet there checked against it, and the
-  // surface's first point, the lowest vertex on a tie. As rows (count, lowest tet, eps, mu, least
-  // direction . x, its vertex, that point) to agree on over the ranks.
+  // surface's first point, the lowest vertex on a tie (local ids keep the global order, so the first
+  // met is the lowest). As rows (count, lowest tet, eps, mu, least direction . x, its vertex, that
+  // point) to agree on over the ranks.
   std::vector<std::int64_t> rows(9, 0);
   auto check_here = [&] {
     Index first_tet = -1;
     for (Index t = 0; t < mesh.num_tets(); ++t) {
       auto const& v = mesh.tets[t];
       if (!(on_surface[v[0]] || on_surface[v[1]] || on_surface[v[2]] || on_surface[v[3]])) continue;
-      if (first_tet < 0 || global_tet(t) < global_tet(first_tet)) first_tet = t;
-    }
-    for (Index t = 0; t < mesh.num_tets(); ++t) {
-      auto const& v = mesh.tets[t];
-      if (!(on_surface[v[0]] || on_surface[v[1]] || on_surface[v[2]] || on_surface[v[3]])) continue;
-      double const eps = materials.eps[t], mu = materials.mu[t], eps0 = materials.eps[first_tet],
-                   mu0 = materials.mu[first_tet];
-      if (std::abs(eps - eps0) > 1e-12 * eps0 || std::abs(mu - mu0) > 1e-12 * mu0)
-        fail("meets more than one material at its surface (eps_r " + format_number(eps0 / dga::eps0) + " and " +
-                 format_number(eps / dga::eps0) + ", mu_r " + format_number(mu0 / dga::mu0) + " and " +
-                 format_number(mu / dga::mu0) + ")",
-             "keep one material within a cell of the surface on both sides");
+      if (first_tet < 0) first_tet = t;
+      check_medium(materials.eps[first_tet], materials.mu[first_tet], materials.eps[t], materials.mu[t]);
       if (!materials.sigma.empty() && materials.sigma[t] > 0)
         fail("has a lossy material at its surface (sigma = " + format_number(materials.sigma[t]) + " S/m)",
              "keep lossy materials a cell away from the surface");
@@ -142,12 +140,7 @@ TfsfSurface tfsf_surface(mesh::MeshView const& m, dga::Materials const& material
   for (std::size_t k = 0; k < rows.size(); k += 9) {
     if (rows[k] == 0) continue;
     double const eps = parallel::number_at(rows[k + 2]), mu = parallel::number_at(rows[k + 3]);
-    if (lowest_tet >= 0 &&
-        (std::abs(eps - surface.eps) > 1e-12 * surface.eps || std::abs(mu - surface.mu) > 1e-12 * surface.mu))
-      fail("meets more than one material at its surface (eps_r " + format_number(surface.eps / dga::eps0) + " and " +
-               format_number(eps / dga::eps0) + ", mu_r " + format_number(surface.mu / dga::mu0) + " and " +
-               format_number(mu / dga::mu0) + ")",
-           "keep one material within a cell of the surface on both sides");
+    if (lowest_tet >= 0) check_medium(surface.eps, surface.mu, eps, mu);
     if (lowest_tet < 0 || rows[k + 1] < lowest_tet) {
       lowest_tet = rows[k + 1];
       surface.eps = eps;

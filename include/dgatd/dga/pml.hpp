@@ -43,10 +43,14 @@ struct PmlLayer {
 struct PartOfTheMesh {
   parallel::Communicator const& communicator;
   // Per tet of the part: whether this rank counts it (each tet of the whole mesh is counted on one
-  // rank, whose part also holds the tets across all four of its faces), and its global id.
+  // rank, whose part also holds the tets across all four of its faces), and its global id. Empty
+  // ones: the whole mesh, every tet counted, in its own numbering.
   std::vector<char> const& counts_tet;
   std::vector<Index> const& global_tet;
   std::vector<Index> const& global_face; // per face of the part
+  bool counts(Index t) const { return counts_tet.empty() || counts_tet[t] != 0; }
+  Index tet_id(Index t) const { return global_tet.empty() ? t : global_tet[t]; }
+  Index face_id(Index f) const { return global_face.empty() ? f : global_face[f]; }
 };
 
 // Sets the Jacobians of the tets with in_layer[t] != 0 in stretching. Throws dgatd::ModelError about

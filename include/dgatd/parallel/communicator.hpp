@@ -102,6 +102,16 @@ inline void append_point(std::vector<std::int64_t>& rows, Vec3 const& x)
 }
 inline Vec3 point_at(std::int64_t const* bits) { return {number_at(bits[0]), number_at(bits[1]), number_at(bits[2])}; }
 
+// Every rank's numbers, concatenated in rank order, on every rank. Collective.
+inline std::vector<double> all_gathered(Communicator const& communicator, std::vector<double> const& mine)
+{
+  std::vector<std::int64_t> rows;
+  for (double x : mine) append_number(rows, x);
+  std::vector<double> all;
+  for (auto bits : all_gathered(communicator, rows)) all.push_back(number_at(bits));
+  return all;
+}
+
 // Runs step on every rank; when it throws on some, every rank throws CollectiveError with the
 // message of the highest of them. With one rank, step's own exception passes unchanged.
 template <class Step>
