@@ -397,6 +397,51 @@ std::vector<double> sum_owned(Communicator const& communicator, std::vector<doub
   return values;
 }
 
+std::vector<double> gather_owned(Communicator const& communicator, std::vector<double> const& local,
+                                 std::vector<Index> const& global, std::vector<char> const& owned, std::size_t whole,
+                                 int root, std::size_t width)
+{
+  std::vector<std::vector<std::int64_t>> sends(static_cast<std::size_t>(communicator.size()));
+  auto& rows = sends[static_cast<std::size_t>(root)];
+  for (std::size_t i = 0; i < global.size(); ++i)
+    if (global[i] >= 0 && (owned.empty() || owned[i])) {
+      rows.push_back(global[i]);
+      for (std::size_t k = 0; k < width; ++k) append_number(rows, local[i * width + k]);
+    }
+  auto const received = communicator.all_to_all(sends);
+  if (communicator.rank() != root) return {};
+  std::vector<double> values(whole * width, 0.0);
+  for (auto const& from : received)
+    for (std::size_t k = 0; k < from.size(); k += width + 1)
+      for (std::size_t c = 0; c < width; ++c)
+        values[static_cast<std::size_t>(from[k]) * width + c] = number_at(from[k + 1 + c]);
+  return values;
+}
+
+std::vector<double> from_root(Communicator const& communicator, std::vector<double> const& whole,
+                              std::vector<Index> const& global, int root, std::size_t width)
+{
+  auto const ranks = static_cast<std::size_t>(communicator.size());
+  std::vector<std::vector<std::int64_t>> asks(ranks);
+  for (Index g : global)
+    if (g >= 0) asks[static_cast<std::size_t>(root)].push_back(g);
+  auto const asked = communicator.all_to_all(asks);
+  std::vector<std::vector<std::int64_t>> answers(ranks);
+  if (communicator.rank() == root)
+    for (std::size_t r = 0; r < ranks; ++r)
+      for (std::int64_t g : asked[r])
+        for (std::size_t c = 0; c < width; ++c)
+          append_number(answers[r], whole.at(static_cast<std::size_t>(g) * width + c));
+  auto const received = communicator.all_to_all(answers);
+  auto const& answered = received[static_cast<std::size_t>(root)];
+  std::vector<double> values(global.size() * width, 0.0);
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < global.size(); ++i)
+    if (global[i] >= 0)
+      for (std::size_t c = 0; c < width; ++c) values[i * width + c] = number_at(answered[next++]);
+  return values;
+}
+
 std::vector<char> from_owners(Communicator const& communicator, MeshPart const& part, std::vector<char> const& mine)
 {
   std::vector<std::vector<std::int64_t>> asks(static_cast<std::size_t>(communicator.size()));

@@ -274,7 +274,8 @@ struct Simulation::Impl {
     }
   }
 
-  // A snapshot's E and H per tet of the whole mesh, on every rank (collective over ranks).
+  // A snapshot's E and H per tet of the whole mesh, on rank 0; empty on the other ranks (collective
+  // over ranks).
   void tet_fields(std::vector<Vec3>& e, std::vector<Vec3>& h) const;
   // From parts: the global ids of the part's edges, faces and tets, the tets it owns, and its faces
   // that have two tets in the whole mesh and one here (rim_faces).
@@ -282,6 +283,13 @@ struct Simulation::Impl {
     std::vector<Index> edges, faces, tets;
     std::vector<char> owns_tet, rim_face;
   } part_ids;
+  // A rim face's circulation sums the f^ of two tets, one of them in another part. The owner of any
+  // of the face's vertices steps both, so each rim face is asked of the owner of its first vertex:
+  // per rank, the rim faces asked of it (answered, local ids) and the rim faces it answers here.
+  struct RimFaces {
+    std::vector<std::vector<Index>> answered, asked;
+  } rim_faces_over_ranks;
+  void plan_rim_faces(parallel::MeshPart const& part);
 
   // From parts on disk: the manifest; whole then holds, on rank 0 only, the mesh gathered from the
   // ranks for the output and the checkpoints, and no complex.
@@ -336,6 +344,7 @@ struct Simulation::Impl {
   // The mesh of the configuration (given_mesh when not null, or the checkpoint's when it was
   // generated), ordered, and checked against the checkpoint's.
   mesh::Mesh load_ordered_mesh(mesh::Mesh* given_mesh, io::Checkpoint* checkpoint) const;
+  void share_checkpoint(std::unique_ptr<io::Checkpoint>& checkpoint) const;
   void restore(io::Checkpoint const& checkpoint);
   void report_start(std::int64_t first_step) const;
   void report_end(std::int64_t steps_taken, RunResult const& result) const;
@@ -740,33 +749,69 @@ void Simulation::Impl::distribute(parallel::MeshPart const& part, std::vector<In
   formulation->distribute(std::move(d));
 }
 
-// With the whole mesh, from the whole fields; from parts, each rank averages over the tets it owns
-// with the whole fields at its edges and faces (a rim face's value halved, as the one-process
-// average halves a face of two tets), and the ranks' rows are summed into the whole mesh's.
+// With the whole mesh, rank 0 averages the whole fields gathered there. From parts, each rank
+// averages over its own tets with its part's fields, the rim faces' from their owners (halved, as
+// the one-process average halves a face of two tets), and rank 0 gathers the tets' rows: no rank
+// holds an array over the whole mesh but rank 0.
 void Simulation::Impl::tet_fields(std::vector<Vec3>& e, std::vector<Vec3>& h) const
 {
-  auto const fields = formulation->shared_fields();
+  e.clear();
+  h.clear();
   if (!parts) {
-    solver::tet_average_fields(output_problem().view(), fields.edge_circulations, fields.face_circulations, e, h);
+    auto const fields = formulation->shared_fields();
+    if (communicator->rank() == 0)
+      solver::tet_average_fields(output_problem().view(), fields.edge_circulations, fields.face_circulations, e, h);
     return;
   }
-  std::vector<double> edge_values, face_values;
-  for (Index global : part_ids.edges) edge_values.push_back(fields.edge_circulations[global]);
-  for (std::size_t f = 0; f < part_ids.faces.size(); ++f)
-    face_values.push_back(fields.face_circulations[part_ids.faces[f]] * (part_ids.rim_face[f] ? 0.5 : 1.0));
+  auto fields = formulation->part_fields();
+  auto& faces = fields.face_circulations;
+  auto const& rim = rim_faces_over_ranks;
+  std::vector<std::vector<std::int64_t>> answers(rim.answered.size());
+  for (std::size_t r = 0; r < answers.size(); ++r)
+    for (Index f : rim.answered[r]) parallel::append_number(answers[r], faces[f]);
+  auto const received = communicator->all_to_all(answers);
+  for (std::size_t r = 0; r < received.size(); ++r)
+    for (std::size_t k = 0; k < received[r].size(); ++k)
+      faces[rim.asked[r][k]] = 0.5 * parallel::number_at(received[r][k]);
   std::vector<Vec3> local_e, local_h;
-  solver::tet_average_fields(problem.view(), edge_values, face_values, local_e, local_h);
-  auto const whole = [&](std::vector<Vec3> const& local) {
+  solver::tet_average_fields(problem.view(), fields.edge_circulations, faces, local_e, local_h);
+  auto const whole = [&](std::vector<Vec3> const& local, std::vector<Vec3>& rows) {
     std::vector<double> flat;
     for (auto const& v : local) flat.insert(flat.end(), v.begin(), v.end());
-    auto const summed = parallel::sum_owned(*communicator, flat, part_ids.tets, part_ids.owns_tet,
-                                            static_cast<std::size_t>(parts->tets), 3);
-    std::vector<Vec3> rows(static_cast<std::size_t>(parts->tets));
-    for (std::size_t t = 0; t < rows.size(); ++t) rows[t] = {summed[3 * t], summed[3 * t + 1], summed[3 * t + 2]};
-    return rows;
+    auto const gathered = parallel::gather_owned(*communicator, flat, part_ids.tets, part_ids.owns_tet,
+                                                 static_cast<std::size_t>(parts->tets), 0, 3);
+    for (std::size_t t = 0; 3 * t < gathered.size(); ++t)
+      rows.push_back({gathered[3 * t], gathered[3 * t + 1], gathered[3 * t + 2]});
   };
-  e = whole(local_e);
-  h = whole(local_h);
+  whole(local_e, e);
+  whole(local_h, h);
+}
+
+void Simulation::Impl::plan_rim_faces(parallel::MeshPart const& part)
+{
+  auto const& topology = problem.topology;
+  auto const ranks = static_cast<std::size_t>(communicator->size());
+  std::vector<std::vector<std::int64_t>> asks(ranks);
+  rim_faces_over_ranks.asked.assign(ranks, {});
+  for (Index f = 0; f < topology.num_faces(); ++f)
+    if (part_ids.rim_face[f]) {
+      auto const owner = static_cast<std::size_t>(part.vertex_owner[topology.face_vertices[f][0]]);
+      asks[owner].push_back(part_ids.faces[f]);
+      rim_faces_over_ranks.asked[owner].push_back(f);
+    }
+  auto const asked_here = communicator->all_to_all(asks);
+  std::vector<std::pair<Index, Index>> by_global;
+  for (Index f = 0; f < topology.num_faces(); ++f) by_global.emplace_back(part_ids.faces[f], f);
+  std::sort(by_global.begin(), by_global.end());
+  rim_faces_over_ranks.answered.assign(ranks, {});
+  for (std::size_t r = 0; r < ranks; ++r)
+    for (std::int64_t asked : asked_here[r]) {
+      auto const global = static_cast<Index>(asked);
+      auto const it = std::lower_bound(by_global.begin(), by_global.end(), std::make_pair(global, Index(-1)));
+      if (it == by_global.end() || it->first != global)
+        throw std::logic_error("a rank asked for a rim face that the part of its vertex's owner does not hold");
+      rim_faces_over_ranks.answered[r].push_back(it->second);
+    }
 }
 
 // Through the whole problem's layout (a run that holds the whole mesh).
@@ -876,6 +921,26 @@ mesh::Mesh Simulation::Impl::load_ordered_mesh(mesh::Mesh* given_mesh, io::Check
     throw Error(options.restart_from, "was written on another mesh than " + mesh.source + " is now",
                 "restart with the mesh the checkpoint was written on, or start the run afresh");
   return mesh;
+}
+
+// Over ranks, rank 0 alone reads the checkpoint: the others take what the set-up reads of it before
+// the restore (the time plan and the step) from it here, and their parts of its state at the restore.
+void Simulation::Impl::share_checkpoint(std::unique_ptr<io::Checkpoint>& checkpoint) const
+{
+  if (options.restart_from.empty()) return;
+  bool const root = communicator->rank() == 0;
+  std::vector<double> header;
+  if (root)
+    header = {checkpoint->dt, checkpoint->dt_max, static_cast<double>(checkpoint->bound_iterations),
+              static_cast<double>(checkpoint->state.step), static_cast<double>(checkpoint->state.kind)};
+  parallel::broadcast_numbers(*communicator, header, 0);
+  if (root) return;
+  checkpoint = std::make_unique<io::Checkpoint>();
+  checkpoint->dt = header[0];
+  checkpoint->dt_max = header[1];
+  checkpoint->bound_iterations = static_cast<int>(header[2]);
+  checkpoint->state.step = static_cast<std::int64_t>(header[3]);
+  checkpoint->state.kind = static_cast<solver::FormulationKind>(static_cast<int>(header[4]));
 }
 
 void Simulation::Impl::restore(io::Checkpoint const& checkpoint)
@@ -1038,19 +1103,18 @@ void Simulation::set_up_over_ranks(mesh::Mesh* given_mesh)
 
   Stopwatch clock;
   std::vector<char> bytes;
-  // Every rank reads the checkpoint it restarts from (in the whole mesh's numbering) and keeps its
-  // part of it.
   std::unique_ptr<io::Checkpoint> checkpoint;
   together([&] {
     refuse_over_ranks(s.config, s.options);
-    if (!s.options.restart_from.empty()) checkpoint = s.read_restart_checkpoint();
     if (rank != 0) return;
+    if (!s.options.restart_from.empty()) checkpoint = s.read_restart_checkpoint();
     io::require_writable_output(s.output_path);
     auto mesh = s.load_ordered_mesh(given_mesh, checkpoint.get());
     refuse_pec_wires_over_ranks(s.config, mesh.groups);
     bytes = parallel::pack_mesh(mesh);
   });
   communicator.broadcast(bytes, 0);
+  s.share_checkpoint(checkpoint);
   (given_mesh ? s.times.setup : s.config.mesh.file.empty() ? s.times.meshing : s.times.reading) += clock.lap();
 
   std::vector<int> tet_part;
@@ -1117,7 +1181,7 @@ void Simulation::set_up_from_parts()
     s.parts = read_manifest(s.config.mesh.parts);
     refuse_pec_wires_over_ranks(s.config, s.parts->groups);
     check_manifest(s.config, *s.parts, ranks, rank == 0);
-    if (!s.options.restart_from.empty()) {
+    if (!s.options.restart_from.empty() && rank == 0) {
       checkpoint = s.read_restart_checkpoint();
       if (io::mesh_fingerprint(checkpoint->mesh) != s.parts->mesh_fingerprint)
         throw Error(s.options.restart_from, "was written on another mesh than the parts in " + s.parts->directory,
@@ -1126,6 +1190,7 @@ void Simulation::set_up_from_parts()
     if (rank == 0) io::require_writable_output(s.output_path);
     stored = read_part(*s.parts, rank);
   });
+  s.share_checkpoint(checkpoint);
   s.times.reading += clock.lap();
 
   parallel::MeshPart part;
@@ -1200,6 +1265,7 @@ void Simulation::set_up_from_parts()
   s.distribute(part, edge_global, face_global);
   s.part_ids = {edge_global, face_global, part.global_tet, part.owns_tet,
                 rim_faces(s.problem.topology, &facts.face_interior)};
+  s.plan_rim_faces(part);
 
   // The output's and the checkpoints' mesh, on rank 0.
   for (auto& i : part.global_triangle) i = stored.global_triangle[i];

@@ -112,6 +112,16 @@ inline std::vector<double> all_gathered(Communicator const& communicator, std::v
   return all;
 }
 
+// Rank root's numbers on every rank (the others' numbers are replaced). Collective.
+inline void broadcast_numbers(Communicator const& communicator, std::vector<double>& numbers, int root)
+{
+  std::vector<char> bytes(numbers.size() * sizeof(double));
+  if (!bytes.empty()) std::memcpy(bytes.data(), numbers.data(), bytes.size());
+  communicator.broadcast(bytes, root);
+  numbers.resize(bytes.size() / sizeof(double));
+  if (!bytes.empty()) std::memcpy(numbers.data(), bytes.data(), bytes.size());
+}
+
 // Runs step on every rank; when it throws on some, every rank throws CollectiveError with the
 // message of the highest of them. With one rank, step's own exception passes unchanged.
 template <class Step>

@@ -107,6 +107,18 @@ std::vector<double> sum_owned(Communicator const& communicator, std::vector<doub
                               std::vector<Index> const& global, std::vector<char> const& owned, std::size_t whole,
                               std::size_t width = 1);
 
+// The same array on rank root alone, each item sent there by the rank that holds it, with nothing
+// over the whole problem on the others: what a snapshot or a checkpoint that rank root writes needs.
+// Empty on the other ranks. Collective.
+std::vector<double> gather_owned(Communicator const& communicator, std::vector<double> const& local,
+                                 std::vector<Index> const& global, std::vector<char> const& owned, std::size_t whole,
+                                 int root, std::size_t width = 1);
+
+// gather_owned's converse: per local item i, the width values of item global[i] in whole, an array
+// over the whole problem's items that rank root alone holds (zeros where global[i] < 0). Collective.
+std::vector<double> from_root(Communicator const& communicator, std::vector<double> const& whole,
+                              std::vector<Index> const& global, int root, std::size_t width = 1);
+
 // Per vertex of part: its value in mine where this rank owns it, else its owner's. Collective.
 std::vector<char> from_owners(Communicator const& communicator, MeshPart const& part, std::vector<char> const& mine);
 

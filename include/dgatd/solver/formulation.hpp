@@ -144,8 +144,9 @@ public:
   // Makes this the formulation of one rank of a run over several ranks, after its sources are added
   // (fractioned only). Collective, as are from then on step_with_energy, estimate_stability,
   // take_probe_samples (each probe read on one rank, summed over all), and shared_fields and state
-  // (both in the whole mesh's numbering, so a state saved over N ranks restores over any number;
-  // the terms' state must then be the same on every rank: ports' histories, no layers).
+  // (both in the whole mesh's numbering on rank 0 alone, so a state saved over N ranks restores over
+  // any number; the terms' rows over tets are placed by their global tets, the rest of their state
+  // must be the same on every rank).
   virtual void distribute(Distribution distribution) = 0;
   // This rank's halo exchange (zero in one process).
   virtual HaloStatistics halo() const { return {}; }
@@ -161,6 +162,9 @@ public:
   virtual ProbeSamples take_probe_samples() = 0;
 
   virtual SharedFields shared_fields() const = 0;
+  // Over several ranks, the circulations of this rank's part in its own numbering: right at every
+  // edge and at every face whose tets the part holds both of (or its one, on the boundary).
+  virtual SharedFields part_fields() const { return shared_fields(); }
   virtual FormulationState state() const = 0;
   // Whether state is one of this formulation on this problem, with these sources, at a step it
   // can continue from.

@@ -159,28 +159,27 @@ public:
     auto const& d = distribution_;
     auto const unknowns = d.communicator ? d.global_unknowns : ops.num_unknowns;
     auto const tets = d.communicator ? d.global_tets : ops.num_tets;
-    return s.kind == FormulationKind::fractioned && s.step >= 0 &&
-           s.e_unknowns.size() == static_cast<std::size_t>(unknowns) &&
-           s.h_unknowns.size() == 4 * static_cast<std::size_t>(tets) &&
-           s.auxiliary.size() ==
-               (d.communicator ? whole_auxiliary_size(s.step) : this->leapfrog_.auxiliary_size(s.step));
+    bool const fits =
+        s.kind == FormulationKind::fractioned && s.step >= 0 &&
+        s.e_unknowns.size() == static_cast<std::size_t>(unknowns) &&
+        s.h_unknowns.size() == 4 * static_cast<std::size_t>(tets) &&
+        s.auxiliary.size() == (d.communicator ? whole_auxiliary_size(s.step) : this->leapfrog_.auxiliary_size(s.step));
+    if (!d.communicator) return fits;
+    return d.communicator->max(d.communicator->rank() == 0 && !fits ? 1 : 0) == 0;
   }
-  // Over several ranks every local unknown and tet, halo ones included, takes its global value, so
-  // the parts agree without an exchange.
+  // Over several ranks every local unknown and tet, halo ones included, takes its global value from
+  // rank 0, so the parts agree without an exchange.
   void restore(FormulationState const& s) override
   {
-    if (!distribution_.communicator) {
+    auto const& d = distribution_;
+    if (!d.communicator) {
       Base::restore(s);
-    } else {
-      auto const& d = distribution_;
-      std::vector<double> u(d.unknown_global.size(), 0.0), f(4 * d.tet_global.size());
-      for (std::size_t i = 0; i < u.size(); ++i)
-        if (d.unknown_global[i] >= 0) u[i] = s.e_unknowns[d.unknown_global[i]];
-      for (std::size_t t = 0; t < d.tet_global.size(); ++t)
-        for (int j = 0; j < 4; ++j) f[4 * t + j] = s.h_unknowns[4 * static_cast<std::size_t>(d.tet_global[t]) + j];
-      this->leapfrog_.set_state(u, f, s.step);
+      this->leapfrog_.set_auxiliary_state(s.auxiliary);
+      return;
     }
-    this->leapfrog_.set_auxiliary_state(distribution_.communicator ? part_auxiliary(s.auxiliary, s.step) : s.auxiliary);
+    this->leapfrog_.set_state(parallel::from_root(*d.communicator, s.e_unknowns, d.unknown_global, 0),
+                              parallel::from_root(*d.communicator, s.h_unknowns, d.tet_global, 0, 4), s.step);
+    this->leapfrog_.set_auxiliary_state(part_auxiliary(s.auxiliary, s.step));
   }
   bool has_energy() const override { return true; }
   double step_with_energy() override { return this->leapfrog_.step_with_energy(); }
@@ -218,27 +217,32 @@ public:
   }
   SharedFields shared_fields() const override
   {
-    std::vector<double> u, f;
-    this->leapfrog_.state(u, f);
-    SharedFields local{dga::sum_to_edges(this->topology_, this->layout_, u), dga::sum_to_faces(this->topology_, f)};
+    auto const local = part_fields();
     auto const& d = distribution_;
     if (!d.communicator) return local;
-    return {parallel::sum_owned(*d.communicator, local.edge_circulations, d.owned_edge_global, {}, d.global_edges),
-            parallel::sum_owned(*d.communicator, local.face_circulations, d.owned_face_global, {}, d.global_faces)};
+    return {
+        parallel::gather_owned(*d.communicator, local.edge_circulations, d.owned_edge_global, {}, d.global_edges, 0),
+        parallel::gather_owned(*d.communicator, local.face_circulations, d.owned_face_global, {}, d.global_faces, 0)};
+  }
+  SharedFields part_fields() const override
+  {
+    std::vector<double> u, f;
+    this->leapfrog_.state(u, f);
+    return {dga::sum_to_edges(this->topology_, this->layout_, u), dga::sum_to_faces(this->topology_, f)};
   }
 
 private:
-  // The state of this rank's part in the whole mesh's numbering, summed over the ranks from what
-  // each owns: the unknowns, f^ per tet and the terms' rows over tets (the matched layers'
-  // auxiliaries); the rest of the terms' state is the same on every rank.
+  // The state of the whole problem in its numbering, on rank 0 from what each rank owns: the
+  // unknowns, f^ per tet and the terms' rows over tets (the matched layers' auxiliaries); the rest of
+  // the terms' state is the same on every rank. The other ranks' state holds no arrays.
   FormulationState whole_state(FormulationState local) const
   {
     auto const& d = distribution_;
     FormulationState whole = local;
-    whole.e_unknowns =
-        parallel::sum_owned(*d.communicator, local.e_unknowns, d.unknown_global, d.owned_unknowns, d.global_unknowns);
+    whole.e_unknowns = parallel::gather_owned(*d.communicator, local.e_unknowns, d.unknown_global, d.owned_unknowns,
+                                              d.global_unknowns, 0);
     whole.h_unknowns =
-        parallel::sum_owned(*d.communicator, local.h_unknowns, d.tet_global, d.owned_tets, d.global_tets, 4);
+        parallel::gather_owned(*d.communicator, local.h_unknowns, d.tet_global, d.owned_tets, d.global_tets, 0, 4);
     whole.auxiliary.clear();
     auto const states = this->leapfrog_.term_states(local.step);
     check_term_places(states);
@@ -251,33 +255,46 @@ private:
       }
       for (auto const& segment : state_places_[k]) {
         auto const size = static_cast<std::ptrdiff_t>(segment.place.size() * segment.width);
-        auto const rows = parallel::sum_owned(*d.communicator, std::vector<double>(next, next + size), segment.place,
-                                              segment.owned, segment.whole, segment.width);
+        auto const rows = parallel::gather_owned(*d.communicator, std::vector<double>(next, next + size), segment.place,
+                                                 segment.owned, segment.whole, 0, segment.width);
         whole.auxiliary.insert(whole.auxiliary.end(), rows.begin(), rows.end());
         next += size;
       }
     }
+    if (d.communicator->rank() != 0) whole.auxiliary.clear();
     return whole;
   }
 
-  // The terms' state of this part from that of the whole problem (a checkpoint's).
+  // The terms' state of this part from that of the whole problem (a checkpoint's), which rank 0
+  // alone holds. Collective.
   std::vector<double> part_auxiliary(std::vector<double> const& whole, std::int64_t steps) const
   {
+    auto const& communicator = *distribution_.communicator;
+    bool const root = communicator.rank() == 0;
     auto const states = this->leapfrog_.term_states(steps);
     check_term_places(states);
     std::vector<double> part;
-    auto next = whole.begin();
+    std::size_t next = 0;
+    // On rank 0, whole's next size numbers; nothing on the others.
+    auto const slice = [&](std::size_t size) {
+      std::vector<double> numbers;
+      if (root)
+        numbers.assign(whole.begin() + static_cast<std::ptrdiff_t>(next),
+                       whole.begin() + static_cast<std::ptrdiff_t>(next + size));
+      next += size;
+      return numbers;
+    };
     for (std::size_t k = 0; k < states.size(); ++k) {
-      if (state_places_[k].empty()) {
-        part.insert(part.end(), next, next + static_cast<std::ptrdiff_t>(states[k].size));
-        next += static_cast<std::ptrdiff_t>(states[k].size);
+      // A term without state (a source) may be on some ranks only.
+      if (state_places_[k].empty() && states[k].size > 0) {
+        auto same = slice(states[k].size);
+        parallel::broadcast_numbers(communicator, same, 0);
+        part.insert(part.end(), same.begin(), same.end());
       }
       for (auto const& segment : state_places_[k]) {
-        for (Index place : segment.place) {
-          auto const row = next + static_cast<std::ptrdiff_t>(place * segment.width);
-          part.insert(part.end(), row, row + static_cast<std::ptrdiff_t>(segment.width));
-        }
-        next += static_cast<std::ptrdiff_t>(segment.whole * segment.width);
+        auto const rows =
+            parallel::from_root(communicator, slice(segment.whole * segment.width), segment.place, 0, segment.width);
+        part.insert(part.end(), rows.begin(), rows.end());
       }
     }
     return part;
@@ -313,7 +330,10 @@ private:
       auto& places = state_places_.emplace_back();
       for (auto const& rows : state.rows) {
         auto& segment = places.emplace_back();
-        segment.width = rows.width;
+        // As the ranks with the term's tets see the rows: a part without any holds the empty term,
+        // whose rows may be narrower.
+        segment.width = static_cast<std::size_t>(d.communicator->max(static_cast<std::int64_t>(rows.width)));
+        bool const by_vertex = d.communicator->max(rows.by_vertex ? 1 : 0) > 0;
         if (d.communicator->max(static_cast<std::int64_t>(rows.tets.size())) == 0) continue;
         std::vector<double> counted(static_cast<std::size_t>(d.global_tets), 0.0);
         for (Index t : rows.tets)
@@ -322,13 +342,13 @@ private:
         std::vector<Index> before(counted.size() + 1, 0);
         for (std::size_t g = 0; g < counted.size(); ++g) before[g + 1] = before[g] + (counted[g] > 0 ? 1 : 0);
         // A row by vertex is four rows of a quarter of the width here, each owned with its vertex.
-        Index const slices = rows.by_vertex ? 4 : 1;
-        segment.width = rows.width / static_cast<std::size_t>(slices);
+        Index const slices = by_vertex ? 4 : 1;
+        segment.width /= static_cast<std::size_t>(slices);
         segment.whole = static_cast<std::size_t>(before.back() * slices);
         for (Index t : rows.tets)
           for (Index j = 0; j < slices; ++j) {
             segment.place.push_back(before[d.tet_global[t]] * slices + j);
-            segment.owned.push_back(rows.by_vertex ? d.owned_tet_vertices[t][j] : d.owned_tets[t]);
+            segment.owned.push_back(by_vertex ? d.owned_tet_vertices[t][j] : d.owned_tets[t]);
           }
       }
     }
