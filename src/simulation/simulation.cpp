@@ -992,7 +992,13 @@ void Simulation::Impl::report_start(std::int64_t first_step) const
     out << "  " << part_tets.size() << " ranks: " << *fewest << " to " << *most
         << " tets stepped per rank (its own and one layer of ghost tets); halo exchange " << halo
         << " values per step in all (" << halo * sizeof(double) / 1024.0 << " KiB), rank 0 through "
-        << formulation->halo().buffers << "\n";
+        << formulation->halo().buffers;
+    if (double const after = formulation->halo().share_after_exchange; after > 0) {
+      char share[96];
+      std::snprintf(share, sizeof share, "; Faraday on %.1f %% of rank 0's tets while it flies", 100 * (1 - after));
+      out << share;
+    }
+    out << "\n";
   }
   // Every rank's problem reports the whole layers (a part's learnt them over the ranks).
   for (auto const& layer : problem.layers) {

@@ -279,45 +279,46 @@ void faraday_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace,
   });
 }
 
-// Faraday on some tets only: a run over several ranks steps the tets that read no halo unknown while
-// the halo messages fly (every tet but those flagged, in order: no indirection for the many), then
-// the others (a list of the few; solver/halo_exchange.hpp).
-template <class Kernel>
-struct ListedTets {
+// Faraday on some runs of tets only: a run over several ranks steps, while the halo messages fly,
+// the runs that read no halo unknown, then the runs that hold a tet that does (a rim tet;
+// solver/halo_exchange.hpp). A run is tets_per_run consecutive tets, so both passes stream through
+// consecutive tets with one index read per run: a per-tet flag or a list of the scattered rim tets
+// made the split Faraday about 10 % slower than one pass over all tets (docs/parallel.md, "Overlap").
+inline constexpr Index tets_per_run = 32;
+
+// A host takes a run per work item, a plain loop over consecutive tets as in one pass over all (per-tet
+// index arithmetic in that loop made Faraday about 20 % slower on 2 cores); a GPU takes a tet per
+// work item, so that a warp reads consecutive tets. The tests run both forms on the host.
+template <class Kernel,
+          bool RunPerItem = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Kernel::memory_space>::accessible>
+struct TetRuns {
+  static constexpr bool run_per_item = RunPerItem;
   Kernel kernel;
-  Kokkos::View<Index const*, typename Kernel::memory_space> tets;
-  KOKKOS_INLINE_FUNCTION void operator()(Index i) const { kernel(tets(i)); }
-};
-template <class Kernel>
-struct UnflaggedTets {
-  Kernel kernel;
-  Kokkos::View<char const*, typename Kernel::memory_space> flagged;
-  KOKKOS_INLINE_FUNCTION void operator()(Index t) const
+  Kokkos::View<Index const*, typename Kernel::memory_space> first_tets;
+  Index num_tets;
+  Index work_items() const { return static_cast<Index>(first_tets.extent(0)) * (run_per_item ? 1 : tets_per_run); }
+  KOKKOS_INLINE_FUNCTION void operator()(Index i) const
   {
-    if (!flagged(t)) kernel(t);
+    if constexpr (run_per_item) {
+      Index const first = first_tets(i);
+      Index const end = first + tets_per_run < num_tets ? first + tets_per_run : num_tets;
+      for (Index t = first; t < end; ++t) kernel(t);
+    } else {
+      Index const t = first_tets(i / tets_per_run) + i % tets_per_run;
+      if (t < num_tets) kernel(t);
+    }
   }
 };
 
 template <class ExecutionSpace, class TetLayout, class FieldScalar>
 void faraday_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace, TetLayout> const& ops,
                     Fields<ExecutionSpace, TetLayout, FieldScalar> const& fields, FieldScalar dt,
-                    Kokkos::View<char const*, typename ExecutionSpace::memory_space> const& skipped)
+                    Kokkos::View<Index const*, typename ExecutionSpace::memory_space> const& first_tets)
 {
   with_faraday_kernel(ops, fields, dt, [&](auto const& kernel) {
     using Kernel = std::decay_t<decltype(kernel)>;
-    Kokkos::parallel_for("dgatd::Faraday_unflagged", kernel.policy(space), UnflaggedTets<Kernel>{kernel, skipped});
-  });
-}
-
-template <class ExecutionSpace, class TetLayout, class FieldScalar>
-void faraday_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace, TetLayout> const& ops,
-                    Fields<ExecutionSpace, TetLayout, FieldScalar> const& fields, FieldScalar dt,
-                    Kokkos::View<Index const*, typename ExecutionSpace::memory_space> const& tets)
-{
-  with_faraday_kernel(ops, fields, dt, [&](auto const& kernel) {
-    using Kernel = std::decay_t<decltype(kernel)>;
-    typename Kernel::policy_type const policy(space, 0, static_cast<Index>(tets.extent(0)));
-    Kokkos::parallel_for("dgatd::Faraday_listed", policy, ListedTets<Kernel>{kernel, tets});
+    TetRuns<Kernel> const runs{kernel, first_tets, ops.num_tets};
+    Kokkos::parallel_for("dgatd::Faraday_runs", typename Kernel::policy_type(space, 0, runs.work_items()), runs);
   });
 }
 
@@ -336,13 +337,7 @@ void faraday_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace,
                                       Kokkos::View<Index const*, SPACE::memory_space> const&);                         \
   PREFIX template void faraday_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutRight> const&,                \
                                       Fields<SPACE, Kokkos::LayoutRight, FIELD> const&, FIELD,                         \
-                                      Kokkos::View<Index const*, SPACE::memory_space> const&);                         \
-  PREFIX template void faraday_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutLeft> const&,                 \
-                                      Fields<SPACE, Kokkos::LayoutLeft, FIELD> const&, FIELD,                          \
-                                      Kokkos::View<char const*, SPACE::memory_space> const&);                          \
-  PREFIX template void faraday_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutRight> const&,                \
-                                      Fields<SPACE, Kokkos::LayoutRight, FIELD> const&, FIELD,                         \
-                                      Kokkos::View<char const*, SPACE::memory_space> const&);
+                                      Kokkos::View<Index const*, SPACE::memory_space> const&);
 DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_FARADAY_UPDATE_INSTANCES, extern)
 
 } // namespace dgatd::kernels

@@ -107,6 +107,9 @@ struct HaloStatistics {
   std::size_t values_sent = 0;
   double seconds = 0;
   std::string buffers; // how the messages travel (solver::HaloBuffers)
+  // With overlap, the share of the part's tets that Faraday steps once the messages are in: the runs
+  // of tets that hold a rim tet (kernels::TetRuns); zero when each step waits for its exchange.
+  double share_after_exchange = 0;
 };
 
 class Formulation {

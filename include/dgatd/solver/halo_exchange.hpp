@@ -5,15 +5,17 @@
 // the one-process run reads. Packed and unpacked on the device.
 //
 // With overlap, the end of a step only starts the exchange; the next step's Faraday runs first on
-// the tets that read no halo unknown (all but the flagged rim tets), then the leapfrog finishes the
-// exchange and steps the rim tets. Anything else that reads the fields between two steps (probes on this rank,
-// snapshots, the state) finishes it first (FractionedLeapfrog::complete_exchange).
+// the runs of tets that read no halo unknown (kernels::TetRuns), then the leapfrog finishes the
+// exchange and steps the runs that hold a rim tet. Anything else that reads the fields between two
+// steps (probes on this rank, snapshots, the state) finishes it first
+// (FractionedLeapfrog::complete_exchange).
 //
 // Where the messages go from (docs/parallel.md, "Halo buffers"): on a host backend, the packed
 // buffers themselves; on a GPU, the device buffers when the MPI library takes device memory
 // (Communicator::takes_device_buffers), else host buffers in pinned memory, which the copies fill at
 // the link's speed without a bounce through pageable memory.
 
+#include "dgatd/kernels/faraday.hpp"
 #include "dgatd/kernels/small_kernels.hpp"
 #include "dgatd/kernels/upload.hpp"
 #include "dgatd/parallel/communicator.hpp"
@@ -77,9 +79,6 @@ public:
         send_dofs_(kernels::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::halo_send_dofs", plan.send_dofs)),
         receive_dofs_(
             kernels::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::halo_receive_dofs", plan.receive_dofs)),
-        rim_tets_(kernels::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::rim_tets", plan.rim_tets)),
-        rim_flags_(
-            kernels::upload_flat<Kokkos::View<char*, memory_space>>("dgatd::rim_flags", rim_flags(plan, num_tets))),
         send_("dgatd::halo_send", plan.send_dofs.size()), receive_("dgatd::halo_receive", plan.receive_dofs.size()),
         buffers_(buffers_for(*communicator_))
   {
@@ -87,6 +86,7 @@ public:
       send_staged_ = StagingVector("dgatd::halo_send_staged", send_.extent(0));
       receive_staged_ = StagingVector("dgatd::halo_receive_staged", receive_.extent(0));
     }
+    set_runs(plan, num_tets);
   }
 
   // u's halo unknowns from their owners, now; collective.
@@ -125,9 +125,15 @@ public:
   }
   bool pending() const { return pending_; }
   HaloBuffers buffers() const { return buffers_; }
-  // The rim tets, listed and flagged per tet.
-  TetList rim_tets() const { return rim_tets_; }
-  Kokkos::View<char const*, memory_space> rim_flags() const { return rim_flags_; }
+  // The first tets of the runs of kernels::tets_per_run tets that hold no rim tet, and of those that do.
+  TetList interior_runs() const { return interior_runs_; }
+  TetList rim_runs() const { return rim_runs_; }
+  bool overlapped() const { return overlap_; }
+  double share_of_rim_runs() const
+  {
+    auto const runs = interior_runs_.extent(0) + rim_runs_.extent(0);
+    return runs > 0 ? static_cast<double>(rim_runs_.extent(0)) / static_cast<double>(runs) : 0.0;
+  }
 
   std::string name() const override { return "halo_exchange"; }
   // Per value sent: its index, u^ read, the buffer written and read; per value received: the same
@@ -159,19 +165,27 @@ private:
   }
   bool staged() const { return buffers_ == HaloBuffers::pinned_host_staging || buffers_ == HaloBuffers::host_staging; }
 
-  static std::vector<char> rim_flags(parallel::HaloPlan const& plan, Index num_tets)
+  void set_runs(parallel::HaloPlan const& plan, Index num_tets)
   {
-    std::vector<char> flags(num_tets, 0);
-    for (Index t : plan.rim_tets) flags[t] = 1;
-    return flags;
+    std::vector<char> rim(static_cast<std::size_t>(num_tets), 0);
+    for (Index t : plan.rim_tets) rim[t] = 1;
+    std::vector<Index> interior, rim_first;
+    for (Index first = 0; first < num_tets; first += kernels::tets_per_run) {
+      bool holds_rim = false;
+      for (Index t = first; t < num_tets && t < first + kernels::tets_per_run; ++t) holds_rim = holds_rim || rim[t];
+      (holds_rim ? rim_first : interior).push_back(first);
+    }
+    using Runs = Kokkos::View<Index*, memory_space>;
+    interior_runs_ = kernels::upload_flat<Runs>("dgatd::interior_runs", interior);
+    rim_runs_ = kernels::upload_flat<Runs>("dgatd::rim_runs", rim_first);
   }
 
   std::shared_ptr<parallel::Communicator> communicator_;
   std::vector<parallel::NeighbourExchange> neighbours_;
   bool overlap_;
   bool pending_ = false;
-  Kokkos::View<Index*, memory_space> send_dofs_, receive_dofs_, rim_tets_;
-  Kokkos::View<char*, memory_space> rim_flags_;
+  Kokkos::View<Index*, memory_space> send_dofs_, receive_dofs_;
+  TetList interior_runs_, rim_runs_;
   Vector send_, receive_;
   HaloBuffers buffers_;
   StagingVector send_staged_, receive_staged_;

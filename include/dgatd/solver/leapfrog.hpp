@@ -114,7 +114,8 @@ public:
   // This rank's halo exchange: the values it sends per step and its time so far (zero in one process).
   HaloStatistics halo() const
   {
-    return halo_ ? HaloStatistics{halo_->values_sent(), halo_->seconds(), to_string(halo_->buffers())}
+    return halo_ ? HaloStatistics{halo_->values_sent(), halo_->seconds(), to_string(halo_->buffers()),
+                                  halo_->overlapped() ? halo_->share_of_rim_runs() : 0.0}
                  : HaloStatistics{};
   }
 
@@ -378,9 +379,9 @@ double FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::advance(bool 
   at(&TermType::before_faraday, c);
   auto const dt = static_cast<FieldScalar>(dt_);
   if (halo_ && halo_->pending()) {
-    kernels::faraday_update(space_, ops_, fields_, dt, halo_->rim_flags());
+    kernels::faraday_update(space_, ops_, fields_, dt, halo_->interior_runs());
     complete_exchange();
-    kernels::faraday_update(space_, ops_, fields_, dt, halo_->rim_tets());
+    kernels::faraday_update(space_, ops_, fields_, dt, halo_->rim_runs());
   } else {
     kernels::faraday_update(space_, ops_, fields_, dt);
   }

@@ -8,6 +8,7 @@
 
 #include "dgatd/kernels/ampere.hpp"
 #include "dgatd/kernels/faraday.hpp"
+#include "dgatd/kernels/upload.hpp"
 #include "dgatd/random.hpp"
 #include "dgatd/solver/leapfrog.hpp"
 
@@ -18,6 +19,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -77,6 +79,24 @@ Snapshot snapshot(Fields const& fields)
   return s;
 }
 
+// Random free u^ and f^ (the same on every call).
+template <class FieldScalar, class Space, class Layout>
+dgatd::kernels::Fields<Space, Layout, FieldScalar>
+random_fields(dgatd::kernels::DeviceOperators<Space, Layout> const& ops)
+{
+  auto const fields = dgatd::kernels::make_fields<Space, Layout, FieldScalar>(ops);
+  auto u = Kokkos::create_mirror_view(fields.u);
+  auto f = Kokkos::create_mirror_view(fields.f);
+  Kokkos::deep_copy(u, 0.0);
+  for (Index i = 0; i < ops.num_free; ++i) u(i) = static_cast<FieldScalar>(uniform(static_cast<std::uint64_t>(i)));
+  for (Index t = 0; t < ops.num_tets; ++t)
+    for (int j = 0; j < 4; ++j)
+      f(t, j) = static_cast<FieldScalar>(uniform((std::uint64_t{1} << 40) + 4 * static_cast<std::uint64_t>(t) + j));
+  Kokkos::deep_copy(fields.u, u);
+  Kokkos::deep_copy(fields.f, f);
+  return fields;
+}
+
 // Random free u^ and f^, then Faraday; then u^ set to zero and Ampere, so that u^ is Ampere's whole
 // increment dt (Meps)^-1 C~ f^ rather than a small change to random numbers, and f^ is Faraday's
 // result.
@@ -89,16 +109,7 @@ Snapshot one_update(dgatd::dga::HostOperators const& host, AmpereBlockPass pass,
   Space const space;
   auto const dt = static_cast<FieldScalar>(time_step);
   auto const ops = dgatd::kernels::upload<Space, Layout>(host, pass, precision);
-  auto const fields = dgatd::kernels::make_fields<Space, Layout, FieldScalar>(ops);
-  auto u = Kokkos::create_mirror_view(fields.u);
-  auto f = Kokkos::create_mirror_view(fields.f);
-  Kokkos::deep_copy(u, 0.0);
-  for (Index i = 0; i < ops.num_free; ++i) u(i) = static_cast<FieldScalar>(uniform(static_cast<std::uint64_t>(i)));
-  for (Index t = 0; t < ops.num_tets; ++t)
-    for (int j = 0; j < 4; ++j)
-      f(t, j) = static_cast<FieldScalar>(uniform((std::uint64_t{1} << 40) + 4 * static_cast<std::uint64_t>(t) + j));
-  Kokkos::deep_copy(fields.u, u);
-  Kokkos::deep_copy(fields.f, f);
+  auto const fields = random_fields<FieldScalar>(ops);
   dgatd::kernels::faraday_update(space, ops, fields, dt);
   Kokkos::deep_copy(space, fields.u, 0.0);
   dgatd::kernels::ampere_update(space, ops, fields, dt, unrolled_degree_limit);
@@ -155,6 +166,51 @@ TEST(KernelVariants, GenericInterleavedKernelAgreesWithHostPath)
       std::printf("generic above degree %d, %s: u %.2e\n", limit, block_pass_name(pass), u_error);
       EXPECT_LE(u_error, agreement) << block_pass_name(pass) << ", limit " << limit;
     }
+}
+
+// Faraday by runs of tets (kernels::TetRuns: a run over ranks with overlap steps the runs that hold
+// no rim tet while the halo flies, then the others), in both forms of work item, a run per item (a
+// host's) and a tet per item (a GPU's): every tet is stepped once by the arithmetic of one pass over
+// all, so f^ is that pass's bit for bit. This box's 1260 tets end in a partial run of 12.
+template <bool RunPerItem>
+void expect_runs_step_every_tet_once()
+{
+  using Layout = dgatd::kernels::DefaultTetLayout<TestSpace>;
+  using dgatd::kernels::tets_per_run;
+  static auto const box = dgatd::testing::pec_box(1.0, 0.75, 0.5, 7, 6, 5, 0.2);
+  TestSpace const space;
+  double const dt = stable_dt();
+  auto const ops = dgatd::kernels::upload<TestSpace, Layout>(box.operators, AmpereBlockPass::interleaved);
+  ASSERT_NE(ops.num_tets % tets_per_run, 0);
+  auto const whole = random_fields<Real>(ops);
+  dgatd::kernels::faraday_update(space, ops, whole, dt);
+
+  // Every third run stands for one that holds a rim tet, and the partial last run too.
+  std::vector<Index> interior, rim;
+  for (Index first = 0; first < ops.num_tets; first += tets_per_run)
+    (first / tets_per_run % 3 == 1 || first + tets_per_run > ops.num_tets ? rim : interior).push_back(first);
+  auto const by_runs = random_fields<Real>(ops);
+  dgatd::kernels::with_faraday_kernel(ops, by_runs, dt, [&](auto const& kernel) {
+    using Kernel = std::decay_t<decltype(kernel)>;
+    for (auto const* first_tets : {&interior, &rim}) {
+      dgatd::kernels::TetRuns<Kernel, RunPerItem> const runs{
+          kernel, dgatd::kernels::upload_flat<Kokkos::View<Index*, typename Kernel::memory_space>>("runs", *first_tets),
+          ops.num_tets};
+      Kokkos::parallel_for("runs", typename Kernel::policy_type(space, 0, runs.work_items()), runs);
+    }
+  });
+  space.fence();
+  Snapshot const expected = snapshot(whole);
+  Snapshot const tested = snapshot(by_runs);
+  std::printf("%s: %zu interior runs, %zu rim runs, f %.2e\n", RunPerItem ? "a run per item" : "a tet per item",
+              interior.size(), rim.size(), relative_difference(tested.f, expected.f));
+  EXPECT_EQ(tested.f, expected.f);
+}
+
+TEST(KernelVariants, FaradayByRunsOfTetsStepsEveryTetOnce)
+{
+  expect_runs_step_every_tet_once<true>();
+  expect_runs_step_every_tet_once<false>();
 }
 
 template <class Layout>
