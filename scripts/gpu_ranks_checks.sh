@@ -6,12 +6,15 @@
 #   dataset (perf/ranks/compare_outputs.py), and its spectrum;
 # - the cylinder of h = 0.02 (Gmsh's HXT there: about 0.8 M tets) for 2000 steps: 1 rank, 2 ranks
 #   overlapped, 2 ranks waiting, in two rounds, then one more round under CUDA's Multi-Process
-#   Service (MPS, where the machine has it), with each run's report (steps/s, halo values and time).
+#   Service (MPS, where the machine has it), with each run's report (steps/s, halo values and time);
+#   quick runs the MPS round alone (a plain round where there is no MPS), about 2 minutes less.
 # Writes the log to OUT_DIR.
 #
-#   scripts/gpu_ranks_checks.sh BUNDLE.tar.xz OUT_DIR
+#   scripts/gpu_ranks_checks.sh BUNDLE.tar.xz OUT_DIR [quick]
 set -u
-[ $# -eq 2 ] || { echo "usage: scripts/gpu_ranks_checks.sh BUNDLE.tar.xz OUT_DIR" >&2; exit 2; }
+[ $# -eq 2 ] || { [ $# -eq 3 ] && [ "$3" = quick ]; } ||
+  { echo "usage: scripts/gpu_ranks_checks.sh BUNDLE.tar.xz OUT_DIR [quick]" >&2; exit 2; }
+quick="${3:-}"
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 bundle="$(realpath "$1")"
 out="$(mkdir -p "$2" && realpath "$2")"
@@ -90,7 +93,12 @@ done
 timeout 150 "$bin/dgatd" run big_true.toml -o big_first.h5
 dt="$(dt_of big_first.h5)"
 for overlap in true false; do with_dt "big_$overlap.toml" "$dt" >"big_${overlap}_dt.toml"; done
-for round in 1 2 mps; do
+rounds="1 2 mps"
+if [ -n "$quick" ]; then
+  rounds=1
+  command -v nvidia-cuda-mps-control >/dev/null && rounds=mps
+fi
+for round in $rounds; do
   if [ "$round" = mps ]; then
     command -v nvidia-cuda-mps-control >/dev/null || break
     export CUDA_MPS_PIPE_DIRECTORY="$work/mps" CUDA_MPS_LOG_DIRECTORY="$work/mps_log"
