@@ -128,11 +128,11 @@ public:
   // The first tets of the runs of kernels::tets_per_run tets that hold no rim tet, and of those that do.
   TetList interior_runs() const { return interior_runs_; }
   TetList rim_runs() const { return rim_runs_; }
-  bool overlapped() const { return overlap_; }
-  double share_of_rim_runs() const
+  // With overlap, the share of the runs Faraday steps once the messages are in; zero when waiting.
+  double share_after_exchange() const
   {
     auto const runs = interior_runs_.extent(0) + rim_runs_.extent(0);
-    return runs > 0 ? static_cast<double>(rim_runs_.extent(0)) / static_cast<double>(runs) : 0.0;
+    return overlap_ && runs > 0 ? static_cast<double>(rim_runs_.extent(0)) / static_cast<double>(runs) : 0.0;
   }
 
   std::string name() const override { return "halo_exchange"; }
@@ -167,14 +167,12 @@ private:
 
   void set_runs(parallel::HaloPlan const& plan, Index num_tets)
   {
-    std::vector<char> rim(static_cast<std::size_t>(num_tets), 0);
-    for (Index t : plan.rim_tets) rim[t] = 1;
+    std::vector<char> holds_rim(
+        static_cast<std::size_t>((num_tets + kernels::tets_per_run - 1) / kernels::tets_per_run));
+    for (Index t : plan.rim_tets) holds_rim[static_cast<std::size_t>(t / kernels::tets_per_run)] = 1;
     std::vector<Index> interior, rim_first;
-    for (Index first = 0; first < num_tets; first += kernels::tets_per_run) {
-      bool holds_rim = false;
-      for (Index t = first; t < num_tets && t < first + kernels::tets_per_run; ++t) holds_rim = holds_rim || rim[t];
-      (holds_rim ? rim_first : interior).push_back(first);
-    }
+    for (std::size_t run = 0; run < holds_rim.size(); ++run)
+      (holds_rim[run] ? rim_first : interior).push_back(static_cast<Index>(run) * kernels::tets_per_run);
     using Runs = Kokkos::View<Index*, memory_space>;
     interior_runs_ = kernels::upload_flat<Runs>("dgatd::interior_runs", interior);
     rim_runs_ = kernels::upload_flat<Runs>("dgatd::rim_runs", rim_first);

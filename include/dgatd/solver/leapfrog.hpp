@@ -115,7 +115,7 @@ public:
   HaloStatistics halo() const
   {
     return halo_ ? HaloStatistics{halo_->values_sent(), halo_->seconds(), to_string(halo_->buffers()),
-                                  halo_->overlapped() ? halo_->share_of_rim_runs() : 0.0}
+                                  halo_->share_after_exchange()}
                  : HaloStatistics{};
   }
 
