@@ -249,7 +249,7 @@ LossyRows lossy_rows(dga::HostOperators const& host)
   return lossy;
 }
 
-LossStepMatrices loss_step_matrices(LossyRows const& lossy, double dt)
+LossStepMatrices loss_step_matrices(LossyRows const& lossy, double dt, bool by_columns)
 {
   bool const with_layers =
       !lossy.subregions.empty() || !lossy.one_mode.subregions.empty() || !lossy.three_modes.subregions.empty();
@@ -321,8 +321,9 @@ LossStepMatrices loss_step_matrices(LossyRows const& lossy, double dt)
       for (int j = 0; j < d; ++j) {
         double l = 0;
         for (int c = 0; c < d; ++c) l += a[i * d + c] * 0.5 * implicit_loss[offset + c * d + j];
-        m.loss[offset + j * d + i] = l;
-        if (with_layers) m.step_inverse[offset + j * d + i] = a[i * d + j];
+        std::size_t const entry = offset + static_cast<std::size_t>(by_columns ? j * d + i : i * d + j);
+        m.loss[entry] = l;
+        if (with_layers) m.step_inverse[entry] = a[i * d + j];
       }
     offset += size;
   }

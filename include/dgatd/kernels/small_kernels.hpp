@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace dgatd::kernels {
 
@@ -86,12 +87,31 @@ KOKKOS_INLINE_FUNCTION Real shifted_value(Real value, Index row, Weight const& w
   return shifted.extent(0) > 0 && row >= 0 ? value - weight(row) * shifted(row) : value;
 }
 
+// Where a stretched tet k of a group of n leaves the force piece of its subregion lv's half-edge r
+// (slot 3 lv + r), from the group's first piece: in the tet's column, slot n + k, where the tets'
+// numbers are laid out so (GPUs: a warp's work items write neighbouring numbers), and in its row,
+// 12 k + slot, where each tet's numbers are one row (CPUs: a lossy row that gathers its pieces
+// from the tets around its edge then finds each tet's twelve in one or two cache lines; 8 % off the
+// dipole's step on 2 cores, docs/open_regions.md).
+struct PiecePlace {
+  std::size_t slot_stride = 1, tet_stride = 12;
+  template <class TetLayout>
+  static PiecePlace of(std::size_t tets)
+  {
+    if (std::is_same<TetLayout, Kokkos::LayoutLeft>::value) return {tets, 1};
+    return {1, 12};
+  }
+  KOKKOS_INLINE_FUNCTION std::size_t operator()(int slot, std::size_t k) const
+  {
+    return static_cast<std::size_t>(slot) * slot_stride + k * tet_stride;
+  }
+};
+
 // The stretched tets k of a matched layer (FractionedLeapfrog's losses), Ampere's side. Before
 // Ampere, each of the tet's subregions lv keeps its half-edges' u^n and computes W_lv^T X psi_lv^n,
 // its piece of the force of each of its lossy rows (X already holds the weight of psi^n in the
-// step's average), at (3 lv + r) n + k for n tets. A subregion's numbers sit in its tet's row
-// (3 lv + r, 9 lv + i, 6 lv + c) and its pieces in the tet's column, so the work items of a GPU warp
-// read and write neighbouring numbers.
+// step's average), where place puts it. A subregion's numbers sit in its tet's row (3 lv + r,
+// 9 lv + i, 6 lv + c), so the work items of a GPU warp read neighbouring numbers.
 template <class MemorySpace>
 struct StretchedTetForce {
   Kokkos::View<Index* [12], MemorySpace> unknowns; // per tet, 3 lv + k for subregion lv
@@ -102,6 +122,7 @@ struct StretchedTetForce {
   Kokkos::View<Real* [24], MemorySpace> psi; // 6 lv + c
   Kokkos::View<Real* [12], MemorySpace> previous;
   Kokkos::View<Real*, MemorySpace> pieces;
+  PiecePlace place;
   Kokkos::View<Real*, MemorySpace> shift_weight, shifted; // per lossy row, empty without a shift
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
   {
@@ -119,7 +140,7 @@ struct StretchedTetForce {
         if (rows(k, 3 * lv + r) < 0) continue;
         Real g = 0;
         for (int m = 0; m < 3; ++m) g += basis(k, 9 * lv + 3 * m + r) * y[m];
-        pieces((3 * lv + r) * unknowns.extent(0) + k) = g;
+        pieces(place(3 * lv + r, k)) = g;
       }
     }
   }
@@ -127,80 +148,55 @@ struct StretchedTetForce {
 
 // The stretched tets whose stretch splits into Modes scalar modes (HostOperators::StretchModes: one
 // where it is rank one, three where G has three distinct real eigenvalues), one auxiliary q per mode
-// and subregion, q^(n+1) = a q^n + d / 2 (W^T n) . (u^n + u^(n+1)). Before Ampere, subregion lv of
-// tet k writes the pieces sum_m weight_m (1 + a_m) / 2 q_lv,m^n (W_lv^T n_m)_r at
-// first_piece + (3 lv + r) n + k (n tets, as StretchedTetForce) and leaves in q the part of q^(n+1)
-// that u^n gives, a q^n + d / 2 (W^T n) . u^n, so that ModalTetAuxiliary needs only u^(n+1).
-// Per tet, mode m's rule at 3 m, subregion lv's q at Modes lv + m and its W^T n_m at 3 (Modes lv + m).
+// and subregion, q^(n+1) = a q^n + d / 2 (W^T n) . (u^n + u^(n+1)). After the step's loss correction,
+// which leaves u^n + u^(n+1) (less 2 a p^n with a shift) of every lossy row in drive, each tet
+// advances its q and writes at once the pieces the next step's force needs, sum_m weight_m (1 + a_m) / 2
+// q_lv,m^(n+1) (W_lv^T n_m)_r where place puts them after first_piece (as StretchedTetForce): its
+// half-edges, directions and rule are read once per step, and u not at all. Without advance it only
+// writes the pieces of the q it holds (a new dt's rule, a reset, a restart). Per tet, mode m's rule
+// at 3 m, subregion lv's q at Modes lv + m and its W^T n_m at 3 (Modes lv + m); a PEC half-edge
+// (row < 0) has u = 0 and no force.
 template <int Modes, class MemorySpace, class Matrix = Real>
-struct ModalTetForce {
-  Kokkos::View<Index* [12], MemorySpace> unknowns; // per tet, 3 lv + k for subregion lv
-  Kokkos::View<Index* [12], MemorySpace> rows;
+struct ModalTetStep {
+  Kokkos::View<Index* [12], MemorySpace> rows;                // per tet, 3 lv + r for subregion lv
   Kokkos::View<Matrix * [12 * Modes], MemorySpace> direction; // W_lv^T n_m
   Kokkos::View<Real * [3 * Modes], MemorySpace> rule;         // a, d / 2, weight (1 + a) / 2 per mode
-  Kokkos::View<Real*, MemorySpace> u;
+  Kokkos::View<Real*, MemorySpace> drive;                     // per lossy row
   Kokkos::View<Real * [4 * Modes], MemorySpace> q;
   Kokkos::View<Real*, MemorySpace> pieces;
   std::size_t first_piece;
-  Kokkos::View<Real*, MemorySpace> shift_weight, shifted; // per lossy row, empty without a shift
+  PiecePlace place;
+  bool advance;
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
   {
-    Real advance[Modes], half_drive[Modes], weight[Modes];
+    // Everything read before anything is written: the writes to q and pieces could alias the reads
+    // as far as the compiler knows.
+    Real advance_by[Modes], half_drive[Modes], weight[Modes];
     for (int m = 0; m < Modes; ++m) {
-      advance[m] = rule(k, 3 * m);
+      advance_by[m] = rule(k, 3 * m);
       half_drive[m] = rule(k, 3 * m + 1);
       weight[m] = rule(k, 3 * m + 2);
     }
     for (int lv = 0; lv < 4; ++lv) {
-      Real now[3], force[Modes];
-      for (int j = 0; j < 3; ++j)
-        now[j] = shifted_value(u(unknowns(k, 3 * lv + j)), rows(k, 3 * lv + j), shift_weight, shifted);
-      for (int m = 0; m < Modes; ++m) {
-        Real const previous = q(k, Modes * lv + m);
-        Real x = 0;
-        for (int j = 0; j < 3; ++j) x += direction(k, 3 * (Modes * lv + m) + j) * now[j];
-        force[m] = weight[m] * previous;
-        q(k, Modes * lv + m) = advance[m] * previous + half_drive[m] * x;
-      }
+      Index row[3];
+      Real along[Modes][3], in[3], next[Modes];
+      for (int j = 0; j < 3; ++j) row[j] = rows(k, 3 * lv + j);
+      for (int m = 0; m < Modes; ++m)
+        for (int j = 0; j < 3; ++j) along[m][j] = direction(k, 3 * (Modes * lv + m) + j);
+      for (int j = 0; j < 3; ++j) in[j] = advance && row[j] >= 0 ? drive(row[j]) : Real(0);
+      for (int m = 0; m < Modes; ++m) next[m] = q(k, Modes * lv + m);
+      if (advance)
+        for (int m = 0; m < Modes; ++m) {
+          Real x = 0;
+          for (int j = 0; j < 3; ++j) x += along[m][j] * in[j];
+          next[m] = advance_by[m] * next[m] + half_drive[m] * x;
+          q(k, Modes * lv + m) = next[m];
+        }
       for (int r = 0; r < 3; ++r) {
-        if (rows(k, 3 * lv + r) < 0) continue;
+        if (row[r] < 0) continue;
         Real piece = 0;
-        for (int m = 0; m < Modes; ++m) piece += force[m] * direction(k, 3 * (Modes * lv + m) + r);
-        pieces(first_piece + (3 * lv + r) * unknowns.extent(0) + k) = piece;
-      }
-    }
-  }
-};
-
-// u^n + u^(n+1) on the three half-edges of subregion lv of stretched tet k (the auxiliaries'
-// trapezoidal rule), u^n as the force kernel kept it in previous.
-template <class Unknowns, class Previous, class Field>
-KOKKOS_INLINE_FUNCTION void subregion_step_sum(Unknowns const& unknowns, Previous const& previous, Field const& u,
-                                               std::size_t k, int lv, Real (&sum)[3])
-{
-  for (int j = 0; j < 3; ++j) sum[j] = previous(k, 3 * lv + j) + u(unknowns(k, 3 * lv + j));
-}
-
-// After the step, the modal tets' auxiliaries: q^(n+1) = (a q^n + d / 2 (W^T n) . u^n) + d / 2 (W^T n) . u^(n+1),
-// the first part left in q by ModalTetForce.
-template <int Modes, class MemorySpace, class Matrix = Real>
-struct ModalTetAuxiliary {
-  Kokkos::View<Index* [12], MemorySpace> unknowns;
-  Kokkos::View<Matrix * [12 * Modes], MemorySpace> direction;
-  Kokkos::View<Real * [3 * Modes], MemorySpace> rule;
-  Kokkos::View<Real*, MemorySpace> u;
-  Kokkos::View<Real * [4 * Modes], MemorySpace> q;
-  KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
-  {
-    Real half_drive[Modes];
-    for (int m = 0; m < Modes; ++m) half_drive[m] = rule(k, 3 * m + 1);
-    for (int lv = 0; lv < 4; ++lv) {
-      Real next[3];
-      for (int j = 0; j < 3; ++j) next[j] = u(unknowns(k, 3 * lv + j));
-      for (int m = 0; m < Modes; ++m) {
-        Real x = 0;
-        for (int j = 0; j < 3; ++j) x += direction(k, 3 * (Modes * lv + m) + j) * next[j];
-        q(k, Modes * lv + m) += half_drive[m] * x;
+        for (int m = 0; m < Modes; ++m) piece += weight[m] * next[m] * along[m][r];
+        pieces(first_piece + place(3 * lv + r, k)) = piece;
       }
     }
   }
@@ -240,8 +236,8 @@ struct StretchedTetAuxiliary {
   {
     for (int lv = 0; lv < 4; ++lv) {
       Real average[3], e[3], old[6];
-      subregion_step_sum(unknowns, previous, u, k, lv, average);
-      for (int j = 0; j < 3; ++j) average[j] *= Real(0.5);
+      // u^n as StretchedTetForce kept it in previous.
+      for (int j = 0; j < 3; ++j) average[j] = (previous(k, 3 * lv + j) + u(unknowns(k, 3 * lv + j))) * Real(0.5);
       for (int c = 0; c < 3; ++c)
         e[c] = basis(k, 9 * lv + 3 * c) * average[0] + basis(k, 9 * lv + 3 * c + 1) * average[1] +
                basis(k, 9 * lv + 3 * c + 2) * average[2];
@@ -260,9 +256,11 @@ struct StretchedTetAuxiliary {
 // block's size(r) rows, and in matched layers also sum_j K_ij force(block_first(r) + j) (see
 // FractionedLeapfrog's losses). A block's L and K are stored by columns, L_ij at
 // row_entry(r) + j size(r) (row_entry(r) its entry i, j = 0), so that the rows of a block, on
-// neighbouring threads of a GPU warp, read neighbouring entries. In layers with a complex frequency
+// neighbouring threads of a GPU warp, read neighbouring entries, or by rows, L_ij at
+// row_entry(r) + j, so that a CPU core reads each row in one run. In layers with a complex frequency
 // shift each row then steps its p, p^(n+1) = advance p^n + half_drive (u^n + u^(n+1)), u^n from its
-// sum u^n + u~ - weight p^n.
+// sum u^n + u~ - weight p^n. With modal tets each row also leaves that sum less the correction,
+// u^n + u^(n+1) - weight p^n, in drive for their auxiliaries.
 template <class MemorySpace, class Matrix = Real>
 struct LossCorrection {
   Kokkos::View<Index*, MemorySpace> rows;
@@ -276,15 +274,18 @@ struct LossCorrection {
   Kokkos::View<Real*, MemorySpace> u;
   Kokkos::View<Real*, MemorySpace> shift_weight, shifted; // empty without a shift
   Real shift_advance, shift_half_drive;
+  Kokkos::View<Real*, MemorySpace> drive; // empty without modal tets (ModalTetStep)
+  bool by_columns;
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t r) const
   {
     double correction = 0;
-    std::int64_t const first = row_entry(r), stride = size(r);
+    std::int64_t const first = row_entry(r), stride = by_columns ? size(r) : 1;
     for (Index j = 0; j < size(r); ++j) correction += loss(first + j * stride) * sum(block_first(r) + j);
     if (step_inverse.extent(0) > 0)
       for (Index j = 0; j < size(r); ++j) correction += step_inverse(first + j * stride) * force(block_first(r) + j);
     Real const lossless = u(rows(r));
     u(rows(r)) = lossless - correction;
+    if (drive.extent(0) > 0) drive(r) = sum(r) - correction;
     if (shifted.extent(0) == 0) return;
     Real const step_sum = sum(r) + shift_weight(r) * shifted(r) - correction;
     shifted(r) = shift_advance * shifted(r) + shift_half_drive * step_sum;

@@ -67,7 +67,7 @@ struct LossyRows {
 LossyRows lossy_rows(dga::HostOperators const& host);
 
 // Per lossy block L = K S' / 2 and, with matched layers, K = (Meps / dt + S' / 2)^-1, each stored by
-// columns (entry (i, j) at the block's offset + j d + i: kernels::LossCorrection); per stretched
+// columns (entry (i, j) at the block's offset + j d + i) or by rows (i d + j: kernels::LossCorrection); per stretched
 // tet its subregions' common auxiliary advance A (6 x 6), drive D (6 x 3, from the Cartesian e_r =
 // W_r u^_r) and force coupling X = c |t|/4 [R0 | R1] (I + A) / 2 (3 x 6, the force on the
 // subregion's rows W_r^T X psi_r), all row-major (solver/losses.hpp has the equations).
@@ -84,7 +84,7 @@ struct LossStepMatrices {
   std::array<double, 2> shift_rule{1, 0};
 };
 // Throws dgatd::ModelError (the time step, with the fact dt) when a block's implicit step is singular at dt.
-LossStepMatrices loss_step_matrices(LossyRows const& rows, double dt);
+LossStepMatrices loss_step_matrices(LossyRows const& rows, double dt, bool by_columns);
 
 // Faraday's side of the tets whose stretch splits into Modes scalar modes: per tet its mu and loss,
 // per mode its rate gamma and weight mu |t|/4 kappa (at Modes k + m), and per subregion lv and mode

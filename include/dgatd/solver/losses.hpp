@@ -36,6 +36,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace dgatd::solver {
@@ -55,11 +56,11 @@ public:
     rows_ = kernels::upload_flat<IndexView>("dgatd::loss_rows", lossy_.rows);
     block_first_ = kernels::upload_flat<IndexView>("dgatd::loss_block_first", lossy_.block_first);
     block_size_ = kernels::upload_flat<IndexView>("dgatd::loss_block_size", lossy_.block_size);
-    // Entry (i, 0) of each row's block, whose matrices loss_step_matrices stores by columns.
+    // Entry (i, 0) of each row's block, whose matrices loss_step_matrices stores by columns or rows.
     std::vector<std::int64_t> row_entry(lossy_.rows.size());
     for (std::size_t r = 0; r < row_entry.size(); ++r) {
       std::int64_t const i = static_cast<std::int64_t>(r) - lossy_.block_first[r];
-      row_entry[r] = lossy_.matrix_row[r] - i * lossy_.block_size[r] + i;
+      row_entry[r] = by_columns ? lossy_.matrix_row[r] - i * lossy_.block_size[r] + i : lossy_.matrix_row[r];
     }
     row_entry_ = kernels::upload_flat<Kokkos::View<std::int64_t*, memory_space>>("dgatd::loss_row_entry", row_entry);
     sum_ = Kokkos::View<Real*, memory_space>("dgatd::loss_sum", lossy_.rows.size());
@@ -82,8 +83,8 @@ public:
     one_mode_ = Modal<1>(lossy_.one_mode, "one_mode", 3 * n, precision_);
     three_modes_ = Modal<3>(lossy_.three_modes, "three_modes", 3 * (n + lossy_.one_mode.subregions.size()), precision_);
     // Each lossy row's pieces of force (kernels::GatherForce), subregion by subregion: those of the
-    // general tets' subregions s = 4 k + lv at (3 lv + r) n / 4 + k, then the one-mode and the
-    // three-mode tets' likewise after them.
+    // general tets' subregions s = 4 k + lv where kernels::PiecePlace puts slot 3 lv + r of tet k,
+    // then the one-mode and the three-mode tets' likewise after them.
     std::vector<Index> offsets(lossy_.rows.size() + 1, 0);
     auto count = [&](auto const& subregions) {
       for (auto const& subregion : subregions)
@@ -97,16 +98,18 @@ public:
     std::vector<Index> pieces_of_row(static_cast<std::size_t>(offsets.back()));
     std::vector<Index> next(offsets.begin(), offsets.end() - 1);
     auto place = [&](auto const& subregions, std::size_t first) {
-      std::size_t const tets = subregions.size() / 4;
+      auto const piece_place = kernels::PiecePlace::of<TetLayout>(subregions.size() / 4);
       for (std::size_t s = 0; s < subregions.size(); ++s)
-        for (std::size_t r = 0; r < 3; ++r)
+        for (int r = 0; r < 3; ++r)
           if (Index const row = subregions[s].lossy_rows[r]; row >= 0)
             pieces_of_row[static_cast<std::size_t>(next[static_cast<std::size_t>(row)]++)] =
-                static_cast<Index>(first + (3 * (s % 4) + r) * tets + s / 4);
+                static_cast<Index>(first + piece_place(3 * static_cast<int>(s % 4) + r, s / 4));
     };
     place(lossy_.subregions, 0);
     place(lossy_.one_mode.subregions, one_mode_.first_piece);
     place(lossy_.three_modes.subregions, three_modes_.first_piece);
+    if (!lossy_.one_mode.subregions.empty() || !lossy_.three_modes.subregions.empty())
+      modal_drive_ = Kokkos::View<Real*, memory_space>("dgatd::modal_drive", lossy_.rows.size());
     force_offsets_ = kernels::upload_flat<IndexView>("dgatd::stretch_force_offsets", offsets);
     force_pieces_of_row_ = kernels::upload_flat<IndexView>("dgatd::stretch_force_pieces_of_row", pieces_of_row);
     force_pieces_ =
@@ -116,7 +119,7 @@ public:
 
   void set_dt(Context const& c) override
   {
-    auto const m = loss_step_matrices(lossy_, c.dt);
+    auto const m = loss_step_matrices(lossy_, c.dt, by_columns);
     matrices_ = BlockMatrices("dgatd::loss_matrices", m.loss, precision_);
     if (!with_layers()) return;
     step_inverse_ = BlockMatrices("dgatd::loss_step_inverse", m.step_inverse, precision_);
@@ -126,14 +129,17 @@ public:
     one_mode_.set_rule(m.one_mode_rule);
     three_modes_.set_rule(m.three_mode_rule);
     shift_rule_ = m.shift_rule;
+    // The pieces of the next step's force carry the rule's weight.
+    write_modal_pieces(c);
   }
 
-  void reset(Context const&) override
+  void reset(Context const& c) override
   {
     Kokkos::deep_copy(shifted_, 0.0);
     Kokkos::deep_copy(psi_, 0.0);
     Kokkos::deep_copy(one_mode_.q, 0.0);
     Kokkos::deep_copy(three_modes_.q, 0.0);
+    write_modal_pieces(c);
   }
 
   std::string name() const override { return with_layers() ? "losses_and_layer_electric" : "losses"; }
@@ -143,9 +149,9 @@ public:
   // stretched tet the coupling X (18), advance (36) and drive (18) matrices, and per subregion its unknowns (read
   // twice) and rows, its basis (9, read twice), psi read twice and written, u^ of its half-edges
   // read twice and kept (written and read), its three force pieces written, then gathered by index;
-  // per modal tet its rule (3 per mode, read twice), per subregion its unknowns (twice), rows, u^ of
-  // its half-edges (twice), W^T n (3 per mode, twice), q (one per mode) read and written twice and
-  // its three force pieces as above. With a shift, per lossy row its weight and p read in the
+  // per modal tet its rule (3 per mode), per subregion its rows, their drive (written by the lossy
+  // rows, read by the tet), W^T n (3 per mode), q (one per mode) read and written and its three
+  // force pieces as above, all once. With a shift, per lossy row its weight and p read in the
   // gather and again, with p written, in the correction, and per subregion its rows' weights and p.
   std::int64_t bytes_per_step() const override
   {
@@ -159,7 +165,8 @@ public:
     auto const pieces = static_cast<std::int64_t>(force_pieces_of_row_.extent(0));
     bytes += step_inverse_.bytes() + rows * (index + 2 * real) + pieces * (index + real) +
              subregions / 4 * (18 + 36 + 18) * real + subregions * (9 * index + (2 * 9 + 3 * 6 + 4 * 3 + 3) * real) +
-             one_mode_.bytes_per_step() + three_modes_.bytes_per_step();
+             static_cast<std::int64_t>(modal_drive_.size()) * real + one_mode_.bytes_per_step() +
+             three_modes_.bytes_per_step();
     if (shifted_.extent(0) > 0)
       bytes += rows * 5 * real + (subregions + static_cast<std::int64_t>(lossy_.one_mode.subregions.size() +
                                                                          lossy_.three_modes.subregions.size())) *
@@ -167,17 +174,17 @@ public:
     return bytes;
   }
 
-  // u^n of the lossy rows and, in the layers, each subregion's u^n and its force g from psi^n.
+  // u^n of the lossy rows and, in the layers, each general subregion's u^n and its force g from
+  // psi^n (the modal tets left theirs at the end of the last step).
   void before_faraday(Context const& c) override
   {
     gather_rows(c, false);
     if (!with_layers()) return;
     kernels::for_each("dgatd::psi_force", c.space, lossy_.subregions.size() / 4,
-                      kernels::StretchedTetForce<memory_space>{subregion_unknowns_, subregion_rows_, subregion_basis_,
-                                                               tet_coupling_, c.fields.u, psi_, psi_previous_,
-                                                               force_pieces_, shift_weight_, shifted_});
-    one_mode_.force(c, force_pieces_, shift_weight_, shifted_);
-    three_modes_.force(c, force_pieces_, shift_weight_, shifted_);
+                      kernels::StretchedTetForce<memory_space>{
+                          subregion_unknowns_, subregion_rows_, subregion_basis_, tet_coupling_, c.fields.u, psi_,
+                          psi_previous_, force_pieces_, kernels::PiecePlace::of<TetLayout>(psi_.extent(0)),
+                          shift_weight_, shifted_});
     kernels::for_each("dgatd::psi_force_rows", c.space, lossy_.rows.size(),
                       kernels::GatherForce<memory_space>{force_offsets_, force_pieces_of_row_, force_pieces_, force_});
   }
@@ -195,14 +202,14 @@ public:
                         kernels::LossCorrection<memory_space, Matrix>{
                             rows_, block_first_, block_size_, row_entry_, matrices_.template view<Matrix>(), sum_,
                             step_inverse_.template view<Matrix>(), force_, c.fields.u, shift_weight_, shifted_,
-                            shift_rule_[0], shift_rule_[1]});
+                            shift_rule_[0], shift_rule_[1], modal_drive_, by_columns});
     });
     if (!with_layers()) return;
     kernels::for_each("dgatd::psi", c.space, lossy_.subregions.size() / 4,
                       kernels::StretchedTetAuxiliary<memory_space>{subregion_unknowns_, subregion_basis_, tet_advance_,
                                                                    tet_drive_, c.fields.u, psi_previous_, psi_});
-    one_mode_.advance(c);
-    three_modes_.advance(c);
+    one_mode_.step(c, modal_drive_, force_pieces_, true);
+    three_modes_.step(c, modal_drive_, force_pieces_, true);
   }
 
   // psi, six per stretched subregion of the general form, then q, one per mode and subregion of the
@@ -220,7 +227,7 @@ public:
     auto const p = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), shifted_);
     state.insert(state.end(), p.data(), p.data() + p.size());
   }
-  void restore(Context const&, double const* state) override
+  void restore(Context const& c, double const* state) override
   {
     kernels::fill_rows(psi_, state);
     kernels::fill_rows(one_mode_.q, state + psi_.size());
@@ -229,6 +236,7 @@ public:
     Kokkos::deep_copy(shifted_,
                       kernels::upload_flat<Kokkos::View<Real*, memory_space>>(
                           "dgatd::shifted_p", std::vector<double>(state + p_first, state + p_first + shifted_.size())));
+    write_modal_pieces(c);
   }
   std::vector<TetRows> state_rows() const override
   {
@@ -239,6 +247,11 @@ public:
 
 private:
   using IndexView = Kokkos::View<Index*, memory_space>;
+  // The lossy blocks' L and K by columns where the tets' numbers are (GPUs: the rows of a block on
+  // neighbouring threads read neighbouring entries), by rows where each tet's numbers are one row
+  // (CPUs: a row is one contiguous run; the correction took a third less time on the dipole's
+  // shell on 2 cores, docs/open_regions.md).
+  static constexpr bool by_columns = std::is_same<TetLayout, Kokkos::LayoutLeft>::value;
   using Subregion = dga::HostOperators::StretchedSubregion;
 
   bool with_layers() const
@@ -260,11 +273,11 @@ private:
   }
 
   // The stretched tets whose stretch splits into Modes scalar modes (LossyRows::ModalTets), by tet:
-  // their subregions' unknowns, rows and W^T n_m, q per mode and subregion, per tet the rule
+  // their subregions' rows and W^T n_m, q per mode and subregion, per tet the rule
   // (a, d / 2, weight (1 + a) / 2 per mode); their force pieces start at first_piece.
   template <int Modes>
   struct Modal {
-    Kokkos::View<Index*[12], memory_space> unknowns, rows;
+    Kokkos::View<Index* [12], memory_space> rows;
     kernels::MatrixTable<12 * Modes, memory_space> direction;
     Kokkos::View<Real * [4 * Modes], memory_space> q;
     Kokkos::View<Real * [3 * Modes], memory_space> rule;
@@ -273,9 +286,7 @@ private:
 
     Modal() = default;
     Modal(ModalTets<Modes> const& tets, std::string const& group, std::size_t first, kernels::MatrixPrecision precision)
-        : unknowns(
-              upload_indices("dgatd::" + group + "_unknowns", tets.subregions, &ModalTets<Modes>::Subregion::unknowns)),
-          rows(upload_indices("dgatd::" + group + "_rows", tets.subregions, &ModalTets<Modes>::Subregion::lossy_rows)),
+        : rows(upload_indices("dgatd::" + group + "_rows", tets.subregions, &ModalTets<Modes>::Subregion::lossy_rows)),
           q("dgatd::" + group + "_q", tets.num_tets()), first_piece(first), name(group)
     {
       std::vector<double> along;
@@ -287,25 +298,17 @@ private:
     {
       rule = kernels::upload_table<3 * Modes, memory_space>("dgatd::" + name + "_rule", rules);
     }
-    void force(Context const& c, Kokkos::View<Real*, memory_space> const& pieces,
-               Kokkos::View<Real*, memory_space> const& shift_weight,
-               Kokkos::View<Real*, memory_space> const& shifted) const
+    // ModalTetStep: q advanced by the step's drive (advance), then the next step's force pieces.
+    void step(Context const& c, Kokkos::View<Real*, memory_space> const& drive,
+              Kokkos::View<Real*, memory_space> const& pieces, bool advance) const
     {
+      if (rule.extent(0) != q.extent(0)) return; // no dt yet: set_dt writes the pieces
       kernels::with_matrix_scalar(direction.precision(), [&](auto scalar) {
         using Matrix = decltype(scalar);
-        kernels::for_each(("dgatd::" + name + "_force").c_str(), c.space, q.extent(0),
-                          kernels::ModalTetForce<Modes, memory_space, Matrix>{
-                              unknowns, rows, direction.template view<Matrix>(), rule, c.fields.u, q, pieces,
-                              first_piece, shift_weight, shifted});
-      });
-    }
-    void advance(Context const& c) const
-    {
-      kernels::with_matrix_scalar(direction.precision(), [&](auto scalar) {
-        using Matrix = decltype(scalar);
-        kernels::for_each(("dgatd::" + name + "_q").c_str(), c.space, q.extent(0),
-                          kernels::ModalTetAuxiliary<Modes, memory_space, Matrix>{
-                              unknowns, direction.template view<Matrix>(), rule, c.fields.u, q});
+        kernels::for_each(("dgatd::" + name + (advance ? "_step" : "_pieces")).c_str(), c.space, q.extent(0),
+                          kernels::ModalTetStep<Modes, memory_space, Matrix>{
+                              rows, direction.template view<Matrix>(), rule, drive, q, pieces, first_piece,
+                              kernels::PiecePlace::of<TetLayout>(q.extent(0)), advance});
       });
     }
     std::int64_t bytes_per_step() const
@@ -313,9 +316,17 @@ private:
       auto const tets = static_cast<std::int64_t>(q.extent(0));
       constexpr auto index = static_cast<std::int64_t>(sizeof(Index));
       constexpr auto real = static_cast<std::int64_t>(sizeof(Real));
-      return 2 * direction.bytes() + tets * (2 * 3 * Modes * real + 4 * (9 * index + (2 * 3 + 4 * Modes + 3) * real));
+      return direction.bytes() + tets * (3 * Modes * real + 4 * (3 * index + (3 + 2 * Modes + 3) * real));
     }
   };
+
+  // The modal tets' force pieces from the q they hold, for the next step.
+  void write_modal_pieces(Context const& c) const
+  {
+    if (!with_layers()) return;
+    one_mode_.step(c, modal_drive_, force_pieces_, false);
+    three_modes_.step(c, modal_drive_, force_pieces_, false);
+  }
 
   void gather_rows(Context const& c, bool accumulate) const
   {
@@ -341,8 +352,9 @@ private:
   BlockMatrices step_inverse_;                               // K_v, with layers only
   Kokkos::View<Real*, memory_space> shift_weight_, shifted_; // 2 a and p per lossy row, with a shift
   std::array<double, 2> shift_rule_{1, 0};
-  Kokkos::View<Real*, memory_space> force_;                                // g, per lossy row
-  Kokkos::View<Real*, memory_space> force_pieces_;                         // each subregion's part of g, by tet group
+  Kokkos::View<Real*, memory_space> force_;        // g, per lossy row
+  Kokkos::View<Real*, memory_space> force_pieces_; // each subregion's part of g, by tet group
+  Kokkos::View<Real*, memory_space> modal_drive_;  // u^n + u^(n+1) (- 2 a p^n) per lossy row, with modal tets
   Kokkos::View<Index*, memory_space> force_offsets_, force_pieces_of_row_; // the pieces of each row
   // The stretched tets' subregions, a tet's four in its row (kernels::StretchedTetForce): their
   // unknowns, lossy rows and basis W, psi, u^n of their half-edges; per tet the rule and the force's
