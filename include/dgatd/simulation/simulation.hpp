@@ -76,8 +76,9 @@ struct RunResult {
 };
 
 // What a tet inside a matched layer weighs against a plain one in the partition of a run over
-// several ranks: about the bytes its step moves (docs/open_regions.md, section 3).
-inline constexpr int stretched_tet_weight = 6;
+// several ranks: about the bytes its step moves (docs/open_regions.md, section 3: 640 B plain,
+// 640 + 2387 B in the dipole's shell).
+inline constexpr int stretched_tet_weight = 5;
 
 class Simulation {
 public:
