@@ -2,14 +2,23 @@
 // A closed PEC box on a jittered structured mesh in c = 1 units (eps = mu = 1), the problem the
 // solver tests step, and the comparison they share.
 
+#include "dgatd/kernels/device_operators.hpp"
 #include "dgatd/simulation/problem.hpp"
+
+#include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <type_traits>
 #include <vector>
 
 namespace dgatd::testing {
+
+// The per-tet layout a space does not prefer, for the tests that step both.
+template <class Space>
+using OtherTetLayout = std::conditional_t<std::is_same_v<kernels::DefaultTetLayout<Space>, Kokkos::LayoutRight>,
+                                          Kokkos::LayoutLeft, Kokkos::LayoutRight>;
 
 using Cavity = simulation::Problem;
 

@@ -9,7 +9,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <type_traits>
 
 namespace dgatd::kernels {
 
@@ -88,18 +87,15 @@ KOKKOS_INLINE_FUNCTION Real shifted_value(Real value, Index row, Weight const& w
 }
 
 // Where a stretched tet k of a group of n leaves the force piece of its subregion lv's half-edge r
-// (slot 3 lv + r), from the group's first piece: in the tet's column, slot n + k, where the tets'
-// numbers are laid out so (GPUs: a warp's work items write neighbouring numbers), and in its row,
-// 12 k + slot, where each tet's numbers are one row (CPUs: a lossy row that gathers its pieces
-// from the tets around its edge then finds each tet's twelve in one or two cache lines; 8 % off the
-// dipole's step on 2 cores, docs/open_regions.md).
+// (slot 3 lv + r), from the group's first piece: in the tet's column, slot n + k, by columns
+// (GPUs: a warp's work items write neighbouring numbers), else in its row, 12 k + slot (CPUs: a lossy
+// row that gathers its pieces from the tets around its edge then finds each tet's twelve in one or
+// two cache lines; 8 % off the dipole's step on 2 cores, docs/open_regions.md).
 struct PiecePlace {
-  std::size_t slot_stride = 1, tet_stride = 12;
-  template <class TetLayout>
-  static PiecePlace of(std::size_t tets)
+  std::size_t slot_stride, tet_stride;
+  static PiecePlace of(bool by_columns, std::size_t tets)
   {
-    if (std::is_same<TetLayout, Kokkos::LayoutLeft>::value) return {tets, 1};
-    return {1, 12};
+    return by_columns ? PiecePlace{tets, 1} : PiecePlace{1, 12};
   }
   KOKKOS_INLINE_FUNCTION std::size_t operator()(int slot, std::size_t k) const
   {

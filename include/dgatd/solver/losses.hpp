@@ -98,7 +98,7 @@ public:
     std::vector<Index> pieces_of_row(static_cast<std::size_t>(offsets.back()));
     std::vector<Index> next(offsets.begin(), offsets.end() - 1);
     auto place = [&](auto const& subregions, std::size_t first) {
-      auto const piece_place = kernels::PiecePlace::of<TetLayout>(subregions.size() / 4);
+      auto const piece_place = kernels::PiecePlace::of(by_columns, subregions.size() / 4);
       for (std::size_t s = 0; s < subregions.size(); ++s)
         for (int r = 0; r < 3; ++r)
           if (Index const row = subregions[s].lossy_rows[r]; row >= 0)
@@ -183,7 +183,7 @@ public:
     kernels::for_each("dgatd::psi_force", c.space, lossy_.subregions.size() / 4,
                       kernels::StretchedTetForce<memory_space>{
                           subregion_unknowns_, subregion_rows_, subregion_basis_, tet_coupling_, c.fields.u, psi_,
-                          psi_previous_, force_pieces_, kernels::PiecePlace::of<TetLayout>(psi_.extent(0)),
+                          psi_previous_, force_pieces_, kernels::PiecePlace::of(by_columns, psi_.extent(0)),
                           shift_weight_, shifted_});
     kernels::for_each("dgatd::psi_force_rows", c.space, lossy_.rows.size(),
                       kernels::GatherForce<memory_space>{force_offsets_, force_pieces_of_row_, force_pieces_, force_});
@@ -247,10 +247,10 @@ public:
 
 private:
   using IndexView = Kokkos::View<Index*, memory_space>;
-  // The lossy blocks' L and K by columns where the tets' numbers are (GPUs: the rows of a block on
-  // neighbouring threads read neighbouring entries), by rows where each tet's numbers are one row
-  // (CPUs: a row is one contiguous run; the correction took a third less time on the dipole's
-  // shell on 2 cores, docs/open_regions.md).
+  // The lossy blocks' L and K, and the force pieces (kernels::PiecePlace), by columns where the tets'
+  // numbers are (GPUs: the rows of a block on neighbouring threads read neighbouring entries), by rows
+  // where each tet's numbers are one row (CPUs: a row is one contiguous run; the correction took a
+  // third less time on the dipole's shell on 2 cores, docs/open_regions.md).
   static constexpr bool by_columns = std::is_same<TetLayout, Kokkos::LayoutLeft>::value;
   using Subregion = dga::HostOperators::StretchedSubregion;
 
@@ -308,7 +308,7 @@ private:
         kernels::for_each(("dgatd::" + name + (advance ? "_step" : "_pieces")).c_str(), c.space, q.extent(0),
                           kernels::ModalTetStep<Modes, memory_space, Matrix>{
                               rows, direction.template view<Matrix>(), rule, drive, q, pieces, first_piece,
-                              kernels::PiecePlace::of<TetLayout>(q.extent(0)), advance});
+                              kernels::PiecePlace::of(by_columns, q.extent(0)), advance});
       });
     }
     std::int64_t bytes_per_step() const

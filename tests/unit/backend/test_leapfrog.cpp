@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <stdexcept>
-#include <type_traits>
 #include <vector>
 
 namespace {
@@ -203,9 +202,7 @@ TEST(Leapfrog, BackendsAgreeWithTheReferenceBackend)
 // the unknowns): the same field must come out.
 TEST(Leapfrog, LayoutVariantsAgree)
 {
-  using DefaultLayout = dgatd::kernels::DefaultTetLayout<TestSpace>;
-  using OtherLayout =
-      std::conditional_t<std::is_same_v<DefaultLayout, Kokkos::LayoutRight>, Kokkos::LayoutLeft, Kokkos::LayoutRight>;
+  using OtherLayout = dgatd::testing::OtherTetLayout<TestSpace>;
   auto const& cavity = shared_cavity();
   dgatd::dga::AssemblyOptions by_degree;
   by_degree.group_blocks_by_degree = true;

@@ -14,7 +14,6 @@
 #include <cstdio>
 #include <functional>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -376,9 +375,7 @@ TEST(MatchedLayers, ShiftedStretchStepsLikeTheGeneralFormAndDiffersFromThePlainO
 // GPUs' placement runs here on the host too.
 TEST(MatchedLayers, BothTetLayoutsStepTheSameFields)
 {
-  using DefaultLayout = dgatd::kernels::DefaultTetLayout<TestSpace>;
-  using OtherLayout =
-      std::conditional_t<std::is_same_v<DefaultLayout, Kokkos::LayoutRight>, Kokkos::LayoutLeft, Kokkos::LayoutRight>;
+  using OtherLayout = dgatd::testing::OtherTetLayout<TestSpace>;
   auto const shelled = dgatd::testing::shelled_box(10, 0.3, {}, shifted_profile(3.0));
   ASSERT_GT(tets_with_modes(shelled.operators, 0), 0);
   ASSERT_GT(tets_with_modes(shelled.operators, 1), 0);
