@@ -48,7 +48,7 @@ std::vector<int> tet_weights(mesh::Mesh const& m, std::vector<std::string> const
     }
     if (equals == std::string::npos || value < 1)
       throw Error("--weight " + item, "is not VOLUME=W with a whole W of at least 1",
-                  "e.g. --weight pml=5 for a matched layer's tets, which move about five times a plain tet's bytes");
+                  "e.g. --weight pml=4 for a matched layer's tets, which move about four times a plain tet's bytes");
     int const tag = m.group_tag(3, item.substr(0, equals));
     for (std::size_t t = 0; t < m.tets.size(); ++t)
       if (m.tet_region[t] == tag) weight[t] = value;
@@ -128,8 +128,8 @@ void add_partition_command(CLI::App& app, Action* action)
   command->add_option("file", options->file, "Gmsh mesh (.msh 2.2 or 4.1, ASCII or binary)")->required();
   command->add_option("-n,--parts", options->parts, "Number of parts (ranks)")->capture_default_str();
   command->add_option("--weight", options->weights,
-                      "VOLUME=W: the tets of a physical volume weigh W (whole, >= 1) instead of 1 (e.g. pml=5: a "
-                      "matched layer's tet moves about five times a plain tet's bytes); repeatable");
+                      "VOLUME=W: the tets of a physical volume weigh W (whole, >= 1) instead of 1 (e.g. pml=4: a "
+                      "matched layer's tet moves about four times a plain tet's bytes); repeatable");
   command->add_option("--scale", options->scale, "Metres per mesh unit (e.g. 1e-3 for a mesh in mm)")
       ->capture_default_str();
   command->add_option("--ordering", options->ordering, "The vertex ordering of the run ([mesh] ordering)")

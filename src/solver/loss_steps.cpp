@@ -396,12 +396,14 @@ MagneticStepMatrices magnetic_step_matrices(MagneticLayer const& layer, double d
                                      rule, dt, [&](int i, int j, double value) { implicit_loss[4 * i + j] += value; });
     implicit_step(layer.mu[k], implicit_loss, dt, m.loss.data() + 16 * k, m.step_inverse.data() + 16 * k);
   }
-  // The modal tets: S' += weight d / 2 b_lv b_lv^T per mode and subregion, b_lv = W_lv^T n.
+  // The modal tets: S' += weight d / 2 b_lv b_lv^T per mode and subregion, b_lv = W_lv^T n. S' is
+  // symmetric (the stretch's loss is, and so is each mode's term), so (Mmu + dt S' / 2)^-1 is, up to
+  // the rounding of its inversion, which the packing averages out.
   auto add_modal = [&](auto const& group, MagneticModalMatrices& matrices) {
     std::size_t const tets = group.tets.size();
     std::size_t const modes = group.modes;
-    matrices.loss.resize(16 * tets);
-    matrices.step_inverse.resize(16 * tets);
+    matrices.implicit_loss.resize(10 * tets);
+    matrices.step.resize(10 * tets);
     matrices.rule.resize(3 * group.rates.size());
     for (std::size_t k = 0; k < tets; ++k) {
       std::array<double, 16> implicit_loss = shifted_loss(group.loss[k]);
@@ -416,8 +418,14 @@ MagneticStepMatrices magnetic_step_matrices(MagneticLayer const& layer, double d
             for (int j = 0; j < 4; ++j) implicit_loss[4 * i + j] += implicit * b[i] * b[j];
         }
       }
-      implicit_step(group.mu[k], implicit_loss, dt, matrices.loss.data() + 16 * k,
-                    matrices.step_inverse.data() + 16 * k);
+      std::array<double, 16> step;
+      for (int i = 0; i < 16; ++i) step[i] = group.mu[k][i] + 0.5 * dt * implicit_loss[i];
+      invert_step_matrix(step.data(), 4, false, dt);
+      for (int i = 0, packed = 0; i < 4; ++i)
+        for (int j = i; j < 4; ++j, ++packed) {
+          matrices.implicit_loss[10 * k + packed] = 0.5 * (implicit_loss[4 * i + j] + implicit_loss[4 * j + i]);
+          matrices.step[10 * k + packed] = 0.5 * (step[4 * i + j] + step[4 * j + i]);
+        }
     }
   };
   add_modal(layer.one_mode, m.one_mode);

@@ -330,21 +330,22 @@ progress = false
   EXPECT_EQ(a[0].incident, b[0].incident);
   EXPECT_EQ(dgatd::io::read_energy(whole).energy, dgatd::io::read_energy(half).energy);
   // The same checkpoint as an older dgatd would have laid out its layers' auxiliaries (state_layout
-  // 2: no three-mode tets) is refused before anything runs, not restored into the wrong places.
+  // 3: the modal tets' magnetic auxiliaries whole) is refused before anything runs, not restored
+  // into the wrong places.
   {
     using dgatd::io::hdf5::Handle;
     Handle const file(H5Fopen(dgatd::io::checkpoint_path(half).c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
     ASSERT_TRUE(file.valid());
     Handle const layout(H5Aopen(file.get(), "state_layout", H5P_DEFAULT), H5Aclose);
     ASSERT_TRUE(layout.valid());
-    std::int64_t const older = 2;
+    std::int64_t const older = 3;
     ASSERT_GE(H5Awrite(layout.get(), H5T_NATIVE_INT64, &older), 0);
   }
   try {
     run(text, half, dgatd::io::checkpoint_path(half));
-    FAIL() << "a checkpoint of state layout 2 was restored";
+    FAIL() << "a checkpoint of state layout 3 was restored";
   } catch (dgatd::Error const& e) {
-    EXPECT_NE(std::string(e.what()).find("in layout 2, this dgatd reads 3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("in layout 3, this dgatd reads 4"), std::string::npos) << e.what();
   }
 }
 

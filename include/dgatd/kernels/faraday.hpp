@@ -139,8 +139,7 @@ struct TetShift {
 };
 
 // f^(n+1/2) = f~ - L (f~ + f^(n-1/2) - 2 a p) - K force on stretched tet k (tet t, its row k of L and
-// K), written to f and to updated; shifted_previous returns f^(n-1/2) - 2 a p (MagneticStretchAfter,
-// MagneticModalAfter).
+// K), written to f and to updated; shifted_previous returns f^(n-1/2) - 2 a p (MagneticStretchAfter).
 template <class Matrices, class Field>
 KOKKOS_INLINE_FUNCTION void correct_stretched_tet(Matrices const& loss, Matrices const& step_inverse,
                                                   Real const (&shifted_previous)[4], Field const& f, std::size_t k,
@@ -206,44 +205,109 @@ struct MagneticStretchAfter {
 };
 
 // The stretched tets whose stretch splits into Modes scalar modes (HostOperators::StretchModes), one
-// auxiliary phi per mode and subregion, as MagneticStretchAfter:
-//   f^(n+1/2) = f~ - L (f~ + f^(n-1/2)) - K sum_m weight_m (1 + a_m) / 2 sum_lv phi_lv,m b_lv,m,
-//   phi_lv,m^(n+1/2) = a_m phi_lv,m^(n-1/2) + d_m / 2 b_lv,m . (f^(n-1/2) + f^(n+1/2)),   b_lv,m = W_lv^T n_m,
-// per tet mode m's rule at 3 m, phi_lv,m at Modes lv + m and b_lv,m by local faces at 4 (Modes lv + m).
-template <int Modes, class TetLayout, class MemorySpace, class Matrix = Real>
-struct MagneticModalAfter {
+// auxiliary phi per mode and subregion, in one pass before the lossless kernel. The trapezoidal rule
+//   Mmu (f^(n+1/2) - f^(n-1/2)) / dt + S' (f^(n+1/2) + f^(n-1/2)) / 2 - S' a p + g = -C U^n
+// is f^(n+1/2) = f^(n-1/2) - dt M (S' (f^(n-1/2) - a p) + g) - dt M C U^n with M = (Mmu + dt S' / 2)^-1,
+// symmetric like (Mmu)^-1: in these tets the lossless kernel multiplies by M where it would by
+// (Mmu)^-1 (MagneticStretch writes it there), so this pass leaves f^(n-1/2) - dt M (S' (f - a p) + g)
+// and the kernel adds the rest and writes the edge pieces. The force is
+// g = sum_m weight_m (1 + a_m) / 2 sum_lv phi_lv,m^(n-1/2) b_lv,m and the auxiliaries step by
+//   phi_lv,m^(n+1/2) = a_m phi_lv,m^(n-1/2) + d_m / 2 b_lv,m . (f^(n-1/2) - 2 a p^(n-1/2) + f^(n+1/2)),
+// b_lv,m = W_lv^T n_m, p^(n+1/2) = advance p^(n-1/2) + half_drive (f^(n-1/2) + f^(n+1/2)) with a shift
+// a. f^(n+1/2) is known only at the next step's start, so phi and p hold between steps all but its
+// share, d_m / 2 b_lv,m . f^(n+1/2) and half_drive f^(n+1/2), which this pass adds first
+// (MagneticModalRebase keeps that so when the rule changes). Per tet mode m's rule at 3 m, phi_lv,m
+// at Modes lv + m and b_lv,m by local faces at 4 (Modes lv + m); S' and M packed symmetric.
+template <int Modes, class TetLayout, class MemorySpace, class Matrix, class StepMatrix>
+struct MagneticModalStep {
   Kokkos::View<Index*, MemorySpace> tets;
   Kokkos::View<Real* [4], TetLayout, MemorySpace> f;
-  Kokkos::View<Real* [4], MemorySpace> previous;
-  Kokkos::View<Matrix* [16], MemorySpace> loss;               // L, 4 x 4 row-major
-  Kokkos::View<Matrix* [16], MemorySpace> step_inverse;       // K, 4 x 4 row-major
-  Kokkos::View<Matrix * [16 * Modes], MemorySpace> direction; // b_lv,m
-  Kokkos::View<Real * [3 * Modes], MemorySpace> rule;         // a, d / 2, weight (1 + a) / 2 per mode
-  Kokkos::View<Real * [4 * Modes], MemorySpace> phi;          // one per mode and subregion
-  Kokkos::View<std::uint32_t const*, MemorySpace> edge_signs;
-  Kokkos::View<Real* [6], TetLayout, MemorySpace> edge_pieces;
-  TetShift<MemorySpace> shift;
+  Kokkos::View<StepMatrix* [10], TetLayout, MemorySpace> step; // the lossless kernel's matrices: M here
+  Kokkos::View<Matrix* [10], MemorySpace> implicit_loss;       // S'
+  Kokkos::View<Matrix * [16 * Modes], MemorySpace> direction;  // b_lv,m
+  Kokkos::View<Real * [3 * Modes], MemorySpace> rule;          // a, d / 2, weight (1 + a) / 2 per mode
+  Kokkos::View<Real * [4 * Modes], MemorySpace> phi;           // one per mode and subregion, less its last share
+  TetShift<MemorySpace> shift;                                 // p, less its last share
+  Real dt;
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
   {
     Index const t = tets(k);
-    Real updated[4], force[4] = {0, 0, 0, 0}, shifted_previous[4];
+    bool const shifted = shift.p.extent(0) > 0;
+    Real field[4], p[4], shifted_previous[4], half_shifted[4], y[4];
+    for (int j = 0; j < 4; ++j) {
+      field[j] = f(t, j);
+      p[j] = shifted ? shift.p(k, j) + shift.half_drive * field[j] : Real(0);
+      // The weight is 2 a.
+      shifted_previous[j] = field[j] - shift.weight * p[j];
+      half_shifted[j] = field[j] - Real(0.5) * shift.weight * p[j];
+    }
+    for (int i = 0; i < 4; ++i) {
+      y[i] = 0;
+      for (int j = 0; j < 4; ++j)
+        y[i] += static_cast<Real>(implicit_loss(k, packed_symmetric_index(4, i, j))) * half_shifted[j];
+    }
     for (int lv = 0; lv < 4; ++lv)
       for (int m = 0; m < Modes; ++m) {
-        Real const weighted = rule(k, 3 * m + 2) * phi(k, Modes * lv + m);
-        for (int face = 0; face < 4; ++face) force[face] += weighted * direction(k, 4 * (Modes * lv + m) + face);
+        int const at = Modes * lv + m;
+        Real along = 0;
+        for (int face = 0; face < 4; ++face) along += direction(k, 4 * at + face) * field[face];
+        Real along_shifted = along;
+        if (shifted) {
+          along_shifted = 0;
+          for (int face = 0; face < 4; ++face) along_shifted += direction(k, 4 * at + face) * shifted_previous[face];
+        }
+        Real const previous = phi(k, at) + rule(k, 3 * m + 1) * along;
+        Real const weighted = rule(k, 3 * m + 2) * previous;
+        for (int face = 0; face < 4; ++face) y[face] += weighted * direction(k, 4 * at + face);
+        phi(k, at) = rule(k, 3 * m) * previous + rule(k, 3 * m + 1) * along_shifted;
       }
-    shift.shifted_previous(previous, k, shifted_previous);
-    correct_stretched_tet(loss, step_inverse, shifted_previous, f, k, t, force, updated);
-    Real sum[4];
-    for (int face = 0; face < 4; ++face) sum[face] = shifted_previous[face] + updated[face];
+    for (int i = 0; i < 4; ++i) {
+      Real s = 0;
+      for (int j = 0; j < 4; ++j) s += static_cast<Real>(step(t, packed_symmetric_index(4, i, j))) * y[j];
+      f(t, i) = field[i] - dt * s;
+    }
+    if (shifted)
+      for (int j = 0; j < 4; ++j) shift.p(k, j) = shift.advance * p[j] + shift.half_drive * field[j];
+  }
+};
+
+// What MagneticModalStep's phi and p hold between steps when the rule changes from `from` (d / 2
+// per mode at 3 m + 1, half_drive; empty and 0 when there was none, phi and p then whole) to `to`:
+// the next pass adds the new rule's share of f^(n+1/2), so the old share goes in now and the new one out.
+template <int Modes, class TetLayout, class MemorySpace, class Matrix>
+struct MagneticModalRebase {
+  Kokkos::View<Index*, MemorySpace> tets;
+  Kokkos::View<Real* [4], TetLayout, MemorySpace> f;
+  Kokkos::View<Matrix * [16 * Modes], MemorySpace> direction;
+  Kokkos::View<Real * [3 * Modes], MemorySpace> from, to;
+  Kokkos::View<Real * [4 * Modes], MemorySpace> phi;
+  Kokkos::View<Real* [4], MemorySpace> p;
+  Real from_half_drive, to_half_drive;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
+  {
+    Index const t = tets(k);
     for (int lv = 0; lv < 4; ++lv)
       for (int m = 0; m < Modes; ++m) {
-        Real x = 0;
-        for (int face = 0; face < 4; ++face) x += direction(k, 4 * (Modes * lv + m) + face) * sum[face];
-        phi(k, Modes * lv + m) = rule(k, 3 * m) * phi(k, Modes * lv + m) + rule(k, 3 * m + 1) * x;
+        int const at = Modes * lv + m;
+        Real along = 0;
+        for (int face = 0; face < 4; ++face) along += direction(k, 4 * at + face) * f(t, face);
+        Real const old_share = from.extent(0) > 0 ? from(k, 3 * m + 1) : Real(0);
+        phi(k, at) += (old_share - to(k, 3 * m + 1)) * along;
       }
-    shift.advance_tet(previous, k, updated);
-    write_edge_pieces(edge_pieces, t, edge_signs(t), updated);
+    if (p.extent(0) > 0)
+      for (int j = 0; j < 4; ++j) p(k, j) += (from_half_drive - to_half_drive) * f(t, j);
+  }
+};
+
+// Rows of the lossless kernel's matrices replaced: row tets(k) of step takes row k of rows.
+template <class TetLayout, class MemorySpace, class StepMatrix>
+struct ReplaceTetRows {
+  Kokkos::View<Index*, MemorySpace> tets;
+  Kokkos::View<StepMatrix* [10], MemorySpace> rows;
+  Kokkos::View<StepMatrix* [10], TetLayout, MemorySpace> step;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
+  {
+    for (int j = 0; j < 10; ++j) step(tets(k), j) = rows(k, j);
   }
 };
 

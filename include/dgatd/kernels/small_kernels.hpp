@@ -216,6 +216,19 @@ struct GatherForce {
   }
 };
 
+// The general form's auxiliaries are kept as psi = [z / dt; z'] (six per subregion, at 6 lv), so a
+// new dt rescales their first three by the old dt over the new one (both sides of the layers).
+template <class MemorySpace>
+struct RescaleDisplacements {
+  Kokkos::View<Real* [24], MemorySpace> psi;
+  Real old_over_new;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
+  {
+    for (int lv = 0; lv < 4; ++lv)
+      for (int c = 0; c < 3; ++c) psi(k, 6 * lv + c) *= old_over_new;
+  }
+};
+
 // After the step, the trapezoidal rule for the auxiliaries of a stretched tet's four subregions:
 // psi^(n+1) = advance psi^n + drive W (u^n + u^(n+1)) / 2 (advance 6 x 6 and drive 6 x 3 per tet,
 // row-major; W per subregion).

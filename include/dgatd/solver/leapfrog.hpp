@@ -183,6 +183,8 @@ public:
   // u.Meps u over the free unknowns.
   double electric_energy(Kokkos::View<FieldScalar*, memory_space> const& u) const;
 
+  // Before set_dt where the problem has matched layers: their term then writes the implicit step of
+  // its modal tets into the lossless Faraday matrices (MagneticStretch), which the bound must not see.
   StabilityBound estimate_stability(double tolerance = 1e-6, int max_iterations = 20000,
                                     std::uint64_t seed = stability_seed);
 
@@ -346,6 +348,9 @@ StabilityBound FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::estim
                                                                                               int max_iterations,
                                                                                               std::uint64_t seed)
 {
+  if (dt_ > 0 && holds_term<MagneticStretch<ExecutionSpace, TetLayout>>())
+    throw std::logic_error("FractionedLeapfrog::estimate_stability after set_dt in a problem with matched layers: "
+                           "their implicit steps are in the Faraday matrices now; estimate the bound first");
   if (!halo_) return solver::estimate_stability(space_, ops_, tolerance, max_iterations, seed);
   complete_exchange();
   DistributedLanczos<memory_space> distributed;

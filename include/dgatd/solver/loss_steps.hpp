@@ -116,10 +116,12 @@ MagneticLayer magnetic_layer(dga::HostOperators const& host);
 // Cartesian h, as on Ampere's side), the loss L = K S' / 2 and K = (Mmu / dt + S' / 2)^-1 of its
 // implicit step (4 x 4) and the force coupling X = c |t|/4 [R0 | R1] (I + A) / 2 (3 x 6): the tet's
 // force is sum_lv W_lv^T X phi_lv, with W_lv its subregions' dual bases (MagneticLayer::basis).
-// For the modal tets, L and K (16 each) and the rule (a, d / 2, weight (1 + a) / 2 per mode) as on
-// Ampere's side.
+// For the modal tets, their implicit loss S' and their step matrix (Mmu + dt S' / 2)^-1 = K / dt,
+// both symmetric and packed as HostOperators::mu_inverse (10 each), and the rule (a, d / 2,
+// weight (1 + a) / 2 per mode) as on Ampere's side: the lossless Faraday kernel multiplies by that
+// step matrix in these tets (MagneticStretch).
 struct MagneticModalMatrices {
-  std::vector<double> loss, step_inverse, rule;
+  std::vector<double> implicit_loss, step, rule;
 };
 struct MagneticStepMatrices {
   std::vector<double> advance, drive, loss, step_inverse, coupling;

@@ -119,6 +119,10 @@ public:
 
   void set_dt(Context const& c) override
   {
+    if (dt_ > 0 && c.dt != dt_)
+      kernels::for_each("dgatd::psi_rescale", c.space, psi_.extent(0),
+                        kernels::RescaleDisplacements<memory_space>{psi_, dt_ / c.dt});
+    dt_ = c.dt;
     auto const m = loss_step_matrices(lossy_, c.dt, by_columns);
     matrices_ = BlockMatrices("dgatd::loss_matrices", m.loss, precision_);
     if (!with_layers()) return;
@@ -345,6 +349,7 @@ private:
 
   LossyRows lossy_;
   kernels::MatrixPrecision precision_;
+  double dt_ = 0; // the one the auxiliaries are scaled by
   Kokkos::View<Index*, memory_space> rows_, block_first_, block_size_;
   Kokkos::View<std::int64_t*, memory_space> row_entry_;
   BlockMatrices matrices_;                                   // L_v, block by block, by columns

@@ -15,11 +15,12 @@ namespace fs = std::filesystem;
 using hdf5::Handle;
 
 constexpr char const* checkpoint_kind = "dgatd checkpoint";
-// The order of the terms' state in /state/auxiliary. 3: a matched layer's auxiliaries of the general
-// form, then of its one-mode tets, then of its three-mode tets (2: general and one-mode tets only;
+// The order of the terms' state in /state/auxiliary. 4: a matched layer's auxiliaries of the general
+// form, then of its one-mode tets, then of its three-mode tets, the modal tets' magnetic ones less
+// their share of f^(n+1/2) (kernels::MagneticModalStep; 3: whole; 2: general and one-mode tets only;
 // 1, without the attribute: the electric ones by dual block). A checkpoint of
 // another layout with terms' state could be restored into the wrong places, so it is refused.
-constexpr std::int64_t state_layout = 3;
+constexpr std::int64_t state_layout = 4;
 
 std::string hex(std::uint64_t value)
 {
