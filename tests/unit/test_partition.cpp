@@ -169,11 +169,14 @@ TEST(Partition, CommandPrintsThePartsAndRefusesABadCount)
       dgatd::testing::run_dgatd("partition " + scratch.file("box.msh") + " -n 2 --weight domain=3", scratch.path());
   EXPECT_EQ(weighted.exit_code, 0) << weighted.err;
   EXPECT_NE(weighted.out.find("(tets by their --weight)"), std::string::npos) << weighted.out;
-  for (auto const& [arguments, expected] : {std::pair<std::string, std::string>{" -n 0", "0 parts for"},
-                                            {" --weight domain=0", "--weight domain=0: is not VOLUME=W"},
-                                            {" --weight domain", "--weight domain: is not VOLUME=W"},
-                                            {" --weight domain=1.5", "--weight domain=1.5: is not VOLUME=W"},
-                                            {" --weight nowhere=2", "nowhere"}}) {
+  // A named vector, not a braced list in the loop: nvcc 11.8 cannot deduce the range of the latter.
+  std::vector<std::pair<std::string, std::string>> const refused{
+      {" -n 0", "0 parts for"},
+      {" --weight domain=0", "--weight domain=0: is not VOLUME=W"},
+      {" --weight domain", "--weight domain: is not VOLUME=W"},
+      {" --weight domain=1.5", "--weight domain=1.5: is not VOLUME=W"},
+      {" --weight nowhere=2", "nowhere"}};
+  for (auto const& [arguments, expected] : refused) {
     auto const bad = dgatd::testing::run_dgatd("partition " + scratch.file("box.msh") + arguments, scratch.path());
     EXPECT_NE(bad.exit_code, 0) << arguments;
     EXPECT_NE(bad.err.find(expected), std::string::npos) << arguments << ": " << bad.err;
