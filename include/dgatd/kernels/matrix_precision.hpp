@@ -4,6 +4,7 @@
 // most of a step's traffic (README, Precision): the core's inverses and the lossy terms' step
 // matrices. float32 fields too ("single") halve the fields' bytes as well.
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -30,6 +31,12 @@ inline StepPrecision step_precision_named(std::string const& name)
   if (name == "mixed") return {MatrixPrecision::float32, FieldPrecision::float64};
   if (name == "single") return {MatrixPrecision::float32, FieldPrecision::float32};
   throw std::invalid_argument("unknown precision '" + name + "' (double, mixed or single)");
+}
+
+// The bytes of one matrix number in precision.
+inline std::size_t matrix_scalar_size(MatrixPrecision precision)
+{
+  return precision == MatrixPrecision::float32 ? sizeof(float) : sizeof(double);
 }
 
 inline char const* matrix_precision_name(MatrixPrecision precision)

@@ -229,6 +229,17 @@ struct RescaleDisplacements {
   }
 };
 
+// Keeps psi scaled by dt: scaled_by is the dt it holds (0 before the first), rescaled when dt differs.
+template <class ExecutionSpace, class MemorySpace>
+void rescale_displacements(char const* label, ExecutionSpace const& space,
+                           Kokkos::View<Real* [24], MemorySpace> const& psi, double& scaled_by, double dt)
+{
+  if (scaled_by > 0 && dt != scaled_by)
+    Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecutionSpace>(space, 0, psi.extent(0)),
+                         RescaleDisplacements<MemorySpace>{psi, scaled_by / dt});
+  scaled_by = dt;
+}
+
 // After the step, the trapezoidal rule for the auxiliaries of a stretched tet's four subregions:
 // psi^(n+1) = advance psi^n + drive W (u^n + u^(n+1)) / 2 (advance 6 x 6 and drive 6 x 3 per tet,
 // row-major; W per subregion).

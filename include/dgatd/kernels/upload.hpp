@@ -98,11 +98,7 @@ public:
   {
     return precision_ == MatrixPrecision::float32 ? view<float>().extent(0) : view<double>().extent(0);
   }
-  std::int64_t bytes() const
-  {
-    auto const scalar = precision_ == MatrixPrecision::float32 ? sizeof(float) : sizeof(double);
-    return static_cast<std::int64_t>(rows() * width * scalar);
-  }
+  std::int64_t bytes() const { return static_cast<std::int64_t>(rows() * width * matrix_scalar_size(precision_)); }
 
 private:
   MatrixPrecision precision_ = MatrixPrecision::float64;

@@ -119,10 +119,7 @@ public:
 
   void set_dt(Context const& c) override
   {
-    if (dt_ > 0 && c.dt != dt_)
-      kernels::for_each("dgatd::psi_rescale", c.space, psi_.extent(0),
-                        kernels::RescaleDisplacements<memory_space>{psi_, dt_ / c.dt});
-    dt_ = c.dt;
+    kernels::rescale_displacements("dgatd::psi_rescale", c.space, psi_, dt_, c.dt);
     auto const m = loss_step_matrices(lossy_, c.dt, by_columns);
     matrices_ = BlockMatrices("dgatd::loss_matrices", m.loss, precision_);
     if (!with_layers()) return;

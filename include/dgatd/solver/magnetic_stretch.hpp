@@ -49,10 +49,7 @@ public:
 
   void set_dt(Context const& c) override
   {
-    if (dt_ > 0 && c.dt != dt_)
-      kernels::for_each("dgatd::phi_rescale", c.space, phi_.extent(0),
-                        kernels::RescaleDisplacements<memory_space>{phi_, dt_ / c.dt});
-    dt_ = c.dt;
+    kernels::rescale_displacements("dgatd::phi_rescale", c.space, phi_, dt_, c.dt);
     auto const m = magnetic_step_matrices(layer_, c.dt);
     advance_ = kernels::upload_table<36, memory_space>("dgatd::phi_advance", m.advance);
     drive_ = kernels::upload_table<18, memory_space>("dgatd::phi_drive", m.drive);
@@ -248,9 +245,8 @@ private:
     // Its index, f^ read and written, M, S', the directions and rule, phi read and written.
     std::int64_t bytes_per_step() const
     {
-      auto const step_scalar = step_precision == kernels::MatrixPrecision::float32 ? sizeof(float) : sizeof(double);
-      return static_cast<std::int64_t>(tets.extent(0) * 10 * step_scalar) + implicit_loss.bytes() + direction.bytes() +
-             static_cast<std::int64_t>(2 * shift.p.size() * sizeof(Real)) +
+      return static_cast<std::int64_t>(tets.extent(0) * 10 * kernels::matrix_scalar_size(step_precision)) +
+             implicit_loss.bytes() + direction.bytes() + static_cast<std::int64_t>(2 * shift.p.size() * sizeof(Real)) +
              static_cast<std::int64_t>(tets.extent(0)) *
                  static_cast<std::int64_t>(sizeof(Index) + (2 * 4 + 3 * Modes + 2 * 4 * Modes) * sizeof(Real));
     }
