@@ -264,6 +264,7 @@ public:
     for (int cells : options_.sizes) run_size(cells, options_.serial_everywhere || cells == largest);
     for (auto const& file : options_.meshes) run_mesh(file);
     for (auto const& file : options_.configs) run_config(file);
+    compare_configured_steps();
   }
 
 private:
@@ -467,21 +468,51 @@ private:
       throw Error(file, "dgatd bench --config times the fractioned formulation",
                   "remove [solver] formulation = \"assembled\" from a copy to bench it");
     auto const start = std::chrono::steady_clock::now();
-    simulation::Simulation run(config);
+    auto run = std::make_unique<simulation::Simulation>(config);
     double const seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     set_precision(precision);
+    Timed step;
     if (precision_.fields == kernels::FieldPrecision::float32)
-      bench_configured(file, config, run,
-                       dynamic_cast<solver::FractionedFormulation<Default, float>&>(run.formulation()).leapfrog(),
-                       seconds);
+      step = bench_configured(
+          file, config, *run,
+          dynamic_cast<solver::FractionedFormulation<Default, float>&>(run->formulation()).leapfrog(), seconds);
     else
-      bench_configured(file, config, run,
-                       dynamic_cast<solver::FractionedFormulation<Default>&>(run.formulation()).leapfrog(), seconds);
+      step = bench_configured(file, config, *run,
+                              dynamic_cast<solver::FractionedFormulation<Default>&>(run->formulation()).leapfrog(),
+                              seconds);
+    configured_.push_back({file, precision, std::move(run), std::move(step)});
   }
 
+  // Two or more configured runs (each file in each precision): their whole steps once more, all in
+  // the same rounds, so that the ratio of two of them is the median of same-round ratios, never of
+  // times taken at different moments of a shared machine: two files in one precision (an open run
+  // against the same mesh without its layer), or one file in two precisions.
+  void compare_configured_steps()
+  {
+    if (configured_.size() < 2) return;
+    std::vector<Timed const*> steps;
+    for (auto const& c : configured_) steps.push_back(&c.step);
+    auto const samples = measure(steps);
+    for (std::size_t i = 0; i < configured_.size(); ++i)
+      for (std::size_t j = i + 1; j < configured_.size(); ++j) {
+        auto const& a = configured_[i];
+        auto const& b = configured_[j];
+        if (a.file != b.file && a.precision != b.precision) continue;
+        std::vector<double> ratios;
+        for (std::size_t r = 0; r < samples[i].seconds.size(); ++r)
+          ratios.push_back(samples[i].seconds[r] / samples[j].seconds[r]);
+        auto const [low, high] = std::minmax_element(ratios.begin(), ratios.end());
+        out_ << "# step of " << a.file << " (" << a.precision << ") / step of " << b.file << " (" << b.precision
+             << "): " << std::fixed << std::setprecision(3) << median(ratios) << " (" << *low << "-" << *high
+             << ") over " << ratios.size() << " rounds that ran every configured step in turn\n"
+             << std::defaultfloat;
+      }
+  }
+
+  // Returns the whole step, for compare_configured_steps.
   template <class Leapfrog>
-  void bench_configured(std::string const& file, io::Config const& config, simulation::Simulation const& run,
-                        Leapfrog& leapfrog, double seconds)
+  Timed bench_configured(std::string const& file, io::Config const& config, simulation::Simulation const& run,
+                         Leapfrog& leapfrog, double seconds)
   {
     auto const& problem = run.problem();
     mesh_ = file;
@@ -524,6 +555,7 @@ private:
            << 100.0 * static_cast<double>(r.bytes) / static_cast<double>(step.bytes) << " % of the step's bytes, "
            << 100.0 * r.seconds_median / step_seconds << " % of its time (medians of separate rounds)\n";
     }
+    return step;
   }
 
   void other_block_passes(dga::HostOperators const& host, std::vector<double> const& unknowns, double dt,
@@ -614,6 +646,13 @@ private:
   std::string precision_name_ = "double";
   kernels::StepPrecision precision_;
   std::int64_t dofs_ = 0;
+  // Each configured run kept alive with its whole step (compare_configured_steps).
+  struct Configured {
+    std::string file, precision;
+    std::unique_ptr<simulation::Simulation> run;
+    Timed step;
+  };
+  std::vector<Configured> configured_;
 };
 
 } // namespace kernel_bench_detail
@@ -639,7 +678,9 @@ void add_options(CLI::App& app, LabOptions& options)
       ->check(CLI::ExistingFile);
   app.add_option("--config", options.configs,
                  "A run configuration to time as `dgatd run` would step it (its mesh, ordering, precision, losses, "
-                 "layers, ports and sources): Faraday, Ampere, each term of the step and the whole step; repeatable")
+                 "layers, ports and sources): Faraday, Ampere, each term of the step and the whole step; repeatable "
+                 "(the whole steps of two files in one precision, and of one file in two precisions, are then timed "
+                 "against each other in the same rounds)")
       ->check(CLI::ExistingFile);
   app.add_option("--ordering", options.orderings,
                  "Locality orderings of the --mesh files, comma separated; default hilbert,none (the step of each is "
