@@ -48,12 +48,17 @@ double median(std::vector<double> values)
   return 0.5 * (*middle + *std::max_element(values.begin(), middle));
 }
 
-double median_ratio(std::vector<double> const& numerator, std::vector<double> const& denominator)
+std::vector<double> round_ratios(std::vector<double> const& numerator, std::vector<double> const& denominator)
 {
   std::vector<double> ratios;
   for (std::size_t r = 0; r < numerator.size() && r < denominator.size(); ++r)
     ratios.push_back(numerator[r] / denominator[r]);
-  return median(ratios);
+  return ratios;
+}
+
+double median_ratio(std::vector<double> const& numerator, std::vector<double> const& denominator)
+{
+  return median(round_ratios(numerator, denominator));
 }
 
 } // namespace dgatd::perf

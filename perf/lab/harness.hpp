@@ -33,6 +33,8 @@ std::vector<Samples> interleave(std::vector<Timed const*> const& members, int re
 double median(std::vector<double> values);
 
 // Median over rounds of numerator[r] / denominator[r].
+// numerator[r] / denominator[r] for each round r both have, and their median.
+std::vector<double> round_ratios(std::vector<double> const& numerator, std::vector<double> const& denominator);
 double median_ratio(std::vector<double> const& numerator, std::vector<double> const& denominator);
 
 } // namespace dgatd::perf

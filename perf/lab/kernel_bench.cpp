@@ -498,9 +498,7 @@ private:
         auto const& a = configured_[i];
         auto const& b = configured_[j];
         if (a.file != b.file && a.precision != b.precision) continue;
-        std::vector<double> ratios;
-        for (std::size_t r = 0; r < samples[i].seconds.size(); ++r)
-          ratios.push_back(samples[i].seconds[r] / samples[j].seconds[r]);
+        auto const ratios = round_ratios(samples[i].seconds, samples[j].seconds);
         auto const [low, high] = std::minmax_element(ratios.begin(), ratios.end());
         out_ << "# step of " << a.file << " (" << a.precision << ") / step of " << b.file << " (" << b.precision
              << "): " << std::fixed << std::setprecision(3) << median(ratios) << " (" << *low << "-" << *high

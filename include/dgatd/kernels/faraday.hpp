@@ -17,6 +17,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -123,6 +124,13 @@ template <class MemorySpace>
 struct TetShift {
   Kokkos::View<Real* [4], MemorySpace> p;
   Real weight = 0, advance = 1, half_drive = 0;
+  // The layers' shift a and p's rule at this dt (solver::MagneticStepMatrices::shift_rule).
+  void set_rule(double shift, std::array<double, 2> const& rule)
+  {
+    weight = 2 * shift;
+    advance = rule[0];
+    half_drive = rule[1];
+  }
   // f^(n-1/2) - 2 a p^(n-1/2) of tet k's faces: the loss and the auxiliaries then read the step's
   // average of f^ - a p, with p^(n+1/2) eliminated (docs/open_regions.md, section 3).
   template <class Previous>

@@ -58,9 +58,7 @@ public:
     coupling_ = kernels::upload_table<18, memory_space>("dgatd::stretched_tet_coupling", m.coupling);
     one_mode_.set_matrices(c, m.one_mode, m.shift_rule, layer_.shift);
     three_modes_.set_matrices(c, m.three_modes, m.shift_rule, layer_.shift);
-    shift_.weight = 2 * layer_.shift;
-    shift_.advance = m.shift_rule[0];
-    shift_.half_drive = m.shift_rule[1];
+    shift_.set_rule(layer_.shift, m.shift_rule);
   }
 
   void reset(Context const& c) override
@@ -199,9 +197,7 @@ private:
                                                              direction.precision());
       kernels::MatrixTable<10, memory_space> const step("dgatd::" + name + "_tet_step", m.step, step_precision);
       rule = kernels::upload_table<3 * Modes, memory_space>("dgatd::" + name + "_tet_rule", m.rule);
-      shift.weight = 2 * layer_shift;
-      shift.advance = shift_rule[0];
-      shift.half_drive = shift_rule[1];
+      shift.set_rule(layer_shift, shift_rule);
       kernels::with_matrix_scalar(step_precision, [&](auto scalar) {
         using StepMatrix = decltype(scalar);
         kernels::for_each(
