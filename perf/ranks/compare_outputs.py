@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compares two dgatd output files dataset by dataset: for each numeric dataset present in both, its
 largest difference relative to the first file's largest magnitude, and whether the two are equal
-bit for bit (runs over ranks against one process, docs/parallel.md). Exit status 1 when a dataset
+bit for bit (runs over ranks against one process, docs/method/parallel.md). Exit status 1 when a dataset
 differs by more than --tolerance (default: any difference passes; the figures are the output).
 
     python3 perf/ranks/compare_outputs.py ONE.h5 OTHER.h5 [--tolerance 1e-12]

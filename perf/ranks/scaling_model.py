@@ -7,7 +7,7 @@ and stated link bandwidths. A model, not a measurement: every input is printed w
 """
 import argparse
 
-# Measured (sources in docs/parallel.md and the issue):
+# Measured (sources in docs/method/parallel.md and the issue):
 SECONDS_PER_UNKNOWN = 4.45e-3 / 66e6  # one H100, a plain box of 66 M unknowns, 4.45 ms per step
 GPU_CAPACITY = 66e6                   # unknowns one H100 (80 GB) holds
 # dgatd partition on the 888k-tet cylinder (5.7 M unknowns), 8 parts of 0.71 M unknowns: the busiest

@@ -1,4 +1,4 @@
-// dgatd farfield: the far field of a run's near-to-far-field surfaces (docs/plane_waves.md, section
+// dgatd farfield: the far field of a run's near-to-far-field surfaces (docs/method/plane_waves.md, section
 // 5): radiated power against the flux through the surface, directivity, and for a plane-wave run
 // the bistatic radar cross section, as a table, CSVs of a theta-phi grid and of polar cuts, and a plot.
 #include "commands.hpp"

@@ -77,7 +77,7 @@ void build_dual_curl(mesh::Topology const& topology, DofLayout const& layout, Ho
   });
 }
 
-// The rates of a tet's stretch with Jacobian G (docs/open_regions.md, section 3): with K = s I + G,
+// The rates of a tet's stretch with Jacobian G (docs/method/open_regions.md, section 3): with K = s I + G,
 // s det(J) J^-1 J^-T = det(K) (s^2 + S s + P)^-1, S = G + G^T, P = G^T G, and with
 // z'' + S z' + P z = e the displacement current is
 // eps [e' + (c2 I - S) e + R1 z' + R0 z], R1 = S^2 - P - c2 S + c1 I, R0 = S P - c2 P + c0 I,
@@ -176,7 +176,7 @@ std::optional<Modes> rank_one_mode(Matrix3 const& g)
 // Three modes when G has three distinct real eigenvalues gamma_m whose eigenvectors are well
 // conditioned: with G = sum_m gamma_m v_m w_m^T (w_m . v_l = delta_ml), J^-1 = sum_m v_m w_m^T s / (s + gamma_m)
 // and s det(J) J^-1 J^-T keeps a pole only in its terms m = l, with residue
-// |w_m|^2 (gamma_i - gamma_m) (gamma_j - gamma_m) v_m v_m^T (docs/open_regions.md, section 3).
+// |w_m|^2 (gamma_i - gamma_m) (gamma_j - gamma_m) v_m v_m^T (docs/method/open_regions.md, section 3).
 std::optional<Modes> three_modes(Matrix3 const& g)
 {
   double scale = 0;
@@ -261,7 +261,7 @@ std::array<double, 18> packed_rates(StretchRates const& rates)
 }
 
 // Faraday's side of the matched layers: for every stretched tet the terms of its subregions with
-// mu and the dual basis, placed by local faces (docs/open_regions.md, section 3).
+// mu and the dual basis, placed by local faces (docs/method/open_regions.md, section 3).
 void assemble_magnetic_stretching(mesh::Mesh const& mesh, mesh::Topology const& topology,
                                   mesh::Geometry const& geometry, Materials const& materials,
                                   AssemblyOptions const& options, HostOperators& ops)

@@ -265,7 +265,7 @@ void build_cell(GeneratorSpec const& spec)
 
 // A matched shell of thickness p around the box [0, s]: 26 blocks (six slabs, twelve bars, eight
 // corners), so that no tet straddles a plane where one axis's stretch starts: its profile has a
-// kink there that a tet's linear interpolant smears across the other axes (docs/open_regions.md,
+// kink there that a tet's linear interpolant smears across the other axes (docs/method/open_regions.md,
 // section 3).
 void add_shell_blocks(std::array<double, 3> const& s, double p, gmsh::vectorpair& blocks)
 {

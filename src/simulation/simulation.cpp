@@ -1013,7 +1013,7 @@ void Simulation::Impl::report_start(std::int64_t first_step) const
       return std::count_if(modes.begin(), modes.end(), [&](auto const& m) { return m.count == count; });
     };
     out << "  stretched tets: " << modes.size() << ", " << with(1) << " with one auxiliary per subregion, " << with(3)
-        << " with three, " << with(0) << " with six (docs/open_regions.md, section 3)\n";
+        << " with three, " << with(0) << " with six (docs/method/open_regions.md, section 3)\n";
   }
   if (first_step > 0)
     out << "  restarting from " << options.restart_from << " at step " << first_step << " (t = " << first_step * plan.dt

@@ -204,7 +204,7 @@ PrescribedStencil te10_port_stencil(mesh::MeshView const& whole, mesh::MeshView 
 
 namespace {
 
-// The steps of a matched port (docs/open_regions.md section 4). Each throws dgatd::ModelError about
+// The steps of a matched port (docs/method/open_regions.md section 4). Each throws dgatd::ModelError about
 // the port when the surface is not what a matched TE10 port needs.
 void refuse_port(std::string const& name, std::string const& problem, std::string const& remedy)
 {

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The command line of a run from parts (docs/parallel.md, "Meshes larger than one node"): a mesh
+# The command line of a run from parts (docs/method/parallel.md, "Meshes larger than one node"): a mesh
 # file, `dgatd partition -o` into a folder, `mpirun -n 2 dgatd run` with [mesh] parts, then the same
 # configuration on parts made for 3 ranks, which every rank refuses with one line and exit 1.
 # Usage: run_from_parts.sh MPIEXEC DGATD SCRATCH

@@ -6,7 +6,7 @@
 //
 // "Stay there" has one allowance, the method's. Rounding leaves a static (gradient) field of
 // relative size eps_machine each step, and a uniaxial layer integrates a static field's normal part
-// (docs/open_regions.md section 3, known limits), so its amplitude may drift at most linearly, to
+// (docs/method/open_regions.md section 3, known limits), so its amplitude may drift at most linearly, to
 // N eps_machine = 1e5 x 1.1e-16 ~ 1e-11 of the pulse's, energy 1e-22 of its peak: the bound below is
 // 1e-20, and between steps 50000 and 100000 the energy may grow at most as t^2 (a factor 4, 4.4 with
 // the sampling's slack). Any instability, even a slow exponential one, breaks one or the other.
@@ -203,7 +203,7 @@ progress = false
 }
 
 // A box shell bends around the domain's edges and corners, where the stretch acts along two and
-// three axes at once (docs/open_regions.md section 3, "Shells"). A coarse one (h = 0.05 m, 0.1 m:
+// three axes at once (docs/method/open_regions.md section 3, "Shells"). A coarse one (h = 0.05 m, 0.1 m:
 // two cells) around a 0.1 m cube, a dipole pulse (sigma f = 2), 1e5 steps: once the pulse has left
 // (by step 10000) what stays is the static field of the pulse's truncated start, 3e-19 of the
 // peak's energy, and it may not grow beyond the allowance explained at the top. Every construction

@@ -1,7 +1,7 @@
 // Open regions: a short z-dipole at the centre of a cube of vacuum inside a perfectly matched shell
 // (inputs/dipole_pml_box.toml, run by the real executable) radiates the analytic time-averaged power
 // eta0 (k p)^2 / (12 pi) within 5 % at the carrier, and the energy left after the pulse falls below
-// 1e-6 of its peak (issue 10, acceptance 3; docs/open_regions.md, section 4).
+// 1e-6 of its peak (issue 10, acceptance 3; docs/method/open_regions.md, section 4).
 #include "run_helpers.hpp"
 
 #include "dgatd/dga/operators.hpp"
@@ -183,7 +183,7 @@ TEST(RadiatingDipole, MatchedBoxRadiatesTheAnalyticPowerAndEmpties)
     if (step == 0) ratio_at_carrier = mean;
   }
   // The acceptance's bound, at the carrier: 5 %, as issue 10 states it. What the ratio carries
-  // (docs/open_regions.md, section 4): the mesh's own error at h = lambda / 15, +1.2 % at the
+  // (docs/method/open_regions.md, section 4): the mesh's own error at h = lambda / 15, +1.2 % at the
   // carrier (+1.1 to +2.3 % over 0.8-1.2 GHz, smooth: the default layer's reflection does not show);
   // and what the probes' interpolation error leaves in the mean of 1920 points. Each point's E is off by about 23 % in
   // this near field, first order in h and different at every point, so the five cubes scatter by 2.5 %.
@@ -200,7 +200,7 @@ TEST(RadiatingDipole, MatchedBoxRadiatesTheAnalyticPowerAndEmpties)
   // What this checks is the decay after the pulse, not stability for ever: the layer grows a mode at
   // the shell's edges. With the example's profile it takes the energy from its lowest, 2e-17 of the
   // peak at 65 ns, back above 1e-6 at 129 ns; with the default profile it does so by 20 ns, and this
-  // check fails (docs/open_regions.md, section 4).
+  // check fails (docs/method/open_regions.md, section 4).
   EXPECT_LT(final_fraction, 1e-6);
 }
 

@@ -1,4 +1,4 @@
-// Metal inside the mesh (docs/antennas.md, section 1), read from Gmsh geometry scripts: a PEC sheet
+// Metal inside the mesh (docs/method/antennas.md, section 1), read from Gmsh geometry scripts: a PEC sheet
 // (a physical surface embedded in the volume, its triangles shared by two tets) and a PEC wire (a
 // physical curve on the mesh's edges) named in [boundary] pec lose every half-edge of their edges
 // from the unknowns, as the exterior boundary's edges do; unnamed, they are plain interior faces and

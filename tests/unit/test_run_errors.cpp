@@ -232,7 +232,7 @@ TEST(RunErrors, PmlNeedsTheFractionedFormulation)
 TEST(RunErrors, SteepPmlProfileAroundCorners)
 {
   // A shell around a cube of eight cells per side (0.37 of the side off any plane) bends; there a
-  // cubic profile is unstable (docs/open_regions.md, section 3), so asking for one is refused.
+  // cubic profile is unstable (docs/method/open_regions.md, section 3), so asking for one is refused.
   expect_clean_failure({"pml_bends_steep",
                         "[mesh]\ngenerate = \"box\"\nsize = [1, 1, 1]\nh = 0.12\npml = 0.3\n[[pml]]\nregion = "
                         "\"pml\"\norder = 3\n" +

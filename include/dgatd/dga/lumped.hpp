@@ -1,5 +1,5 @@
 #pragma once
-// Lumped ports and elements on sheets of faces (docs/antennas.md): a circuit of length l (along its
+// Lumped ports and elements on sheets of faces (docs/method/antennas.md): a circuit of length l (along its
 // direction d) and width w = |sheet| / l spread over the sheet as a surface current K = k d, where
 // k answers the field along d, x = e . d, as the circuit answers its voltage V = l x with its current
 // I = w k. Per square of the sheet, admittances scale by l / w and impedances by w / l. On the kites

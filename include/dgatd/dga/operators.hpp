@@ -20,7 +20,7 @@ namespace dgatd::dga {
 // admittance of the tet behind it.
 enum class FaceKind : std::uint8_t { interior_or_pmc = 0, pec = 1, port = 2, absorbing = 3 };
 
-// Perfectly matched layers (docs/open_regions.md, section 3): the layer is the image of a complex
+// Perfectly matched layers (docs/method/open_regions.md, section 3): the layer is the image of a complex
 // coordinate stretch x~ = x + F(x) / (i omega), F a vector field whose components are integrals of
 // the damping profile over the depth, so a wave entering it decays without reflection whatever its
 // frequency and angle. F is linear in each tet (interpolated from the vertices), so the stretched
@@ -98,12 +98,12 @@ struct HostOperators {
   // Losses: the conductance blocks S_v of the dual blocks that have a lossy tet or an absorbing face
   // around them, packed in lossy_blocks order at lossy_matrix_offset: sigma's mass matrix, built
   // like Meps_v, plus the absorbing faces' Y (A_f / 3) w_i . w_j over the face's kite at v
-  // (docs/open_regions.md).
+  // (docs/method/open_regions.md).
   // In a matched layer the loss matrix of block v (its own array, stretch_conductance, in the same
   // packing) holds, per subregion r = (t, v) of a stretched
   // tet, eps_t |r| w^i . (c2 I - S) w^j, and r couples its three half-edges to six auxiliary unknowns
   // y_r = [z; z'] (Cartesian), z'' + S z' + P z = e_r, by eps_t |r| w^i . [R0 | R1] y_r, with
-  // S = G + G^T, P = G^T G, c2 = tr G, R0 and R1 from G (docs/open_regions.md, section 3).
+  // S = G + G^T, P = G^T G, c2 = tr G, R0 and R1 from G (docs/method/open_regions.md, section 3).
   std::vector<Index> lossy_blocks;
   std::vector<std::int64_t> lossy_matrix_offset;
   std::vector<double> conductance;
@@ -126,7 +126,7 @@ struct HostOperators {
   // Where a tet's stretch splits into scalar modes, s det(J) J^-1 J^-T = (s + c2) I - S +
   // sum_m kappa_m n_m n_m^T / (s + gamma_m) (|n_m| = 1) and each mode takes one scalar auxiliary per
   // subregion, q' + gamma q = n . e, coupled to the current by eps |r| kappa_m n_m q instead of six
-  // (docs/open_regions.md, section 3):
+  // (docs/method/open_regions.md, section 3):
   // - one mode where G is rank one, G = n g^T (a flat layer; a shell's slabs, stretched along one
   //   axis): gamma = g . n, kappa = |g|^2;
   // - three where G has three distinct real eigenvalues gamma_m with right and left eigenvectors

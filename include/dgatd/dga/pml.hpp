@@ -3,7 +3,7 @@
 // its depth d(x) is the distance from x to the surface where it meets the rest of the mesh and its
 // thickness L the depth at which it ends (its outer surface facing away from the domain). Each
 // connected piece of it is stretched by a vector field F interpolated from its vertices
-// (dga::Stretching; docs/open_regions.md, section 3): a flat piece along the normal n of the plane
+// (dga::Stretching; docs/method/open_regions.md, section 3): a flat piece along the normal n of the plane
 // where it meets the domain, F = n F(d); a piece that bends around a box (a shell) along each axis
 // beyond that box, F = sum_k e_k F(d_k). F(d) is the integral of alpha(d) = alpha_max min(d / L, 1)^order.
 
@@ -18,12 +18,12 @@ namespace dgatd::dga {
 struct PmlProfile {
   // Linear by default: it reflects least of orders 1 to 4 from flat layers of 4 to 16 cells, and
   // steeper profiles are unstable where a layer bends around a box, and refused there
-  // (docs/open_regions.md section 3).
+  // (docs/method/open_regions.md section 3).
   int order = 1;
   double reflection = 1e-6; // at normal incidence, there and back
   // The complex frequency shift a (1/s): x~ = x + F / (a + i omega). Off by default; a > 0 damps
   // what the plain stretch integrates (a static field's normal part) at the cost of absorbing less
-  // below a / (2 pi) (docs/open_regions.md, section 3).
+  // below a / (2 pi) (docs/method/open_regions.md, section 3).
   double shift = 0;
 };
 

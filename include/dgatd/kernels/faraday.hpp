@@ -132,7 +132,7 @@ struct TetShift {
     half_drive = rule[1];
   }
   // f^(n-1/2) - 2 a p^(n-1/2) of tet k's faces: the loss and the auxiliaries then read the step's
-  // average of f^ - a p, with p^(n+1/2) eliminated (docs/open_regions.md, section 3).
+  // average of f^ - a p, with p^(n+1/2) eliminated (docs/method/open_regions.md, section 3).
   template <class Previous>
   KOKKOS_INLINE_FUNCTION void shifted_previous(Previous const& previous, std::size_t k, Real (&out)[4]) const
   {
@@ -355,7 +355,7 @@ void faraday_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace,
 // the runs that read no halo unknown, then the runs that hold a tet that does (a rim tet;
 // solver/halo_exchange.hpp). A run is tets_per_run consecutive tets, so both passes stream through
 // consecutive tets with one index read per run: a per-tet flag or a list of the scattered rim tets
-// made the split Faraday about 10 % slower than one pass over all tets (docs/parallel.md, "Overlap").
+// made the split Faraday about 10 % slower than one pass over all tets (docs/method/parallel.md, "Overlap").
 inline constexpr Index tets_per_run = 32;
 
 // A host takes a run per work item, a plain loop over consecutive tets as in one pass over all (per-tet

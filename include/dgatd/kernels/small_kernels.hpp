@@ -90,7 +90,7 @@ KOKKOS_INLINE_FUNCTION Real shifted_value(Real value, Index row, Weight const& w
 // (slot 3 lv + r), from the group's first piece: in the tet's column, slot n + k, by columns
 // (GPUs: a warp's work items write neighbouring numbers), else in its row, 12 k + slot (CPUs: a lossy
 // row that gathers its pieces from the tets around its edge then finds each tet's twelve in one or
-// two cache lines; 8 % off the dipole's step on 2 cores, docs/open_regions.md).
+// two cache lines; 8 % off the dipole's step on 2 cores, docs/method/open_regions.md).
 struct PiecePlace {
   std::size_t slot_stride, tet_stride;
   static PiecePlace of(bool by_columns, std::size_t tets)

@@ -13,7 +13,7 @@
 //             planes z = cuts[k] split it into volumes "layer_0" (from z = 0) to "layer_N" (to z = L);
 //             surfaces "x_walls" (x = 0, a), "y_walls" (y = 0, b) and "ends" (the two ends in z). A
 //             plane wave with e along y is exact in it with PEC y_walls and PMC x_walls
-//             (docs/plane_waves.md)
+//             (docs/method/plane_waves.md)
 // An optional inner box or cylinder becomes its own physical volume "inner" (a dielectric fill,
 // say), conformally meshed with the rest; "domain" is then the remainder, and the inner region's
 // surface where it lies inside the mesh is surface "inner_surface" (a far field's, say).

@@ -1,5 +1,5 @@
 #pragma once
-// A problem over several ranks (docs/parallel.md): which rank owns which vertex (its dual block,
+// A problem over several ranks (docs/method/parallel.md): which rank owns which vertex (its dual block,
 // Ampere's work) and which tets each rank steps, the mesh of one rank's part, and the halo exchange
 // that keeps the unknowns of the blocks it does not own equal to their owners'.
 //

@@ -1,5 +1,5 @@
 #pragma once
-// A mesh split for N ranks on disk (docs/parallel.md, "Meshes larger than one node"):
+// A mesh split for N ranks on disk (docs/method/parallel.md, "Meshes larger than one node"):
 // `dgatd partition MESH -n N -o DIR` writes DIR/manifest.h5 and one DIR/part_R.h5 per rank, and a
 // run with [mesh] parts = "DIR" reads the manifest and, on each rank, its own part only; no rank
 // holds the whole mesh, its complex or its operators.

@@ -57,7 +57,7 @@ struct SimulationOptions {
   std::function<std::unique_ptr<io::RunWriter>(std::string const& path, io::RunAttributes const& attributes,
                                                io::ResumePoint const* resume)>
       writer;
-  // A run over several ranks (docs/parallel.md): every rank builds its Simulation from the same
+  // A run over several ranks (docs/method/parallel.md): every rank builds its Simulation from the same
   // configuration and options, with its own communicator; nullptr, or one rank, runs this process
   // alone. Rank 0 reads the mesh, splits its tets with partitioner (weight: each tet's relative work)
   // and writes the output; the others' report and writer are not used.
@@ -76,7 +76,7 @@ struct RunResult {
 };
 
 // What a tet inside a matched layer weighs against a plain one in the partition of a run over
-// several ranks: about the bytes its step moves (docs/open_regions.md, section 3: 640 B plain,
+// several ranks: about the bytes its step moves (docs/method/open_regions.md, section 3: 640 B plain,
 // 640 + 2143 B in the dipole's shell) and its time (on 2 cores, 4.0 times a plain tet's).
 inline constexpr int stretched_tet_weight = 4;
 

@@ -1,5 +1,5 @@
 #pragma once
-// Host-side preparation of a near-to-far-field surface (docs/plane_waves.md, section 5): a closed
+// Host-side preparation of a near-to-far-field surface (docs/method/plane_waves.md, section 5): a closed
 // interior surface in one homogeneous lossless medium, on whose faces a run accumulates the
 // Fourier transforms of e and h at a few frequencies (solver/far_field.hpp), from which
 // `dgatd farfield` computes the far field by Love's equivalence.

@@ -1,5 +1,5 @@
 #pragma once
-// The halo exchange of a run over several ranks as a term of the leapfrog (docs/parallel.md): at the
+// The halo exchange of a run over several ranks as a term of the leapfrog (docs/method/parallel.md): at the
 // end of every step, after every other term has set u^(n+1), each halo block's unknowns take the
 // values of the rank that owns the block, so the next Faraday reads on every tet of the part what
 // the one-process run reads. Packed and unpacked on the device.
@@ -10,7 +10,7 @@
 // steps (probes on this rank, snapshots, the state) finishes it first
 // (FractionedLeapfrog::complete_exchange).
 //
-// Where the messages go from (docs/parallel.md, "Halo buffers"): on a host backend, the packed
+// Where the messages go from (docs/method/parallel.md, "Halo buffers"): on a host backend, the packed
 // buffers themselves; on a GPU, the device buffers when the MPI library takes device memory
 // (Communicator::takes_device_buffers), else host buffers in pinned memory, which the copies fill at
 // the link's speed without a bounce through pageable memory.

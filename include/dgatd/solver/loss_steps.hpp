@@ -75,7 +75,7 @@ LossyRows lossy_rows(dga::HostOperators const& host);
 // q^(n+1) = a q^n + d/2 (W^T n) . (u^n + u^(n+1)), the force weight (1 + a) / 2 q^n W^T n.
 // With a complex frequency shift a_s every rate is gamma + a_s, the drives d scale by
 // beta = 1 / (1 + a_s dt / 2), the layers' share of S' too, and each lossy row's p' + a_s p = u
-// steps by p^(n+1) = shift_rule[0] p^n + shift_rule[1] (u^n + u^(n+1)) (docs/open_regions.md).
+// steps by p^(n+1) = shift_rule[0] p^n + shift_rule[1] (u^n + u^(n+1)) (docs/method/open_regions.md).
 struct LossStepMatrices {
   std::vector<double> loss;
   std::vector<double> step_inverse;

@@ -12,7 +12,7 @@
 // per lossy dual block (S' is block-diagonal like Meps), so lossless blocks cost nothing. A, D and
 // the coupling B_r = W_r^T X (X = c |t|/4 [R0 | R1] diag(scale)) depend on the tet only, so a
 // stretched tet's four subregions are stepped together and share them; each keeps its W_r. For any
-// S >= 0 (no layers) the energy cannot grow at the lossless time step (docs/open_regions.md).
+// S >= 0 (no layers) the energy cannot grow at the lossless time step (docs/method/open_regions.md).
 // With a complex frequency shift a the layers see e - a p instead of e, p' + a p = e. p is kept per
 // lossy row (p = W p^_r in a subregion) and its explicit part, -a beta S'_layer p^n, rides on L:
 // the sum becomes u^n + u~ - 2 a p^n in the layers' blocks, whose S' is their share alone.
@@ -251,7 +251,7 @@ private:
   // The lossy blocks' L and K, and the force pieces (kernels::PiecePlace), by columns where the tets'
   // numbers are (GPUs: the rows of a block on neighbouring threads read neighbouring entries), by rows
   // where each tet's numbers are one row (CPUs: a row is one contiguous run; the correction took a
-  // third less time on the dipole's shell on 2 cores, docs/open_regions.md).
+  // third less time on the dipole's shell on 2 cores, docs/method/open_regions.md).
   static constexpr bool by_columns = std::is_same<TetLayout, Kokkos::LayoutLeft>::value;
   using Subregion = dga::HostOperators::StretchedSubregion;
 

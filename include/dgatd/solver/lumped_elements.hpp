@@ -1,6 +1,6 @@
 #pragma once
 // Lumped ports and elements on sheets as a term of the leapfrog (dga/lumped.hpp has the circuit
-// model, docs/antennas.md the derivation). Each kite k of a sheet carries the surface current
+// model, docs/method/antennas.md the derivation). Each kite k of a sheet carries the surface current
 // k_bar = Y(dt) x_bar + h^n over the step, x = e . d on the kite. Y(dt) is part of the loss blocks
 // (solver/losses.hpp), which take it implicitly; this term adds the rest:
 //   after_ampere  h^n from the kite's state (and a port's source at t^(n+1/2)), entering Ampere as

@@ -1,5 +1,5 @@
 #pragma once
-// A matched TE10 port as a term of the leapfrog (docs/open_regions.md section 5): it launches the
+// A matched TE10 port as a term of the leapfrog (docs/method/open_regions.md section 5): it launches the
 // modal voltage incident(t) = amplitude peak_voltage g(t) and absorbs the TE10 wave that comes back
 // through it, its modal current entering Ampere like an impressed current on the port's edges
 // (solver/port_admittance.hpp has the discrete admittance). The correction runs after the lossless

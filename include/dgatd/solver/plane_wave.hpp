@@ -1,6 +1,6 @@
 #pragma once
 // A plane wave launched through a total-field/scattered-field surface as a term of the leapfrog
-// (solver/plane_wave_stencil.hpp, docs/plane_waves.md): after Faraday, the scattered-field tets at
+// (solver/plane_wave_stencil.hpp, docs/method/plane_waves.md): after Faraday, the scattered-field tets at
 // the surface take back the incident e at t^n of their total-field half-edges (and their edge pieces
 // follow); after Ampere, the total-field blocks at the surface take the incident h at t^(n+1/2) of
 // the scattered-field tets around their edges. The incident field is evaluated on the device from

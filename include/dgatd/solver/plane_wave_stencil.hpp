@@ -1,6 +1,6 @@
 #pragma once
 // Host-side preparation of a plane wave launched through a total-field/scattered-field (TF/SF)
-// surface (docs/plane_waves.md). The tets of the named regions hold the total field, the others the
+// surface (docs/method/plane_waves.md). The tets of the named regions hold the total field, the others the
 // scattered field; a vertex's dual block holds the total field when one of its tets does. The step
 // is then the lossless one plus two corrections with the analytic incident field, both only at the
 // surface: Faraday, in a scattered-field tet with a total-field vertex, adds back the incident e of

@@ -10,7 +10,7 @@
 // drives s^(j+1/2) = (V^j + V^(j+1)) / 2 - 2 (V_inc^j + V_inc^(j+1)) / 2:
 //   I^(n+1/2) = Y0 sum_(k=0..n) y_k s^(n+1/2-k),   sum_k y_k z^-k = sqrt((1 - w)^2 + q (1 + w)^2) / (1 - w),
 // w = z^-1, q = (wc dt / 2)^2. The bilinear map sends the unit circle onto the imaginary axis, so
-// the discrete admittance keeps Re >= 0 and the port cannot feed the field (docs/open_regions.md
+// the discrete admittance keeps Re >= 0 and the port cannot feed the field (docs/method/open_regions.md
 // section 5; the midpoint rule on the continuous kernel dipped to -0.2 % of Y0 just below cutoff
 // and slowly grew a sub-cutoff field). y_0 enters time-averaged, a rank-one implicit solve:
 // V^(n+1) = q.u* / (1 + dt Y0 y_0 q.Meps^-1 q / 2); the rest of the sum is explicit.

@@ -86,7 +86,7 @@ PrescribedStencil te10_port_stencil(mesh::MeshView const& m, dga::DofLayout cons
 PrescribedStencil te10_port_stencil(mesh::MeshView const& whole, mesh::MeshView const& m, dga::DofLayout const& layout,
                                     int surface_tag, std::string const& surface_name);
 
-// A matched TE10 port (docs/open_regions.md section 4) on a planar exterior surface: the port's
+// A matched TE10 port (docs/method/open_regions.md section 4) on a planar exterior surface: the port's
 // rectangle has the broad side a along u and the narrow side b along v (v's largest component
 // positive, so facing ports of one guide share it), and the mode psi = sqrt(2 / (a b))
 // sin(pi (u - u_min) / a) v, with |psi| of unit integral square. Its modal voltage is

@@ -343,7 +343,7 @@ Pml read_pml(TableReader const& t)
   pml.order = static_cast<int>(t.integer("order", pml.order, 1));
   if (pml.order > 8)
     t.fail("order", "= " + std::to_string(pml.order) +
-                        " is above 8; order 1, the default, reflects least (docs/open_regions.md, section 3)");
+                        " is above 8; order 1, the default, reflects least (docs/method/open_regions.md, section 3)");
   pml.reflection = t.number("reflection", pml.reflection);
   if (!(pml.reflection > 0 && pml.reflection < 1))
     t.fail("reflection", "= " + format_number(pml.reflection) + " must lie between 0 and 1 (e.g. 1e-6)");

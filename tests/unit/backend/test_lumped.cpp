@@ -1,4 +1,4 @@
-// Lumped ports and elements on sheets (docs/antennas.md) on every enabled execution space, in c = 1
+// Lumped ports and elements on sheets (docs/method/antennas.md) on every enabled execution space, in c = 1
 // units (eps = mu = 1, eta = 1):
 // - a TEM line between PEC plates and PMC sides, Z0 = H / W = 1, fed at z = 0 by a lumped port of
 //   resistance Z0 and ended at z = L by a resistor: with R_load = Z0 nothing comes back, with
@@ -121,7 +121,7 @@ dgatd::solver::PortSeries run_line(Line const& g, double t_end, double& dt)
   return formulation->port_series().front();
 }
 
-// S11 at frequency f from the port's record (docs/antennas.md, section 4).
+// S11 at frequency f from the port's record (docs/method/antennas.md, section 4).
 Complex reflection(dgatd::solver::PortSeries const& port, double dt, double f)
 {
   Complex incident = 0, leaving = 0;

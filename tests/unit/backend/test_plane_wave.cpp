@@ -1,5 +1,5 @@
 // A plane wave through a total-field/scattered-field surface (solver/plane_wave.hpp,
-// docs/plane_waves.md) on a jittered box in c = 1 units: an oblique pulse crosses a total-field
+// docs/method/plane_waves.md) on a jittered box in c = 1 units: an oblique pulse crosses a total-field
 // region with a jagged surface (the tets whose barycentres lie in a box), leaves the scattered-field
 // region below -30 dB (the closed PEC box around it reflects nothing, since nothing reaches it), the
 // total field inside is the analytic wave, and the term gives the same fields on every backend.

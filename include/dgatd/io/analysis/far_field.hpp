@@ -1,5 +1,5 @@
 #pragma once
-// The far field of a run's near-to-far-field surface (docs/plane_waves.md, section 5): Love's
+// The far field of a run's near-to-far-field surface (docs/method/plane_waves.md, section 5): Love's
 // equivalence turns the transformed tangential fields on the closed surface into currents
 // J = n x H and M = -n x E, which radiate into the homogeneous medium around them:
 //   r E_theta = -i k / (4 pi) (L_phi + eta N_theta),   r E_phi = i k / (4 pi) (L_theta - eta N_phi),

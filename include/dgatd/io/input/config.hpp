@@ -52,7 +52,7 @@ struct Material {
 // A perfectly matched layer: a physical volume meshed as its own region, stretched along its depth
 // d (from the surface where it meets the rest of the mesh) with the profile
 // alpha(d) = alpha_max (d / L)^order, L its thickness, alpha_max such that a wave crossing it at
-// normal incidence and back returns with amplitude `reflection` (docs/open_regions.md, section 3).
+// normal incidence and back returns with amplitude `reflection` (docs/method/open_regions.md, section 3).
 // order 0 (the default) takes 3 for a flat layer and 1 for one that bends around a box.
 struct Pml {
   std::string region_name; // the physical volume by name, or by tag when empty
@@ -81,21 +81,21 @@ struct Source {
   Vec3 position{};      // metres (dipole; edge_current drives the edge nearest to it)
   Vec3 direction{};     // unit vector (dipole, edge_current; plane_wave: of propagation; lumped_port: of its voltage)
   std::string surface;  // physical surface of the port (port_te10, lumped_port)
-  bool matched = false; // port_te10: launch TE10 and absorb the TE10 wave coming back (docs/open_regions.md §4)
-  // plane_wave (docs/plane_waves.md): the physical volumes of the total-field region, the unit
+  bool matched = false; // port_te10: launch TE10 and absorb the TE10 wave coming back (docs/method/open_regions.md §4)
+  // plane_wave (docs/method/plane_waves.md): the physical volumes of the total-field region, the unit
   // vector of e (perpendicular to direction), and where the front is at the waveform's t0 (metres;
   // none: the first point of the total-field surface it reaches).
   std::vector<std::string> regions;
   Vec3 polarization{};
   std::optional<Vec3> origin;
-  // lumped_port (docs/antennas.md): a voltage source (waveform amplitude: its open-circuit voltage,
+  // lumped_port (docs/method/antennas.md): a voltage source (waveform amplitude: its open-circuit voltage,
   // volts) in series with this resistance, ohms, across a sheet between two conductors.
   double resistance = 0;
   solver::Waveform waveform;
   int line = 0; // of the [[source]] header
 };
 
-// A lumped element on a sheet between two conductors (docs/antennas.md): a resistor, capacitor,
+// A lumped element on a sheet between two conductors (docs/method/antennas.md): a resistor, capacitor,
 // inductor, or R, L and C in series or in parallel (those given; circuit.series).
 enum class LumpedKind { resistor, capacitor, inductor, rlc };
 struct LumpedConfig {
@@ -121,7 +121,7 @@ struct Probe {
   int line = 0;
 };
 
-// A near-to-far-field surface (docs/plane_waves.md, section 5): a closed physical surface inside
+// A near-to-far-field surface (docs/method/plane_waves.md, section 5): a closed physical surface inside
 // the mesh, in one medium, and the frequencies (Hz) at which the run transforms e and h on it.
 struct FarFieldConfig {
   std::string surface;
@@ -151,7 +151,7 @@ struct SolverConfig {
   int precision_line = 0; // for messages about a precision the run cannot take
   Backend backend = Backend::default_space;
   // Over several ranks: step Faraday on the tets that read no other rank's unknowns while the halo
-  // messages fly (docs/parallel.md); false waits for them at the end of each step.
+  // messages fly (docs/method/parallel.md); false waits for them at the end of each step.
   bool overlap_halo = true;
 };
 
