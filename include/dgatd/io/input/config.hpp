@@ -144,6 +144,7 @@ enum class Backend { default_space, serial };
 
 struct SolverConfig {
   solver::FormulationKind formulation = solver::FormulationKind::fractioned;
+  int formulation_line = 0; // for messages about what the formulation cannot take
   // "double", "mixed" (float local matrices, double fields and sums) or "single" (float matrices
   // and fields: lossless problems in one process).
   kernels::MatrixPrecision precision = kernels::MatrixPrecision::float64;

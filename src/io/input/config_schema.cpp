@@ -1,0 +1,44 @@
+#include "dgatd/io/input/config_schema.hpp"
+
+#include <stdexcept>
+
+namespace dgatd::io {
+
+std::vector<TableSchema> const& config_schema()
+{
+  static std::vector<TableSchema> const schema{
+      {"[mesh]",
+       "mesh",
+       false,
+       {"file", "generate", "size", "radius", "height", "h", "inner", "cuts", "tfsf", "dielectric", "scale", "output",
+        "reproducible", "pml", "ordering", "parts"}},
+      {"[[material]]", "material", true, {"region", "eps_r", "mu_r", "sigma"}},
+      {"[[pml]]", "pml", true, {"region", "order", "reflection", "cfs_frequency"}},
+      {"[boundary]", "boundary", false, {"pec", "absorbing"}},
+      {"[[source]]",
+       "source",
+       true,
+       {"kind", "position", "direction", "surface", "matched", "region", "polarization", "origin", "resistance",
+        "amplitude", "waveform", "t0", "sigma", "frequency", "ramp"}},
+      {"[time]", "time", false, {"t_end", "steps", "dt", "safety", "allow_unstable"}},
+      {"[[probe]]", "probe", true, {"name", "position"}},
+      {"[[farfield]]", "farfield", true, {"surface", "frequencies"}},
+      {"[output]", "output", false, {"file", "snapshot_every", "energy_every", "checkpoint_every", "progress"}},
+      {"[solver]", "solver", false, {"formulation", "backend", "precision", "overlap_halo"}},
+      {"[[lumped]]",
+       "lumped",
+       true,
+       {"kind", "surface", "direction", "resistance", "capacitance", "inductance", "circuit"}},
+      {"[mesh] inner", "", false, {"shape", "corner", "size"}},
+  };
+  return schema;
+}
+
+TableSchema const& table_schema(std::string const& label)
+{
+  for (auto const& table : config_schema())
+    if (table.label == label) return table;
+  throw std::logic_error("no configuration table labelled " + label);
+}
+
+} // namespace dgatd::io

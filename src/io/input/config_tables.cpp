@@ -1,0 +1,515 @@
+#include "config_tables.hpp"
+
+#include "table_reader.hpp"
+
+#include "dgatd/error.hpp"
+#include "dgatd/kernels/matrix_precision.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace dgatd::io::detail {
+
+namespace {
+
+MeshConfig mesh_of(TableReader const& t, std::string const& base_dir)
+{
+  MeshConfig mesh;
+  mesh.scale = t.positive("scale", 1.0);
+  if (t.has("ordering")) mesh.ordering = *mesh::ordering_named(t.choice("ordering", mesh::ordering_names()));
+  if (t.has("file") && t.has("generate"))
+    throw Error(t.where(std::max(t.line("file"), t.line("generate"))),
+                "[mesh] has both 'file' and 'generate'; keep one", "");
+  if (!t.has("file") && !t.has("generate"))
+    t.fail_table("[mesh] needs 'file' (a mesh file) or 'generate' (box, cylinder, waveguide, cell or sphere)");
+
+  if (t.has("file")) {
+    for (auto const* key : {"generate", "size", "radius", "height", "h", "inner", "cuts", "tfsf", "dielectric",
+                            "output", "reproducible", "pml"})
+      t.forbid(key, "only applies to generated meshes (generate = ...)");
+    std::string const file = t.string("file");
+    if (file.empty()) t.fail("file", "must not be empty");
+    mesh.file = resolve(base_dir, file);
+    if (t.has("parts")) {
+      std::string const parts = t.string("parts");
+      if (parts.empty()) t.fail("parts", "must not be empty");
+      mesh.parts = resolve(base_dir, parts);
+    }
+    return mesh;
+  }
+
+  t.forbid("parts", "needs a mesh file: write the generated mesh (output = ...), split it with dgatd partition and "
+                    "give it as file");
+  auto& spec = mesh.generate;
+  spec.shape = t.choice("generate", {"box", "cylinder", "waveguide", "cell", "sphere"});
+  double const s = mesh.scale;
+  bool const sphere = spec.shape == "sphere";
+  if (!sphere)
+    for (auto const* key : {"tfsf", "dielectric"}) t.forbid(key, "only applies to generate = \"sphere\"");
+  if (spec.shape == "cylinder") {
+    t.forbid("size", "does not apply to a cylinder (give radius and height)");
+    t.forbid("pml", "does not apply to a cylinder (only a box or a waveguide gets a PML)");
+    spec.size = {t.positive("radius") * s, t.positive("height") * s, 0.0};
+  } else if (sphere) {
+    t.forbid("height", "only applies to generate = \"cylinder\"");
+    double const box = t.positive("size") * s;
+    spec.size = {box, box, box};
+    spec.sphere_radius = t.positive("radius") * s;
+    spec.tfsf = t.positive("tfsf") * s;
+    spec.dielectric = t.boolean("dielectric", false);
+  } else {
+    t.forbid("radius", "only applies to generate = \"cylinder\" or \"sphere\"");
+    t.forbid("height", "only applies to generate = \"cylinder\"");
+    auto const size = t.numbers("size", 3, 3);
+    for (double const extent : size)
+      if (!(extent > 0)) t.fail("size", "must hold three positive extents");
+    spec.size = {size[0] * s, size[1] * s, size[2] * s};
+  }
+  spec.element_size = t.positive("h") * s;
+  if (t.has("pml")) spec.pml = t.positive("pml") * s;
+  if (t.has("cuts")) {
+    if (spec.shape != "cell") t.fail("cuts", "only applies to generate = \"cell\"");
+    for (double const z : t.numbers("cuts", 1, 1000)) spec.cuts.push_back(z * s);
+  }
+  spec.reproducible = t.boolean("reproducible", false);
+  if (t.has("output")) {
+    std::string const output = t.string("output");
+    if (output.empty()) t.fail("output", "must not be empty");
+    mesh.output = resolve(base_dir, output);
+  }
+
+  if (t.has("inner")) {
+    if (!t.at("inner").is_table())
+      t.fail("inner", std::string("must be a table { shape, corner, size }, not ") + type_name(t.at("inner")));
+    TableReader const inner(t.file(), t.at("inner"), table_schema("[mesh] inner"));
+    spec.inner.shape = inner.choice("shape", {"box", "cylinder"});
+    spec.inner.corner = scaled(inner.vec3("corner"), s);
+    bool const cylinder = spec.inner.shape == "cylinder";
+    // A cylinder is [radius, height]; the generator's third entry is unused.
+    auto const size = cylinder ? inner.numbers("size", 2, 2) : inner.numbers("size", 3, 3);
+    for (double const extent : size)
+      if (!(extent > 0)) inner.fail("size", cylinder ? "must be [radius, height], both positive" : "must be positive");
+    spec.inner.size = {size[0] * s, size[1] * s, cylinder ? 0.0 : size[2] * s};
+  }
+  return mesh;
+}
+
+// region = "name" or a positive tag: the physical volume a table applies to.
+void read_region(TableReader const& t, std::string& name, int& tag)
+{
+  t.require("region", " (a physical volume name or tag)");
+  auto const& region = t.at("region");
+  if (region.is_string()) {
+    name = region.as_string().str;
+    if (name.empty()) t.fail("region", "must not be empty");
+  } else if (region.is_integer()) {
+    tag = static_cast<int>(region.as_integer());
+    if (tag <= 0) t.fail("region", "= " + std::to_string(tag) + " must be positive");
+  } else {
+    t.fail("region", std::string("must be a physical volume name or tag, not ") + type_name(region));
+  }
+}
+
+Material material_of(TableReader const& t)
+{
+  Material material;
+  material.line = t.table_line();
+  read_region(t, material.region_name, material.region_tag);
+  material.eps_r = t.relative_constant("eps_r");
+  material.mu_r = t.relative_constant("mu_r");
+  material.sigma = t.conductivity("sigma");
+  return material;
+}
+
+Pml pml_of(TableReader const& t)
+{
+  Pml pml;
+  pml.line = t.table_line();
+  read_region(t, pml.region_name, pml.region_tag);
+  pml.order = static_cast<int>(t.integer("order", pml.order, 1));
+  if (pml.order > 8)
+    t.fail("order", "= " + std::to_string(pml.order) +
+                        " is above 8; order 1, the default, reflects least (docs/method/open_regions.md, section 3)");
+  pml.reflection = t.number("reflection", pml.reflection);
+  if (!(pml.reflection > 0 && pml.reflection < 1))
+    t.fail("reflection", "= " + format_number(pml.reflection) + " must lie between 0 and 1 (e.g. 1e-6)");
+  pml.cfs_frequency = t.number("cfs_frequency", pml.cfs_frequency);
+  if (!(pml.cfs_frequency >= 0 && std::isfinite(pml.cfs_frequency)))
+    t.fail("cfs_frequency", "= " + format_number(pml.cfs_frequency) +
+                                " must be a frequency >= 0 in Hz (0, the default, is the plain stretch)");
+  return pml;
+}
+
+std::vector<std::string> surface_names(TableReader const& t, std::string const& key)
+{
+  auto const& list = t.at(key);
+  if (!list.is_array()) t.fail(key, std::string("must be a list of surface names, not ") + type_name(list));
+  std::vector<std::string> names;
+  for (auto const& item : list.as_array()) {
+    if (!item.is_string() || item.as_string().str.empty() || item.as_string().str == "*")
+      t.fail(key, "must list physical surface names (strings)");
+    names.push_back(item.as_string().str);
+  }
+  return names;
+}
+
+BoundaryConfig boundary_of(TableReader const& t)
+{
+  BoundaryConfig boundary;
+  boundary.line = t.table_line();
+  if (t.has("absorbing")) boundary.absorbing_surfaces = surface_names(t, "absorbing");
+  if (!t.has("pec")) return boundary;
+  auto const& pec = t.at("pec");
+  if (pec.is_string()) {
+    if (pec.as_string().str != "*") t.fail("pec", "must be \"*\" (the whole boundary) or a list of surface names");
+    return boundary;
+  }
+  if (!pec.is_array()) t.fail("pec", std::string("must be \"*\" or a list of surface names, not ") + type_name(pec));
+  boundary.pec_everywhere = false;
+  boundary.pec_surfaces = surface_names(t, "pec");
+  return boundary;
+}
+
+solver::Waveform read_waveform(TableReader const& t)
+{
+  solver::Waveform w;
+  std::string const kind = t.choice("waveform", {"gaussian", "modulated_gaussian", "sine"});
+  w.amplitude = t.number("amplitude", 1.0);
+  std::string const not_for = "does not apply to waveform = \"" + kind + "\"";
+  if (kind == "sine") {
+    w.kind = solver::WaveformKind::sine;
+    t.forbid("t0", not_for);
+    t.forbid("sigma", not_for);
+    w.frequency = t.positive("frequency");
+    // Three periods of turn-on keep the switch-on transient's spectrum near the drive frequency.
+    w.ramp = t.positive("ramp", 3.0 / w.frequency);
+    return w;
+  }
+  w.kind = kind == "gaussian" ? solver::WaveformKind::gaussian : solver::WaveformKind::modulated_gaussian;
+  t.forbid("ramp", not_for);
+  if (w.kind == solver::WaveformKind::gaussian)
+    t.forbid("frequency", not_for);
+  else
+    w.frequency = t.positive("frequency");
+  w.sigma = t.positive("sigma");
+  // Centred five widths in, the pulse starts from exp(-12.5) ≈ 4e-6 of its peak: no switch-on jump.
+  w.t0 = t.number("t0", 5.0 * w.sigma);
+  if (w.t0 < 0) t.fail("t0", "= " + format_number(w.t0) + " must not be negative");
+  return w;
+}
+
+// A direction the user wrote, as a unit vector.
+Vec3 unit_vector(TableReader const& t, std::string const& key)
+{
+  Vec3 d = t.vec3(key);
+  double const norm = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  if (!(norm > 0)) t.fail(key, "must not be the zero vector");
+  for (double& component : d) component /= norm;
+  return d;
+}
+
+// One physical volume name or a list of them.
+std::vector<std::string> volume_names(TableReader const& t, std::string const& key)
+{
+  t.require(key, " (a physical volume name or a list of them)");
+  auto const& value = t.at(key);
+  if (value.is_string()) {
+    if (value.as_string().str.empty()) t.fail(key, "must not be empty");
+    return {value.as_string().str};
+  }
+  if (!value.is_array() || value.as_array().empty())
+    t.fail(key, std::string("must be a physical volume name or a list of them, not ") + type_name(value));
+  std::vector<std::string> names;
+  for (auto const& item : value.as_array()) {
+    if (!item.is_string() || item.as_string().str.empty()) t.fail(key, "must list physical volume names (strings)");
+    names.push_back(item.as_string().str);
+  }
+  return names;
+}
+
+Source source_of(TableReader const& t, double scale)
+{
+  Source source;
+  source.line = t.table_line();
+  std::string const kind = t.choice("kind", {"dipole", "port_te10", "edge_current", "plane_wave", "lumped_port"});
+  std::string const not_for = "does not apply to kind = \"" + kind + "\"";
+  if (kind != "lumped_port") t.forbid("resistance", not_for);
+  t.require("waveform", " (gaussian, modulated_gaussian or sine)");
+  if (kind != "plane_wave") {
+    t.forbid("region", not_for);
+    t.forbid("polarization", not_for);
+    t.forbid("origin", not_for);
+  }
+  if (kind == "port_te10") {
+    source.kind = SourceKind::port_te10;
+    t.forbid("position", not_for);
+    t.forbid("direction", not_for);
+    source.surface = t.string("surface");
+    if (source.surface.empty()) t.fail("surface", "must not be empty");
+    source.matched = t.boolean("matched", false);
+  } else if (kind == "lumped_port") {
+    source.kind = SourceKind::lumped_port;
+    t.forbid("position", not_for);
+    t.forbid("matched", not_for);
+    source.surface = t.string("surface");
+    if (source.surface.empty()) t.fail("surface", "must not be empty");
+    source.direction = unit_vector(t, "direction");
+    source.resistance = t.positive("resistance", 50.0);
+  } else if (kind == "plane_wave") {
+    source.kind = SourceKind::plane_wave;
+    t.forbid("position", not_for);
+    t.forbid("surface", not_for);
+    t.forbid("matched", not_for);
+    source.regions = volume_names(t, "region");
+    source.direction = unit_vector(t, "direction");
+    source.polarization = unit_vector(t, "polarization");
+    double const cosine = dot(source.direction, source.polarization);
+    // Rounding of a perpendicular pair written with a few digits stays far below this.
+    if (std::abs(cosine) > 1e-6)
+      t.fail("polarization",
+             "is not perpendicular to direction (they are " +
+                 format_number(std::acos(std::clamp(cosine, -1.0, 1.0)) * 180 / 3.14159265358979323846) +
+                 " degrees apart); a plane wave's e is transverse");
+    if (t.has("origin")) source.origin = scaled(t.vec3("origin"), scale);
+  } else {
+    source.kind = kind == "dipole" ? SourceKind::dipole : SourceKind::edge_current;
+    t.forbid("surface", not_for);
+    t.forbid("matched", not_for);
+    source.position = scaled(t.vec3("position"), scale);
+    source.direction = unit_vector(t, "direction");
+  }
+  source.waveform = read_waveform(t);
+  return source;
+}
+
+LumpedConfig lumped_of(TableReader const& t)
+{
+  LumpedConfig lumped;
+  lumped.line = t.table_line();
+  std::string const kind = t.choice("kind", {"resistor", "capacitor", "inductor", "rlc"});
+  lumped.surface = t.string("surface");
+  if (lumped.surface.empty()) t.fail("surface", "must not be empty");
+  lumped.direction = unit_vector(t, "direction");
+  std::string const not_for = "does not apply to kind = \"" + kind + "\"";
+  auto& circuit = lumped.circuit;
+  if (kind != "rlc") {
+    t.forbid("circuit", not_for);
+    std::string const own = kind == "resistor" ? "resistance" : kind == "capacitor" ? "capacitance" : "inductance";
+    for (std::string const key : {"resistance", "capacitance", "inductance"})
+      if (key != own) t.forbid(key, not_for + " (use kind = \"rlc\" to combine elements)");
+  }
+  if (kind == "resistor") {
+    lumped.kind = LumpedKind::resistor;
+    circuit.resistance = t.positive("resistance");
+  } else if (kind == "capacitor") {
+    lumped.kind = LumpedKind::capacitor;
+    circuit.capacitance = t.positive("capacitance");
+  } else if (kind == "inductor") {
+    lumped.kind = LumpedKind::inductor;
+    circuit.inductance = t.positive("inductance");
+  } else {
+    lumped.kind = LumpedKind::rlc;
+    circuit.series = t.choice("circuit", {"series", "parallel"}) == "series";
+    circuit.resistance = t.has("resistance") ? t.positive("resistance") : 0.0;
+    circuit.capacitance = t.has("capacitance") ? t.positive("capacitance") : 0.0;
+    circuit.inductance = t.has("inductance") ? t.positive("inductance") : 0.0;
+    if (!t.has("resistance") && !t.has("capacitance") && !t.has("inductance"))
+      t.fail_table("[[lumped]] kind = \"rlc\" needs at least one of resistance, capacitance and inductance");
+  }
+  return lumped;
+}
+
+TimeConfig time_of(TableReader const& t)
+{
+  TimeConfig time;
+  if (t.has("t_end") && t.has("steps"))
+    throw Error(t.where(std::max(t.line("t_end"), t.line("steps"))),
+                "[time] has both t_end and steps; give exactly one", "");
+  if (t.has("t_end"))
+    time.t_end = t.positive("t_end");
+  else if (t.has("steps"))
+    time.steps = t.integer("steps", 0, 1);
+  else
+    t.fail_table("[time] needs t_end (seconds) or steps");
+  if (t.has("dt")) {
+    auto const& dt = t.at("dt");
+    if (dt.is_string()) {
+      if (dt.as_string().str != "auto") t.fail("dt", "must be \"auto\" or a time step in seconds");
+    } else {
+      time.dt = t.positive("dt");
+    }
+  }
+  time.safety = t.number("safety", time.safety);
+  if (!(time.safety > 0 && time.safety < 1))
+    t.fail("safety", "= " + format_number(time.safety) + " must lie strictly between 0 and 1");
+  time.allow_unstable = t.boolean("allow_unstable", false);
+  return time;
+}
+
+Probe probe_of(TableReader const& t, double scale)
+{
+  Probe probe;
+  probe.line = t.table_line();
+  probe.name = t.string("name");
+  bool const valid = !probe.name.empty() && std::all_of(probe.name.begin(), probe.name.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+  if (!valid) t.fail("name", "= \"" + probe.name + "\" may only hold letters, digits and '_'");
+  probe.position = scaled(t.vec3("position"), scale);
+  return probe;
+}
+
+OutputConfig output_of(TableReader const* t, std::string const& base_dir)
+{
+  OutputConfig output;
+  std::string file = "dgatd_out.h5";
+  if (t) {
+    output.line = t->table_line();
+    if (t->has("file")) file = t->string("file");
+    if (file.empty()) t->fail("file", "must not be empty");
+    output.snapshot_every = t->integer("snapshot_every", 0, 0);
+    output.energy_every = t->integer("energy_every", 10, 1);
+    output.checkpoint_every = t->integer("checkpoint_every", 0, 0);
+    output.progress = t->boolean("progress", true);
+  }
+  output.file = resolve(base_dir, file);
+  return output;
+}
+
+SolverConfig solver_of(TableReader const& t)
+{
+  SolverConfig solver;
+  if (t.has("formulation")) {
+    solver.formulation = t.choice("formulation", {"fractioned", "assembled"}) == "assembled"
+                             ? dgatd::solver::FormulationKind::assembled
+                             : dgatd::solver::FormulationKind::fractioned;
+    solver.formulation_line = t.line("formulation");
+  }
+  if (t.has("backend"))
+    solver.backend = t.choice("backend", {"default", "serial"}) == "serial" ? Backend::serial : Backend::default_space;
+  if (t.has("precision")) {
+    auto const precision = dgatd::kernels::step_precision_named(t.choice("precision", {"double", "mixed", "single"}));
+    solver.precision = precision.matrices;
+    solver.field_precision = precision.fields;
+    solver.precision_line = t.line("precision");
+  }
+  solver.overlap_halo = t.boolean("overlap_halo", true);
+  return solver;
+}
+
+} // namespace
+
+MeshConfig read_mesh(std::string const& file, toml::value const& table, std::string const& base_dir)
+{
+  return mesh_of(TableReader(file, table, table_schema("[mesh]")), base_dir);
+}
+
+std::vector<Material> read_materials(std::string const& file, toml::value const& tables)
+{
+  std::vector<Material> materials;
+  std::map<std::string, int> seen; // region (as written) -> line of its first [[material]]
+  for (auto const& table : tables.as_array()) {
+    TableReader const t(file, table, table_schema("[[material]]"));
+    Material material = material_of(t);
+    std::string const key =
+        material.region_name.empty() ? "tag " + std::to_string(material.region_tag) : material.region_name;
+    auto const [it, inserted] = seen.emplace(key, material.line);
+    if (!inserted)
+      t.fail("region",
+             "= " + key + " already has a material (line " + std::to_string(it->second) + "); give each region once");
+    materials.push_back(material);
+  }
+  return materials;
+}
+
+std::vector<Pml> read_pmls(std::string const& file, toml::value const& tables)
+{
+  std::vector<Pml> layers;
+  for (auto const& table : tables.as_array()) {
+    TableReader const t(file, table, table_schema("[[pml]]"));
+    Pml pml = pml_of(t);
+    for (auto const& other : layers)
+      if (other.region_name == pml.region_name && other.region_tag == pml.region_tag)
+        t.fail("region", "is already a [[pml]] at line " + std::to_string(other.line) + "; give each layer once");
+    layers.push_back(pml);
+  }
+  return layers;
+}
+
+BoundaryConfig read_boundary(std::string const& file, toml::value const& table)
+{
+  return boundary_of(TableReader(file, table, table_schema("[boundary]")));
+}
+
+std::vector<Source> read_sources(std::string const& file, toml::value const& tables, double scale)
+{
+  std::vector<Source> sources;
+  for (auto const& table : tables.as_array())
+    sources.push_back(source_of(TableReader(file, table, table_schema("[[source]]")), scale));
+  return sources;
+}
+
+std::vector<LumpedConfig> read_lumped(std::string const& file, toml::value const& tables)
+{
+  std::vector<LumpedConfig> elements;
+  for (auto const& table : tables.as_array())
+    elements.push_back(lumped_of(TableReader(file, table, table_schema("[[lumped]]"))));
+  return elements;
+}
+
+TimeConfig read_time(std::string const& file, toml::value const& table)
+{
+  return time_of(TableReader(file, table, table_schema("[time]")));
+}
+
+std::vector<Probe> read_probes(std::string const& file, toml::value const& tables, double scale)
+{
+  std::vector<Probe> probes;
+  for (auto const& table : tables.as_array()) {
+    TableReader const t(file, table, table_schema("[[probe]]"));
+    Probe probe = probe_of(t, scale);
+    for (auto const& other : probes)
+      if (other.name == probe.name)
+        t.fail("name", "= \"" + probe.name + "\" is already used by the probe at line " + std::to_string(other.line));
+    probes.push_back(probe);
+  }
+  return probes;
+}
+
+std::vector<FarFieldConfig> read_farfields(std::string const& file, toml::value const& tables)
+{
+  std::vector<FarFieldConfig> far_fields;
+  for (auto const& table : tables.as_array()) {
+    TableReader const t(file, table, table_schema("[[farfield]]"));
+    FarFieldConfig far_field;
+    far_field.line = t.table_line();
+    far_field.surface = t.string("surface");
+    if (far_field.surface.empty()) t.fail("surface", "must not be empty");
+    far_field.frequencies = t.numbers("frequencies", 1, 64);
+    for (double const f : far_field.frequencies)
+      if (!(f > 0 && std::isfinite(f))) t.fail("frequencies", "must be positive frequencies in Hz");
+    for (auto const& other : far_fields)
+      if (other.surface == far_field.surface)
+        t.fail("surface", "= \"" + far_field.surface + "\" is already a [[farfield]] at line " +
+                              std::to_string(other.line) + "; give each surface once, with all its frequencies");
+    far_fields.push_back(far_field);
+  }
+  return far_fields;
+}
+
+OutputConfig read_output(std::string const& file, toml::value const* table, std::string const& base_dir)
+{
+  if (!table) return output_of(nullptr, base_dir);
+  TableReader const t(file, *table, table_schema("[output]"));
+  return output_of(&t, base_dir);
+}
+
+SolverConfig read_solver(std::string const& file, toml::value const& table)
+{
+  return solver_of(TableReader(file, table, table_schema("[solver]")));
+}
+
+} // namespace dgatd::io::detail
