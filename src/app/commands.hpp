@@ -35,5 +35,6 @@ void add_farfield_command(CLI::App& app, Action* action);
 void add_bench_command(CLI::App& app, Action* action);
 void add_run_command(CLI::App& app, Action* action);
 void add_partition_command(CLI::App& app, Action* action);
+void add_capabilities_command(CLI::App& app, Action* action);
 
 } // namespace dgatd::app

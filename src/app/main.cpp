@@ -164,6 +164,7 @@ int main(int argc, char* argv[])
   dgatd::app::add_bench_command(app, &action);
   dgatd::app::add_run_command(app, &action);
   dgatd::app::add_partition_command(app, &action);
+  dgatd::app::add_capabilities_command(app, &action);
 
   try {
     std::vector<std::string> reversed(cli_arguments.rbegin(), cli_arguments.rend());
@@ -199,6 +200,8 @@ int main(int argc, char* argv[])
       return 1;
     }
   }
+  // A table of facts, the same on every machine: it starts neither MPI, Kokkos nor a GPU.
+  if (app.got_subcommand("capabilities")) return action();
 #ifdef DGATD_HAVE_MPI
   std::optional<MpiSession> mpi;
   if (launched) {

@@ -7,6 +7,7 @@
 #include "dgatd/mesh/ordering.hpp"
 #include "dgatd/mesh/point_location.hpp"
 #include "dgatd/random.hpp"
+#include "dgatd/simulation/capabilities.hpp"
 #include "dgatd/simulation/config_errors.hpp"
 #include "dgatd/simulation/part_files.hpp"
 #include "dgatd/solver/formulations.hpp"
@@ -23,6 +24,7 @@
 #include <optional>
 #include <ostream>
 #include <sstream>
+#include <type_traits>
 #include <utility>
 
 namespace dgatd::simulation {
@@ -132,43 +134,6 @@ private:
   std::size_t probes_ = 0;
 };
 
-// What a run over several ranks cannot do yet, refused in one line before anything is built.
-void refuse_over_ranks(io::Config const& config, SimulationOptions const& options)
-{
-  if (config.solver.formulation == solver::FormulationKind::assembled)
-    throw Error(config.name, "the assembled formulation runs in one process only",
-                "remove [solver] formulation = \"assembled\", or run without mpirun");
-  if (!config.farfields.empty())
-    throw Error(config.where(config.farfields.front().line), "[[farfield]] runs in one process only (for now)",
-                "remove the [[farfield]] tables, or run without mpirun");
-  for (auto const& source : config.sources)
-    if (source.kind == io::SourceKind::lumped_port)
-      throw Error(config.where(source.line), "a lumped port runs in one process only (for now)", "run without mpirun");
-  if (!config.lumped.empty())
-    throw Error(config.where(config.lumped.front().line), "[[lumped]] runs in one process only (for now)",
-                "run without mpirun");
-  for (auto const& pml : config.pml)
-    if (pml.cfs_frequency > 0)
-      throw Error(config.where(pml.line), "[[pml]] cfs_frequency runs in one process only (for now)",
-                  "remove cfs_frequency, or run without mpirun");
-  if (config.solver.field_precision == kernels::FieldPrecision::float32)
-    throw Error(config.where(config.solver.precision_line), "precision = \"single\" runs in one process only",
-                "set [solver] precision = \"mixed\", or run without mpirun");
-  if (!options.partitioner)
-    throw std::logic_error("a simulation over several ranks needs SimulationOptions::partitioner");
-}
-
-// PEC wires (physical curves that [boundary] pec names) among a mesh's groups: refused over ranks.
-void refuse_pec_wires_over_ranks(io::Config const& config, std::vector<mesh::PhysicalGroup> const& groups)
-{
-  for (auto const& group : groups)
-    for (auto const& name : config.boundary.pec_surfaces)
-      if (group.dim == 1 && group.name == name)
-        throw Error(config.where(config.boundary.line),
-                    "the PEC wire '" + name + "' (a physical curve) runs in one process only (for now)",
-                    "run without mpirun");
-}
-
 // The manifest against the configuration and the rank count; the mesh file's bytes on rank 0 only
 // (check_file), which reads it through once.
 void check_manifest(io::Config const& config, PartsManifest const& manifest, int ranks, bool check_file)
@@ -192,32 +157,6 @@ void check_manifest(io::Config const& config, PartsManifest const& manifest, int
   if (mesh_file_hash(config.mesh.file, size) != manifest.mesh_file_hash || size != manifest.mesh_file_size)
     throw Error(manifest.directory, "was split from another mesh (" + manifest.mesh_file + ") than " + config.mesh.file,
                 again);
-}
-
-// Single precision steps lossless problems with sources, prescribed ports and probes; what it cannot
-// take is refused in one line before anything is built. Its float fields would round the terms' small
-// corrections (a layer's or a port's) away, which mixed precision keeps in double.
-void refuse_in_single_precision(io::Config const& config)
-{
-  if (config.solver.field_precision != kernels::FieldPrecision::float32) return;
-  auto const refuse = [&](int line, std::string const& what) {
-    throw Error(config.where(line), what + " needs double fields",
-                "set [solver] precision = \"mixed\" (float matrices, double fields) or \"double\"");
-  };
-  if (config.solver.formulation == solver::FormulationKind::assembled)
-    throw Error(config.where(config.solver.precision_line), "precision = \"single\" needs the fractioned formulation",
-                "remove [solver] formulation = \"assembled\" (the assembled baseline runs in double)");
-  if (!config.boundary.absorbing_surfaces.empty()) refuse(config.boundary.line, "[boundary] absorbing");
-  for (auto const& material : config.materials)
-    if (material.sigma > 0) refuse(material.line, "[[material]] sigma");
-  for (auto const& source : config.sources) {
-    if (source.matched) refuse(source.line, "a matched port");
-    if (source.kind == io::SourceKind::lumped_port) refuse(source.line, "a lumped port");
-    if (source.kind == io::SourceKind::plane_wave) refuse(source.line, "a plane wave");
-  }
-  if (!config.pml.empty()) refuse(config.pml.front().line, "[[pml]]");
-  if (!config.lumped.empty()) refuse(config.lumped.front().line, "[[lumped]]");
-  if (!config.farfields.empty()) refuse(config.farfields.front().line, "[[farfield]]");
 }
 
 } // namespace
@@ -305,6 +244,16 @@ struct Simulation::Impl {
     if (parts) return {parts->vertices, parts->edges, parts->faces, parts->tets};
     auto const& p = output_problem();
     return {p.mesh.num_vertices(), p.topology.num_edges(), p.topology.num_faces(), p.mesh.num_tets()};
+  }
+  // What the capabilities table refuses of the configuration in the modes this run steps in, refused
+  // in one line before anything is built; groups: the mesh's physical groups once known.
+  void refuse_unsupported(std::vector<mesh::PhysicalGroup> const* groups) const
+  {
+    bool const on_gpu = config.solver.backend == io::Backend::default_space &&
+                        !std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>;
+    simulation::refuse_unsupported(config, run_modes(config, over_ranks, on_gpu), groups);
+    if (over_ranks && !options.partitioner)
+      throw std::logic_error("a simulation over several ranks needs SimulationOptions::partitioner");
   }
   template <class Space>
   void make_formulation_on();
@@ -406,38 +355,6 @@ void Simulation::Impl::make_formulation_on()
   backend = Space::name();
   concurrency = space.concurrency();
   auto const kind = config.solver.formulation;
-  if (kind == solver::FormulationKind::assembled && !config.boundary.absorbing_surfaces.empty())
-    throw Error(config.where(config.boundary.line), "[boundary] absorbing needs the fractioned formulation",
-                "remove [solver] formulation = \"assembled\" (the assembled baseline has no losses)");
-  if (kind == solver::FormulationKind::assembled && !config.pml.empty())
-    throw Error(config.where(config.pml.front().line), "[[pml]] needs the fractioned formulation",
-                "remove [solver] formulation = \"assembled\" (the assembled baseline has no matched layers)");
-  if (kind == solver::FormulationKind::assembled)
-    for (auto const& source : config.sources) {
-      if (source.matched)
-        throw Error(config.where(source.line), "a matched port needs the fractioned formulation",
-                    "remove [solver] formulation = \"assembled\" (the assembled baseline has no matched ports)");
-      if (source.kind == io::SourceKind::plane_wave)
-        throw Error(config.where(source.line), "a plane wave needs the fractioned formulation",
-                    "remove [solver] formulation = \"assembled\" (the assembled baseline has no plane waves)");
-      if (source.kind == io::SourceKind::lumped_port)
-        throw Error(config.where(source.line), "a lumped port needs the fractioned formulation",
-                    "remove [solver] formulation = \"assembled\" (the assembled baseline has no lumped ports)");
-    }
-  if (kind == solver::FormulationKind::assembled && !config.lumped.empty())
-    throw Error(config.where(config.lumped.front().line), "[[lumped]] needs the fractioned formulation",
-                "remove [solver] formulation = \"assembled\" (the assembled baseline has no lumped elements)");
-  if (kind == solver::FormulationKind::assembled)
-    for (auto const& material : config.materials)
-      if (material.sigma > 0)
-        throw Error(config.where(material.line), "[[material]] sigma needs the fractioned formulation",
-                    "remove [solver] formulation = \"assembled\" (the assembled baseline has no losses)");
-  if (kind == solver::FormulationKind::assembled && !config.farfields.empty())
-    throw Error(config.where(config.farfields.front().line), "[[farfield]] needs the fractioned formulation",
-                "remove [solver] formulation = \"assembled\" (the assembled baseline has no far-field surfaces)");
-  if (kind == solver::FormulationKind::assembled && config.solver.precision != kernels::MatrixPrecision::float64)
-    throw Error(config.where(config.solver.precision_line), "precision = \"mixed\" needs the fractioned formulation",
-                "remove [solver] formulation = \"assembled\" (the assembled baseline runs in double)");
   formulation = solver::make_formulation(kind, space, problem.topology, problem.operators, config.solver.precision,
                                          config.solver.field_precision);
 }
@@ -614,7 +531,7 @@ void Simulation::Impl::add_sources_and_probes(parallel::MeshPart const& part, st
       break;
     }
     case io::SourceKind::lumped_port:
-      throw std::logic_error("a lumped port over ranks (refuse_over_ranks refuses it)");
+      throw std::logic_error("a lumped port over ranks (the capabilities table refuses it)");
     }
   }
   std::vector<solver::ProbeStencil> probes;
@@ -912,8 +829,8 @@ std::unique_ptr<io::Checkpoint> Simulation::Impl::read_restart_checkpoint() cons
 
 mesh::Mesh Simulation::Impl::load_ordered_mesh(mesh::Mesh* given_mesh, io::Checkpoint* checkpoint) const
 {
-  // A generated mesh is not generated again: the checkpoint holds the one the run stepped.
-  if (checkpoint && !given_mesh && config.mesh.file.empty()) return std::move(checkpoint->mesh);
+  // A generated or .geo mesh is not made again: the checkpoint holds the one the run stepped.
+  if (checkpoint && !given_mesh && mesh_made_on_load(config)) return std::move(checkpoint->mesh);
   mesh::Mesh mesh = given_mesh ? std::move(*given_mesh) : load_mesh(config);
   mesh::order_for_locality(mesh, config.mesh.ordering);
   // The checkpoint holds the mesh as the run stepped it: ordered.
@@ -1071,7 +988,7 @@ try {
   if (!s.config.mesh.parts.empty())
     throw Error(s.config.name, "[mesh] parts = \"" + s.config.mesh.parts + "\" is for a run over several ranks",
                 "run it under mpirun -n N (N as the parts were made for), or remove [mesh] parts");
-  refuse_in_single_precision(s.config);
+  s.refuse_unsupported(nullptr);
   io::require_writable_output(s.output_path);
 
   Stopwatch clock;
@@ -1080,7 +997,7 @@ try {
   auto mesh = s.load_ordered_mesh(given_mesh, checkpoint.get());
   // A mesh given in code is ordered as part of the set-up.
   if (checkpoint || !given_mesh)
-    (checkpoint || !s.config.mesh.file.empty() ? s.times.reading : s.times.meshing) += clock.lap();
+    (checkpoint || !mesh_made_on_load(s.config) ? s.times.reading : s.times.meshing) += clock.lap();
   s.problem = make_problem(s.config, std::move(mesh));
   s.times.setup += clock.lap();
 
@@ -1111,17 +1028,19 @@ void Simulation::set_up_over_ranks(mesh::Mesh* given_mesh)
   std::vector<char> bytes;
   std::unique_ptr<io::Checkpoint> checkpoint;
   together([&] {
-    refuse_over_ranks(s.config, s.options);
+    s.refuse_unsupported(nullptr);
     if (rank != 0) return;
     if (!s.options.restart_from.empty()) checkpoint = s.read_restart_checkpoint();
     io::require_writable_output(s.output_path);
     auto mesh = s.load_ordered_mesh(given_mesh, checkpoint.get());
-    refuse_pec_wires_over_ranks(s.config, mesh.groups);
+    s.refuse_unsupported(&mesh.groups);
     bytes = parallel::pack_mesh(mesh);
   });
   communicator.broadcast(bytes, 0);
   s.share_checkpoint(checkpoint);
-  (given_mesh ? s.times.setup : s.config.mesh.file.empty() ? s.times.meshing : s.times.reading) += clock.lap();
+  (given_mesh                                   ? s.times.setup
+   : !checkpoint && mesh_made_on_load(s.config) ? s.times.meshing
+                                                : s.times.reading) += clock.lap();
 
   std::vector<int> tet_part;
   together([&] {
@@ -1183,9 +1102,9 @@ void Simulation::set_up_from_parts()
   std::unique_ptr<io::Checkpoint> checkpoint;
   StoredPart stored;
   together([&] {
-    refuse_over_ranks(s.config, s.options);
+    s.refuse_unsupported(nullptr);
     s.parts = read_manifest(s.config.mesh.parts);
-    refuse_pec_wires_over_ranks(s.config, s.parts->groups);
+    s.refuse_unsupported(&s.parts->groups);
     check_manifest(s.config, *s.parts, ranks, rank == 0);
     if (!s.options.restart_from.empty() && rank == 0) {
       checkpoint = s.read_restart_checkpoint();

@@ -1,0 +1,70 @@
+#pragma once
+// What runs with what, as data: every capability a configuration can ask for, and whether it runs
+// in each mode a run can step in (over MPI ranks, in single or mixed precision, with the assembled
+// formulation, on a GPU). `dgatd capabilities` prints this table, and every refusal of a
+// combination a user meets is worded from it, at the configuration line that asked for the item.
+// A new capability declares itself here with one entry; nothing else lists what it refuses.
+
+#include "dgatd/error.hpp"
+#include "dgatd/io/input/config.hpp"
+#include "dgatd/mesh/mesh.hpp"
+
+#include <array>
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace dgatd::simulation {
+
+// The modes a run steps in that not every capability supports, in the order refusals are looked for.
+enum class RunMode { over_ranks, assembled, single_precision, mixed_precision, gpu };
+inline constexpr std::size_t run_mode_count = 5;
+char const* to_string(RunMode mode);
+
+// Whether a capability runs in one mode, and when it does not, the mode's fix made specific: for the
+// assembled formulation what its baseline lacks ("the assembled baseline has no losses"), for the
+// others a fix in place of the mode's own ("remove cfs_frequency, or run without mpirun"); empty
+// for the mode's own.
+struct ModeSupport {
+  bool runs = true;
+  std::string note;
+  // False where the mode and the capability exclude each other or are one (single precision and
+  // mixed precision): printed as "-".
+  bool applies = true;
+};
+
+// The lines of a configuration that ask for a capability, empty when none does. groups: the mesh's
+// physical groups, or nullptr before the mesh is read (a capability the mesh decides, a PEC wire,
+// is then not seen).
+using UsedAt = std::function<std::vector<int>(io::Config const&, std::vector<mesh::PhysicalGroup> const*)>;
+
+struct Capability {
+  std::string item;    // how a refusal names it: "[[pml]]", "a plane wave"
+  std::string key;     // what a configuration writes to ask for it: "[[source]] kind = \"plane_wave\""
+  std::string summary; // a few words for the printed table
+  std::array<ModeSupport, run_mode_count> modes;
+  UsedAt used_at; // empty for capabilities every mode runs (listed for the printed table)
+
+  ModeSupport const& in(RunMode mode) const { return modes[static_cast<std::size_t>(mode)]; }
+};
+
+std::vector<Capability> const& capabilities();
+
+// The modes config steps in: over_ranks for a run of several ranks, gpu when it steps on a GPU.
+std::vector<RunMode> run_modes(io::Config const& config, bool over_ranks, bool on_gpu);
+
+// The first capability config asks for that one of modes refuses (modes in RunMode order, then
+// capabilities in table order), as the one-line Error a user reads; nothing when all of it runs.
+std::optional<Error> refusal(io::Config const& config, std::vector<RunMode> const& modes,
+                             std::vector<mesh::PhysicalGroup> const* groups = nullptr);
+// Throws refusal's Error, if any.
+void refuse_unsupported(io::Config const& config, std::vector<RunMode> const& modes,
+                        std::vector<mesh::PhysicalGroup> const* groups = nullptr);
+
+// The table, one capability a line, a column per mode ("yes", "no" or "-"), and a key to the columns.
+void print_capabilities(std::ostream& out);
+
+} // namespace dgatd::simulation
