@@ -44,8 +44,12 @@ int run_far_field(FarFieldOptions const& options)
                 rcs ? "   backscatter RCS (m^2, dBsm)" : "",
                 fed ? "   far field / accepted  gain (dBi)  realized gain (dBi)" : "");
     for (auto const& p : patterns) {
-      std::printf("%9.4f  %16.4f  %11.3f at %5.1f, %5.1f", p.frequency / 1e9, p.radiated / p.flux,
-                  10 * std::log10(p.strongest.directivity), p.strongest.theta, p.strongest.phi);
+      // At a pole phi is no direction: said so rather than a number.
+      bool const pole = p.strongest.theta <= 0 || p.strongest.theta >= 180;
+      char phi[16] = "  any";
+      if (!pole) std::snprintf(phi, sizeof phi, "%5.1f", p.strongest.phi);
+      std::printf("%9.4f  %16.4f  %11.3f at %5.1f, %s", p.frequency / 1e9, p.radiated / p.flux,
+                  10 * std::log10(p.strongest.directivity), p.strongest.theta, phi);
       if (rcs) std::printf("   %.4g, %.2f", p.backscatter.rcs, 10 * std::log10(std::max(p.backscatter.rcs, 1e-300)));
       if (fed) {
         // Gain refers the strongest intensity to the power the ports put in, realized gain to the

@@ -52,7 +52,13 @@ Error config_error(io::Config const& config, ModelError const& error)
   case ModelSubject::far_field:
     return Error(where, "[[farfield]] surface '" + error.name() + "' " + error.problem(), error.remedy());
   case ModelSubject::plane_wave:
-    return Error(where, "plane wave: total-field region '" + error.name() + "' " + error.problem(), error.remedy());
+    return Error(where, "plane wave: total-field region '" + error.name() + "' " + error.problem(),
+                 error.fact("materials met") ? "list every volume inside the total-field surface in the source's "
+                                               "region, a dielectric scatterer too (region = [\"" +
+                                                   error.name() +
+                                                   "\", \"scatterer\"]), and keep one material "
+                                                   "within a cell of the surface on both sides"
+                                             : error.remedy());
   case ModelSubject::time_step: {
     auto const dt = error.fact("dt");
     return Error(where, (dt ? "dt = " + format_number(*dt) : std::string("the time step")) + " " + error.problem(),

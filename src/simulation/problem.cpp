@@ -8,6 +8,7 @@
 #include "dgatd/simulation/config_errors.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 #include <utility>
 
@@ -435,6 +436,11 @@ mesh::Mesh load_mesh(io::Config const& config)
 {
   return config.mesh.file.empty() ? mesh::generate_mesh(config.mesh.generate, config.mesh.output)
                                   : mesh::read_mesh(config.mesh.file, config.mesh.scale);
+}
+
+bool mesh_made_on_load(io::Config const& config)
+{
+  return config.mesh.file.empty() || std::filesystem::path(config.mesh.file).extension() == ".geo";
 }
 
 Problem pec_box(mesh::StructuredBox const& box, double eps, double mu, dga::AssemblyOptions const& options)

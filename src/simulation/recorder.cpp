@@ -28,7 +28,8 @@ double Stopwatch::lap()
 }
 
 Progress::Progress(bool enabled, std::int64_t first, std::int64_t total)
-    : enabled_(enabled && isatty(fileno(stderr))), first_(first), total_(total)
+    : enabled_(enabled), terminal_(isatty(fileno(stderr)) != 0), first_(first), total_(total),
+      last_(std::chrono::steady_clock::now())
 {
 }
 
@@ -36,18 +37,23 @@ void Progress::update(std::int64_t step, double time)
 {
   if (!enabled_) return;
   auto const now = std::chrono::steady_clock::now();
-  if (now - last_ < std::chrono::milliseconds(500) && step != total_) return;
+  // A log gets no line for the last step: the run's report follows it.
+  auto const every = terminal_ ? std::chrono::milliseconds(500) : std::chrono::milliseconds(30000);
+  if (now - last_ < every && (step != total_ || !terminal_)) return;
+  if (!terminal_ && step == total_) return;
   last_ = now;
   double const elapsed = std::chrono::duration<double>(now - start_).count();
   double const rate = (step - first_) / std::max(elapsed, 1e-9);
-  std::fprintf(stderr, "\rstep %lld/%lld  t = %.4e s  %.0f steps/s  ETA %.0f s   ", static_cast<long long>(step),
-               static_cast<long long>(total_), time, rate, (total_ - step) / std::max(rate, 1e-9));
-  if (step == total_) std::fputc('\n', stderr);
+  std::fprintf(stderr, "%sstep %lld/%lld  t = %.4e s  %.0f steps/s  ETA %.0f s%s", terminal_ ? "\r" : "",
+               static_cast<long long>(step), static_cast<long long>(total_), time, rate,
+               (total_ - step) / std::max(rate, 1e-9), terminal_ ? "   " : "\n");
+  if (terminal_ && step == total_) std::fputc('\n', stderr);
+  std::fflush(stderr);
 }
 
 void Progress::finish()
 {
-  if (enabled_) std::fputc('\n', stderr);
+  if (enabled_ && terminal_) std::fputc('\n', stderr);
 }
 
 Recorder::Recorder(RecordingPlan const& plan, std::unique_ptr<io::RunWriter> writer, solver::Formulation& formulation,
@@ -83,7 +89,13 @@ void Recorder::after_step(std::int64_t step)
   formulation_.record_probes();
   bool const checkpoint_now =
       plan_.checkpoint_every > 0 && step % plan_.checkpoint_every == 0 && step < plan_.last_step;
-  if (step - unflushed_from_ == probe_flush_every || step == plan_.last_step || checkpoint_now) flush_probes(step);
+  bool const flush_now = std::chrono::steady_clock::now() - last_flush_ > std::chrono::seconds(30);
+  if (step - unflushed_from_ == probe_flush_every || step == plan_.last_step || checkpoint_now || flush_now)
+    flush_probes(step);
+  if (flush_now) {
+    timed([&] { writer_->flush(); });
+    last_flush_ = std::chrono::steady_clock::now();
+  }
   if (plan_.snapshot_every > 0 && step % plan_.snapshot_every == 0) write_snapshot(step);
   if (checkpoint_now && blown_up_at_ < 0) timed([&] { save_checkpoint(); });
   progress_.update(step, step * plan_.dt);

@@ -25,7 +25,8 @@ private:
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
-// A console progress line, refreshed twice a second, only when a person is watching.
+// The run's progress on stderr: a line refreshed in place twice a second on a terminal, and a new
+// line every half minute when stderr goes to a file or a pipe (a batch job's log).
 class Progress {
 public:
   Progress(bool enabled, std::int64_t first, std::int64_t total);
@@ -34,6 +35,7 @@ public:
 
 private:
   bool enabled_;
+  bool terminal_;
   std::int64_t first_;
   std::int64_t total_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
@@ -93,6 +95,9 @@ private:
   std::int64_t unflushed_from_;
   std::int64_t blown_up_at_ = -1;
   double output_seconds_ = 0;
+  // The output written so far reaches the disk every half minute, so that its .partial file can be
+  // read while the run goes on.
+  std::chrono::steady_clock::time_point last_flush_ = std::chrono::steady_clock::now();
 };
 
 } // namespace dgatd::simulation

@@ -76,15 +76,17 @@ TfsfSurface tfsf_surface(mesh::MeshView const& m, dga::Materials const& material
   auto on_surface = surface_vertices(mesh, tet_total, vertex_total);
   if (ranks)
     for (std::size_t v = 0; v < on_surface.size(); ++v) on_surface[v] = on_surface[v] && ranks->owns_vertex[v];
-  auto fail = [&](std::string const& problem, std::string const& remedy) {
-    throw ModelError(ModelSubject::plane_wave, spec.name, problem, remedy);
+  auto fail = [&](std::string const& problem, std::string const& remedy, std::vector<ModelFact> facts = {}) {
+    throw ModelError(ModelSubject::plane_wave, spec.name, problem, remedy, std::move(facts));
   };
+  // Most often a scatterer of another material inside the surface that the total-field region leaves
+  // out: the configuration layer says how to take it in.
   auto check_medium = [&](double eps0, double mu0, double eps, double mu) {
     if (std::abs(eps - eps0) > 1e-12 * eps0 || std::abs(mu - mu0) > 1e-12 * mu0)
       fail("meets more than one material at its surface (eps_r " + format_number(eps0 / dga::eps0) + " and " +
                format_number(eps / dga::eps0) + ", mu_r " + format_number(mu0 / dga::mu0) + " and " +
                format_number(mu / dga::mu0) + ")",
-           "keep one material within a cell of the surface on both sides");
+           "keep one material within a cell of the surface on both sides", {{"materials met", 2}});
   };
   auto global_tet = [&](Index t) { return ranks ? ranks->global_tet[t] : t; };
   auto global_vertex = [&](Index v) { return ranks ? ranks->global_vertex[v] : v; };

@@ -376,6 +376,16 @@ TEST(RunErrors, PlaneWaveSurfaceBetweenTwoMaterials)
        "bad.toml:9: plane wave: total-field region 'inner' meets more than one material"});
 }
 
+// Most often the second material is a scatterer the region leaves out: the fix says to list it.
+TEST(RunErrors, PlaneWaveSurfaceBetweenTwoMaterialsNamesTheScattererFix)
+{
+  expect_clean_failure(
+      {"plane_wave_materials_fix",
+       inner_box_mesh + "[[material]]\nregion = \"inner\"\neps_r = 2\n" + plane_wave("\"inner\"") + base_tail,
+       "(fix: list every volume inside the total-field surface in the source's region, a dielectric scatterer too "
+       "(region = [\"inner\", \"scatterer\"])"});
+}
+
 TEST(RunErrors, PlaneWaveSurfaceInAMatchedLayer)
 {
   expect_clean_failure({"plane_wave_layer",

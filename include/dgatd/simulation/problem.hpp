@@ -122,6 +122,10 @@ Problem make_part_problem(Problem const& global, parallel::MeshPart const& part,
 // The mesh a configuration names: read from [mesh] file or generated from [mesh] generate, in the
 // file's or generator's numbering ([mesh] ordering is for the caller: mesh::order_for_locality).
 mesh::Mesh load_mesh(io::Config const& config);
+// Whether load_mesh makes the mesh (generated, or a Gmsh .geo script that Gmsh meshes) rather than
+// reads a mesh file: its time is meshing, and a restart takes the mesh its checkpoint holds instead
+// of making it again.
+bool mesh_made_on_load(io::Config const& config);
 
 // A closed box with PEC walls on a jittered structured (Kuhn) mesh with uniform eps and mu: the
 // system the solver tests and the kernel benchmarks step (eps = mu = 1 gives c = 1 units).

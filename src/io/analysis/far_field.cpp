@@ -100,10 +100,13 @@ std::vector<FarFieldPattern> far_field_patterns(solver::FarFieldRecord const& re
     };
     int const thetas = static_cast<int>(std::lround(180 / theta_step));
     int const phis = static_cast<int>(std::lround(360 / phi_step));
+    // At a pole every phi is the same direction: only phi = 0 competes for the strongest, so rounding
+    // does not pick an arbitrary phi there.
     for (int i = 0; i <= thetas; ++i)
       for (int j = 0; j < phis; ++j) {
         p.grid.push_back(sample(i * theta_step, j * phi_step));
-        if (p.grid.back().directivity > p.strongest.directivity) p.strongest = p.grid.back();
+        bool const pole_again = (i == 0 || i * theta_step >= 180) && j > 0;
+        if (!pole_again && p.grid.back().directivity > p.strongest.directivity) p.strongest = p.grid.back();
       }
     p.cut_phis = cut_phis;
     for (double phi : cut_phis) {
