@@ -5,7 +5,7 @@
 #  - Kokkos 5.2.2 (libkokkos-dev; OpenMP backend, C++20), which Debian ships without a Kokkos
 #    Kernels, so CMake cannot configure dgatd with it: every source that needs neither Kokkos
 #    Kernels nor Kokkos::Serial is compiled against its headers (scripts/compile_against_kokkos.py).
-# This is the check behind the README's "Kokkos 3.4 to 5.x".
+# This is the check behind docs/user/install.md's "Kokkos 3.4 to 5.x".
 #
 #   scripts/check_kokkos_compat.sh      (downloads and unpacks into the cache the first time)
 #
@@ -69,13 +69,13 @@ unpack_into() {
   rm -rf "$download"
 }
 
-# Stops unless the unpacked Kokkos is the version the README names.
+# Stops unless the unpacked Kokkos is the version docs/user/install.md names.
 require_version() {
   local prefix="$1" expected="$2" found
   found="$(sed -n 's/^#define KOKKOS_VERSION \([0-9]*\)$/\1/p' "$prefix/usr/include/kokkos/KokkosCore_config.h")"
   if [ "$found" != "$(echo "$expected" | awk -F. '{ print $1 * 10000 + $2 * 100 + $3 }')" ]; then
     echo "check_kokkos_compat.sh: Debian sid now ships Kokkos $found, not $expected; update the" \
-      "version here and the README's table of checked versions" >&2
+      "version here and docs/user/install.md's table of checked versions" >&2
     exit 1
   fi
 }

@@ -5,7 +5,7 @@
 // has a free half, once per edge, by adding up the edge pieces the Faraday kernel left per tet: both
 // halves of an edge see the same circulation, and forming it inside each dual block (per row, or
 // per tet around the vertex) did that gather twice and, on CPU cores, left the block products
-// waiting on arithmetic instead of memory (README, Performance). The block pass then multiplies
+// waiting on arithmetic instead of memory (perf/results/2026-11-23-cpu-kernels.md). The block pass then multiplies
 // every block's inverse against dt times the curls of its rows, in the form ops.block_pass names
 // (AmpereBlockPass): AmpereKernel reads the full inverses (columns, team_rows),
 // InterleavedBlockKernel the packed interleaved ones (interleaved, interleaved_simd).

@@ -55,7 +55,7 @@ inline bool stores_packed_blocks(AmpereBlockPass pass)
   return pass == AmpereBlockPass::interleaved || pass == AmpereBlockPass::interleaved_simd;
 }
 
-// What each backend runs unless told otherwise (README, Performance). On GPUs one thread per block
+// What each backend runs unless told otherwise (perf/results/2026-11-23-cpu-kernels.md). On GPUs one thread per block
 // over the packed interleaved storage (30 % fewer bytes than the full blocks): only interleaved
 // entries let consecutive threads read consecutive addresses. On CPU cores the column-wise pass
 // over full blocks: the SIMD slice pass moves fewer bytes and took 0.8-0.9 of its time on a quiet

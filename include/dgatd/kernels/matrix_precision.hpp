@@ -1,7 +1,7 @@
 #pragma once
 // The precision the fractioned step's local matrices are stored in, and that of its fields. float32
 // matrices with double fields (the configuration's precision = "mixed") halve the matrices' bytes,
-// most of a step's traffic (README, Precision): the core's inverses and the lossy terms' step
+// most of a step's traffic (perf/results/2026-11-26-precision.md): the core's inverses and the lossy terms' step
 // matrices. float32 fields too ("single") halve the fields' bytes as well.
 
 #include <cstddef>
