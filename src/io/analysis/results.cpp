@@ -19,12 +19,15 @@ Handle open_output(std::string const& path)
   if (!std::filesystem::is_regular_file(path, error)) throw Error(path, "no such file", "check the path");
   if (H5Fis_hdf5(path.c_str()) <= 0)
     throw Error(path, "not an HDF5 file", "give the .h5 file a dgatd run wrote (e.g. dgatd_out.h5)");
-  // Without HDF5's file lock, a run's .partial output can be read while the run writes it (it
-  // flushes every half minute).
-  Handle const access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-  if (access.get() < 0 || H5Pset_file_locking(access.get(), false, true) < 0)
-    throw std::runtime_error("HDF5 cannot make file access properties");
-  hid_t const file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, access.get());
+  hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file < 0) {
+    // A run writing it (its .partial output, flushed every half minute) holds HDF5's file lock:
+    // read it without the lock.
+    Handle const access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    if (access.get() < 0 || H5Pset_file_locking(access.get(), false, true) < 0)
+      throw std::runtime_error("HDF5 cannot make file access properties");
+    file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, access.get());
+  }
   if (file < 0) throw Error(path, "HDF5 cannot open the file", "check that it is readable and not truncated");
   return {file, H5Fclose};
 }
