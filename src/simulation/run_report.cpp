@@ -1,0 +1,86 @@
+#include "simulation_impl.hpp"
+
+#include "dgatd/mesh/ordering.hpp"
+#include "dgatd/solver/formulation_kind.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <ostream>
+
+namespace dgatd::simulation {
+void Simulation::Impl::report_start(std::int64_t first_step) const
+{
+  if (!options.report) return;
+  auto& out = *options.report;
+  auto const& p = output_problem();
+  auto const counts = whole_counts();
+  out << "dgatd run: " << (parts ? parts->source : p.mesh.source) << "\n  " << counts.vertices << " vertices, "
+      << counts.edges << " edges, " << counts.faces << " faces, " << counts.tets << " tets ("
+      << mesh::ordering_name(config.mesh.ordering) << " ordering"
+      << (parts ? ", read in " + std::to_string(parts->ranks) + " parts from " + parts->directory : std::string())
+      << "); " << (over_ranks ? whole_free_unknowns : p.operators.layout.num_free) << " free half-edge and "
+      << 4 * counts.tets << " dual half-edge unknowns\n"
+      << "  dt_max = " << plan.dt_max << " s (Lanczos, " << plan.bound_iterations << " iterations), dt = " << plan.dt
+      << " s, " << plan.steps << " steps to t = " << plan.steps * plan.dt << " s\n"
+      << "  " << solver::to_string(formulation->kind()) << " formulation, "
+      << (config.solver.field_precision == kernels::FieldPrecision::float32
+              ? "single precision (float matrices and fields)"
+          : config.solver.precision == kernels::MatrixPrecision::float32 ? "mixed precision (float matrices)"
+                                                                         : "double precision")
+      << ", on " << backend << " (concurrency " << concurrency << ")\n";
+  if (over_ranks) {
+    auto const [fewest, most] = std::minmax_element(part_tets.begin(), part_tets.end());
+    double const halo = std::accumulate(part_halo_values.begin(), part_halo_values.end(), 0.0);
+    out << "  " << part_tets.size() << " ranks: " << *fewest << " to " << *most
+        << " tets stepped per rank (its own and one layer of ghost tets); halo exchange " << halo
+        << " values per step in all (" << halo * sizeof(double) / 1024.0 << " KiB), rank 0 through "
+        << formulation->halo().buffers;
+    if (double const after = formulation->halo().share_after_exchange; after > 0) {
+      char share[96];
+      std::snprintf(share, sizeof share, "; Faraday on %.1f %% of rank 0's tets while it flies", 100 * (1 - after));
+      out << share;
+    }
+    out << "\n";
+  }
+  // Every rank's problem reports the whole layers (a part's learnt them over the ranks).
+  for (auto const& layer : problem.layers) {
+    out << "  PML '" << layer.name << "': " << layer.num_tets << " tets, " << layer.thickness << " m thick ("
+        << layer.thickness / layer.element_size << " mean edges), alpha_max = " << layer.alpha_max
+        << " 1/s, alpha_max dt = " << layer.alpha_max * plan.dt;
+    if (layer.shift > 0) out << ", cfs shift " << layer.shift << " 1/s (" << layer.shift / (2 * M_PI) << " Hz)";
+    out << "\n";
+  }
+  if (auto const& modes = problem.operators.stretched_tet_modes; !modes.empty() && !over_ranks) {
+    auto with = [&](int count) {
+      return std::count_if(modes.begin(), modes.end(), [&](auto const& m) { return m.count == count; });
+    };
+    out << "  stretched tets: " << modes.size() << ", " << with(1) << " with one auxiliary per subregion, " << with(3)
+        << " with three, " << with(0) << " with six (docs/method/open_regions.md, section 3)\n";
+  }
+  if (first_step > 0)
+    out << "  restarting from " << options.restart_from << " at step " << first_step << " (t = " << first_step * plan.dt
+        << " s)\n";
+  out << std::flush;
+}
+
+void Simulation::Impl::report_end(std::int64_t steps_taken, RunResult const& result) const
+{
+  if (!options.report) return;
+  auto const counts = whole_counts();
+  print_stage_times(*options.report, times, steps_taken,
+                    2 * static_cast<double>(counts.edges) + 4.0 * static_cast<double>(counts.tets));
+  if (over_ranks && times.stepping > 0) {
+    double const most = *std::max_element(part_halo_seconds.begin(), part_halo_seconds.end());
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "  halo exchange: %.3f s of the stepping on rank 0 (%.1f %%), %.3f s on the rank that waited "
+                  "longest (%.1f %%), the wait for slower neighbours included\n",
+                  part_halo_seconds[0], 100 * part_halo_seconds[0] / times.stepping, most, 100 * most / times.stepping);
+    *options.report << line;
+  }
+  if (result.complete) *options.report << "  wrote " << result.output << "\n" << std::flush;
+}
+
+} // namespace dgatd::simulation

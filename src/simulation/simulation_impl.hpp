@@ -1,0 +1,167 @@
+#pragma once
+// A simulation's state and the steps of its set-up, shared by the files that implement
+// Simulation (private to simulation/): simulation.cpp (the set-up in one process, the time loop),
+// sources.cpp (sources, probes and far fields on the mesh or a part), over_ranks.cpp (the set-up
+// over ranks, from the whole mesh or from parts), checkpoints.cpp and run_report.cpp.
+
+#include "dgatd/simulation/simulation.hpp"
+
+#include "dgatd/error.hpp"
+#include "dgatd/io/output/checkpoint.hpp"
+#include "dgatd/io/output/writer.hpp"
+#include "dgatd/parallel/communicator.hpp"
+#include "dgatd/parallel/decomposition.hpp"
+#include "dgatd/simulation/capabilities.hpp"
+#include "dgatd/simulation/config_errors.hpp"
+#include "dgatd/simulation/part_files.hpp"
+#include "dgatd/solver/formulation.hpp"
+#include "recorder.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace dgatd::simulation {
+
+struct Simulation::Impl {
+  io::Config config;
+  SimulationOptions options;
+  std::string output_path;
+  StageTimes times;
+  Problem problem;
+  TimePlan plan;
+  std::unique_ptr<solver::Formulation> formulation;
+  std::string backend;
+  int concurrency = 1;
+  std::int64_t restart_step = -1; // the checkpoint's step when restarting
+  bool ran = false;
+  // A run over several ranks: problem is this rank's part, whole the whole problem without
+  // operators (what the output is written in).
+  std::shared_ptr<parallel::Communicator> communicator;
+  bool over_ranks = false;
+  Problem whole;
+  Index whole_free_unknowns = 0;                                      // of the whole problem, for the report
+  std::vector<double> part_tets, part_halo_values, part_halo_seconds; // per rank, for the report
+
+  // Runs stage on every rank (parallel::together), a ModelError told at its configuration line.
+  template <class Stage>
+  void together(Stage&& stage)
+  {
+    parallel::together(*communicator, [&] {
+      try {
+        stage();
+      } catch (ModelError const& e) {
+        throw config_error(config, e);
+      }
+    });
+  }
+  // The end of a set-up over ranks, once the formulation is distributed: the parts' sizes for the
+  // report, the stability bound over all, the checkpoint's state.
+  void finish_set_up_over_ranks(parallel::MeshPart const& part, io::Checkpoint const* checkpoint, Stopwatch& clock)
+  {
+    int const ranks = communicator->size();
+    part_tets.assign(ranks, 0.0);
+    part_halo_values.assign(ranks, 0.0);
+    part_tets[communicator->rank()] = static_cast<double>(part.global_tet.size());
+    part_halo_values[communicator->rank()] = static_cast<double>(formulation->halo().values_sent);
+    communicator->sum(part_tets.data(), ranks);
+    communicator->sum(part_halo_values.data(), ranks);
+    times.setup += clock.lap();
+    together([&] { plan_steps(checkpoint); });
+    times.dt_bound += clock.lap();
+    if (checkpoint) {
+      together([&] { restore(*checkpoint); });
+      times.setup += clock.lap();
+    }
+  }
+
+  // A snapshot's E and H per tet of the whole mesh, on rank 0; empty on the other ranks (collective
+  // over ranks).
+  void tet_fields(std::vector<Vec3>& e, std::vector<Vec3>& h) const;
+  // From parts: the global ids of the part's edges, faces and tets, the tets it owns, and its faces
+  // that have two tets in the whole mesh and one here (rim_faces).
+  struct PartIds {
+    std::vector<Index> edges, faces, tets;
+    std::vector<char> owns_tet, rim_face;
+  } part_ids;
+  // A rim face's circulation sums the f^ of two tets, one of them in another part. The owner of any
+  // of the face's vertices steps both, so each rim face is asked of the owner of its first vertex:
+  // per rank, the rim faces asked of it (answered, local ids) and the rim faces it answers here.
+  struct RimFaces {
+    std::vector<std::vector<Index>> answered, asked;
+  } rim_faces_over_ranks;
+  void plan_rim_faces(parallel::MeshPart const& part);
+
+  // From parts on disk: the manifest; whole then holds, on rank 0 only, the mesh gathered from the
+  // ranks for the output and the checkpoints, and no complex.
+  std::optional<PartsManifest> parts;
+
+  Problem const& output_problem() const { return over_ranks ? whole : problem; }
+  struct Counts {
+    Index vertices, edges, faces, tets;
+  };
+  // Of the whole mesh (on every rank).
+  Counts whole_counts() const
+  {
+    if (parts) return {parts->vertices, parts->edges, parts->faces, parts->tets};
+    auto const& p = output_problem();
+    return {p.mesh.num_vertices(), p.topology.num_edges(), p.topology.num_faces(), p.mesh.num_tets()};
+  }
+  // What the capabilities table refuses of the configuration in the modes this run steps in, refused
+  // in one line before anything is built; groups: the mesh's physical groups once known.
+  void refuse_unsupported(std::vector<mesh::PhysicalGroup> const* groups) const
+  {
+    bool const on_gpu = config.solver.backend == io::Backend::default_space &&
+                        !std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>;
+    simulation::refuse_unsupported(config, run_modes(config, over_ranks, on_gpu), groups);
+    if (over_ranks && !options.partitioner)
+      throw std::logic_error("a simulation over several ranks needs SimulationOptions::partitioner");
+  }
+  template <class Space>
+  void make_formulation_on();
+  void plan_steps(io::Checkpoint const* checkpoint);
+  void add_sources_and_probes();
+  void add_sources_and_probes(parallel::MeshPart const& part, std::vector<Index> const& probe_tets,
+                              std::vector<int> const& vertex_owner);
+  void add_far_fields();
+  void warn_outside_band(io::FarFieldConfig const& far_field) const;
+  // The formulation of problem on the configured backend.
+  void make_formulation();
+  void add_sources_and_probes_of_parts(parallel::MeshPart const& part, std::vector<Index> const& edge_global,
+                                       std::vector<Index> const& probe_tets, std::vector<Index> const& source_items);
+  void distribute(parallel::MeshPart const& part, std::vector<Index> const& edge_global,
+                  std::vector<Index> const& face_global);
+  // The whole problem's number of each local unknown (-1 where it has none), its free unknowns and
+  // its size (DofLayout::size).
+  struct Numbering {
+    std::vector<Index> global;
+    Index free = 0, size = 0;
+  };
+  Numbering number_from_whole(parallel::MeshPart const& part, std::vector<Index> const& edge_global) const;
+  Numbering number_over_ranks(parallel::MeshPart const& part, parallel::HaloPlan const& halo) const;
+  std::vector<char> owned_blocks(parallel::MeshPart const& part) const
+  {
+    std::vector<char> owned;
+    for (Index v : problem.operators.layout.block_vertex) owned.push_back(part.owns_vertex[v]);
+    return owned;
+  }
+  io::Checkpoint checkpoint() const;
+  std::unique_ptr<io::Checkpoint> read_restart_checkpoint() const;
+  // The mesh of the configuration (given_mesh when not null, or the checkpoint's when it was
+  // generated), ordered, and checked against the checkpoint's.
+  mesh::Mesh load_ordered_mesh(mesh::Mesh* given_mesh, io::Checkpoint* checkpoint) const;
+  void share_checkpoint(std::unique_ptr<io::Checkpoint>& checkpoint) const;
+  void restore(io::Checkpoint const& checkpoint);
+  void report_start(std::int64_t first_step) const;
+  void report_end(std::int64_t steps_taken, RunResult const& result) const;
+  RecordingPlan recording_plan(std::int64_t first_step) const;
+  std::unique_ptr<io::RunWriter> open_writer(std::int64_t first_step) const;
+};
+
+} // namespace dgatd::simulation
