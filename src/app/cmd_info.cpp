@@ -7,6 +7,7 @@
 #include "dgatd/mesh/statistics.hpp"
 #include "dgatd/mesh/topology.hpp"
 
+#include <array>
 #include <cstddef>
 #include <cstdio>
 #include <memory>
@@ -14,6 +15,13 @@
 
 namespace dgatd::app {
 namespace {
+
+std::string format_ratio(double ratio)
+{
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", ratio);
+  return text;
+}
 
 struct InfoOptions {
   std::string file;
@@ -46,6 +54,22 @@ int run_info(InfoOptions const& options)
   std::printf("quality (1 = regular tet)\n");
   std::printf("  radius ratio 3r/R        min %.4f, mean %.4f\n", s.radius_ratio.min, s.radius_ratio.mean());
   std::printf("  6 sqrt2 |t| / l_max^3    min %.4f, mean %.4f\n", s.volume_ratio.min, s.volume_ratio.mean());
+  // The tets that set dt's pace, by inradius (in vacuum: the mesh holds no materials), with where
+  // they are: whether a sliver or the geometry's fine features hold the step down.
+  auto const pace = mesh::pace_setting_tets(m, {}, 5);
+  std::printf("shortest inradius  (dt scales with it; %s)\n",
+              pace.outliers == 0 ? "no outliers"
+                                 : (std::to_string(pace.outliers) + " below half the 0.1 % quantile's, " +
+                                    format_ratio(pace.quantile_bound / pace.bound.front()) + " times smaller: slivers?")
+                                       .c_str());
+  for (std::size_t k = 0; k < pace.shortest.size(); ++k) {
+    Index const t = pace.shortest[k];
+    auto const& centre = geo.tet_barycentre[t];
+    std::array<Vec3, 4> p;
+    for (int j = 0; j < 4; ++j) p[j] = m.points[m.tets[t][j]];
+    std::printf("  tet %-10lld %.4g m at (%.6g, %.6g, %.6g), radius ratio %.4f\n", static_cast<long long>(t),
+                pace.bound[k], centre[0], centre[1], centre[2], mesh::tet_quality(p, geo.tet_volume[t]).radius_ratio);
+  }
   std::printf("edge length (m)    min %.4g, mean %.4g, max %.4g\n", s.edge_length.min, s.edge_length.mean(),
               s.edge_length.max);
   std::printf("tet volume (m^3)   min %.4g, mean %.4g, max %.4g, total %.6g\n", s.tet_volume.min, s.tet_volume.mean(),

@@ -3,6 +3,7 @@
 #include "dgatd/mesh/reference_tet.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 namespace dgatd::mesh {
 
@@ -34,7 +35,43 @@ TetQuality tet_quality(std::array<Vec3, 4> const& p, double volume)
     longest = std::max(longest, norm(sub(p[tet_edge_vertex(k, 1)], p[tet_edge_vertex(k, 0)])));
   // r_in = 3 |t| / (area of the four faces).
   double const inradius = 3.0 * volume / area;
-  return {3.0 * inradius / circumradius, 6.0 * std::sqrt(2.0) * volume / (longest * longest * longest)};
+  return {3.0 * inradius / circumradius, 6.0 * std::sqrt(2.0) * volume / (longest * longest * longest), inradius};
+}
+
+PaceSetters pace_setting_tets(Mesh const& mesh, std::vector<double> const& relative_slowness, std::size_t count)
+{
+  PaceSetters pace;
+  auto const tets = static_cast<std::size_t>(mesh.num_tets());
+  if (tets == 0) return pace;
+  std::vector<double> bound(tets);
+  for (std::size_t t = 0; t < tets; ++t) {
+    auto const& v = mesh.tets[t];
+    Vec3 const a = sub(mesh.points[v[1]], mesh.points[v[0]]), b = sub(mesh.points[v[2]], mesh.points[v[0]]),
+               c = sub(mesh.points[v[3]], mesh.points[v[0]]);
+    double area = 0;
+    for (int j = 0; j < 4; ++j) {
+      Vec3 const& f0 = mesh.points[v[tet_face_vertex(j, 0)]];
+      area += 0.5 * norm(cross(sub(mesh.points[v[tet_face_vertex(j, 1)]], f0),
+                               sub(mesh.points[v[tet_face_vertex(j, 2)]], f0)));
+    }
+    // r_in = 3 |t| / (area of the four faces), |t| = |a . b x c| / 6.
+    double const inradius = 0.5 * std::abs(dot(a, cross(b, c))) / area;
+    bound[t] = inradius * (relative_slowness.empty() ? 1.0 : relative_slowness[t]);
+  }
+  std::vector<Index> order(tets);
+  std::iota(order.begin(), order.end(), Index(0));
+  // The quantile's tet and, before it, the tets below it in order: enough to name count of them.
+  std::size_t const quantile = std::min(tets - 1, std::max<std::size_t>(9, tets / 1000));
+  std::size_t const sorted = std::max(quantile + 1, std::min(count, tets));
+  auto const by_bound = [&bound](Index a, Index b) { return bound[a] < bound[b] || (bound[a] == bound[b] && a < b); };
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(sorted), order.end(), by_bound);
+  pace.quantile_bound = bound[order[quantile]];
+  for (std::size_t k = 0; k < quantile && bound[order[k]] < 0.5 * pace.quantile_bound; ++k) ++pace.outliers;
+  for (std::size_t k = 0; k < std::min(count, tets); ++k) {
+    pace.shortest.push_back(order[k]);
+    pace.bound.push_back(bound[order[k]]);
+  }
+  return pace;
 }
 
 MeshStatistics mesh_statistics(Mesh const& mesh, Topology const& topology, Geometry const& geometry)

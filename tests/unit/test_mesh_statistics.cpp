@@ -201,5 +201,50 @@ TEST(MeshStatistics, GroupElementsAndUnassignedTets)
   EXPECT_EQ(s.tets_without_region, 5);
 }
 
+// The pace setters of a Kuhn box: every tet has the Kuhn tet's inradius h (sqrt(2) - 1)/2, so none is
+// an outlier. A sliver added to it (one tet of height delta over a right triangle, its inradius
+// 3 |t| / area about delta / 2) is the one outlier, named first, unless light is slow enough in it.
+TEST(PaceSettingTets, OneSliverIsTheOutlier)
+{
+  int const n = 6;
+  double const h = 1.0 / n;
+  StructuredBox box;
+  box.cells[0] = box.cells[1] = box.cells[2] = n;
+  Mesh mesh = structured_box(box);
+  double const kuhn_inradius = h * (std::sqrt(2.0) - 1.0) / 2.0;
+
+  auto const uniform = pace_setting_tets(mesh, {}, 3);
+  ASSERT_EQ(uniform.shortest.size(), 3u);
+  EXPECT_EQ(uniform.outliers, 0);
+  for (double const bound : uniform.bound) EXPECT_NEAR(bound, kuhn_inradius, 16 * kEps);
+  EXPECT_NEAR(uniform.quantile_bound, kuhn_inradius, 16 * kEps);
+
+  double const delta = 0.01 * h;
+  Index const first = mesh.num_vertices();
+  for (Vec3 const p : {Vec3{2, 2, 2}, Vec3{2 + h, 2, 2}, Vec3{2, 2 + h, 2}, Vec3{2 + 0.3 * h, 2 + 0.3 * h, 2 + delta}})
+    mesh.points.push_back(p);
+  mesh.tets.push_back({first, first + 1, first + 2, first + 3});
+  mesh.tet_region.push_back(0);
+  Index const sliver = mesh.num_tets() - 1;
+  std::array<Vec3, 4> p;
+  for (int k = 0; k < 4; ++k) p[k] = mesh.points[first + k];
+  double const sliver_inradius = tet_quality(p, std::abs(signed_volume(p))).inradius;
+  ASSERT_LT(sliver_inradius, 0.1 * kuhn_inradius);
+
+  auto const with_sliver = pace_setting_tets(mesh, {}, 2);
+  EXPECT_EQ(with_sliver.outliers, 1);
+  ASSERT_EQ(with_sliver.shortest.size(), 2u);
+  EXPECT_EQ(with_sliver.shortest[0], sliver);
+  EXPECT_NEAR(with_sliver.bound[0], sliver_inradius, 64 * kEps * kuhn_inradius);
+  EXPECT_NEAR(with_sliver.bound[1], kuhn_inradius, 16 * kEps);
+
+  // eps_r = 10^4 in the sliver: light is 100 times slower there, and its bound 100 times larger.
+  std::vector<double> slowness(static_cast<std::size_t>(mesh.num_tets()), 1.0);
+  slowness[static_cast<std::size_t>(sliver)] = 100;
+  auto const slow_sliver = pace_setting_tets(mesh, slowness, 1);
+  EXPECT_EQ(slow_sliver.outliers, 0);
+  EXPECT_NE(slow_sliver.shortest[0], sliver);
+}
+
 } // namespace
 } // namespace dgatd::mesh

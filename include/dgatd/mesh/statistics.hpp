@@ -30,6 +30,7 @@ struct Summary {
 struct TetQuality {
   double radius_ratio = 0; // 3 r_in / R_circ (inradius over circumradius, scaled)
   double volume_ratio = 0; // 6 sqrt(2) |t| / l_max^3 (volume over that of the regular tet on the longest edge)
+  double inradius = 0;     // r_in = 3 |t| / (area of the four faces), metres
 };
 
 // The quality of the tet with vertices p and volume |t| > 0 (Geometry::tet_volume).
@@ -62,5 +63,21 @@ struct MeshStatistics {
 };
 
 MeshStatistics mesh_statistics(Mesh const& mesh, Topology const& topology, Geometry const& geometry);
+
+// The tets that set the explicit step's pace. A tet's own bound on dt, up to a factor common to the
+// mesh, is its inradius times the slowness of light in it, r_in sqrt(eps_r mu_r). The outliers are
+// the tets whose bound lies below half the bound of the tet at the 0.1 % quantile (the tenth
+// smallest at least): a few slivers that hold dt down, where a fine feature of the geometry (a thin
+// substrate) spans more tets than that and is no outlier.
+struct PaceSetters {
+  std::vector<Index> shortest; // the tets of smallest bound, smallest first (up to the count asked)
+  std::vector<double> bound;   // their bounds, metres
+  Index outliers = 0;          // how many tets are outliers (the first ones of shortest, if any)
+  double quantile_bound = 0;   // the bound at the 0.1 % quantile, metres
+};
+
+// relative_slowness: sqrt(eps_r mu_r) per tet, or empty for vacuum everywhere. count: how many of
+// the shortest to name.
+PaceSetters pace_setting_tets(Mesh const& mesh, std::vector<double> const& relative_slowness, std::size_t count);
 
 } // namespace dgatd::mesh
