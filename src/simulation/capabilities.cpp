@@ -23,6 +23,15 @@ std::vector<int> lines_of(Items const& items)
   return lines_where(items, [](auto const&) { return true; });
 }
 
+// Conditional expressions are kept out of the lambdas below: nvcc's front end turns them into local
+// typedefs that the host compiler then warns are unused.
+std::vector<int> line_if(bool asked, int line)
+{
+  std::vector<int> lines;
+  if (asked) lines.push_back(line);
+  return lines;
+}
+
 std::vector<int> sources_where(io::Config const& config, bool (*asks)(io::Source const&))
 {
   return lines_where(config.sources, asks);
@@ -84,9 +93,7 @@ std::vector<Capability> make_capabilities()
        }},
       {"[boundary] absorbing", "[boundary] absorbing", "first-order absorbing surfaces",
        runs_except({no_single, no_assembled("losses")}),
-       [](io::Config const& c, auto) {
-         return c.boundary.absorbing_surfaces.empty() ? std::vector<int>{} : std::vector<int>{c.boundary.line};
-       }},
+       [](io::Config const& c, auto) { return line_if(!c.boundary.absorbing_surfaces.empty(), c.boundary.line); }},
       {"[[pml]]", "[[pml]]", "perfectly matched layers", runs_except({no_single, no_assembled("matched layers")}),
        [](io::Config const& c, auto) { return lines_of(c.pml); }},
       {"[[pml]] cfs_frequency", "[[pml]] cfs_frequency", "complex frequency shift",
@@ -112,7 +119,7 @@ std::vector<Capability> make_capabilities()
        [](io::Config const& c, auto) {
          bool const mixed = c.solver.precision == kernels::MatrixPrecision::float32 &&
                             c.solver.field_precision == kernels::FieldPrecision::float64;
-         return mixed ? std::vector<int>{c.solver.precision_line} : std::vector<int>{};
+         return line_if(mixed, c.solver.precision_line);
        }},
       {"precision = \"single\"", "[solver] precision = \"single\"", "float matrices and fields",
        runs_except({{M::over_ranks, "set [solver] precision = \"mixed\", or run without mpirun"},
@@ -120,7 +127,7 @@ std::vector<Capability> make_capabilities()
                    {M::single_precision, M::mixed_precision}),
        [](io::Config const& c, auto) {
          bool const single = c.solver.field_precision == kernels::FieldPrecision::float32;
-         return single ? std::vector<int>{c.solver.precision_line} : std::vector<int>{};
+         return line_if(single, c.solver.precision_line);
        }},
       {"the assembled formulation", "[solver] formulation = \"assembled\"", "edge/face unknowns, two SpMVs",
        runs_except({{M::over_ranks, "remove [solver] formulation = \"assembled\", or run without mpirun"},
@@ -129,17 +136,20 @@ std::vector<Capability> make_capabilities()
                    {M::assembled}),
        [](io::Config const& c, auto) {
          bool const assembled = c.solver.formulation == solver::FormulationKind::assembled;
-         return assembled ? std::vector<int>{c.solver.formulation_line} : std::vector<int>{};
+         return line_if(assembled, c.solver.formulation_line);
        }},
   };
 }
+
+// note, or usual where note is empty.
+std::string or_else(std::string const& note, std::string const& usual) { return note.empty() ? usual : note; }
 
 // The refusal of capability in mode, at line (0: the file).
 Error refused(io::Config const& config, Capability const& capability, RunMode mode, int line)
 {
   std::string const where = line > 0 ? config.where(line) : config.name;
   auto const& note = capability.in(mode).note;
-  auto const fix = [&note](std::string const& usual) { return note.empty() ? usual : note; };
+  auto const fix = [&note](std::string const& usual) { return or_else(note, usual); };
   switch (mode) {
   case RunMode::over_ranks:
     return Error(where, capability.item + " runs in one process only (for now)", fix("run without mpirun"));

@@ -15,6 +15,7 @@
 #include <map>
 #include <sstream>
 #include <system_error>
+#include <utility>
 
 namespace dgatd::io {
 
@@ -39,9 +40,26 @@ std::string syntax_message(toml::exception const& e)
   return message;
 }
 
-// The file's top-level tables by name, each checked to be a known table written the schema's way:
-// [name] a table, [[name]] an array of tables.
-std::map<std::string, toml::value const*> top_level_tables(toml::value const& root, std::string const& name)
+// The file's top-level tables by name; table(key) is nullptr for one the file does not have. (A class
+// rather than a lambda in parse_config: nvcc's front end turns that lambda into local typedefs the
+// host compiler then warns are unused.)
+class TopLevelTables {
+public:
+  explicit TopLevelTables(std::map<std::string, toml::value const*> tables) : tables_(std::move(tables)) {}
+  toml::value const* operator()(std::string const& key) const
+  {
+    auto const found = tables_.find(key);
+    if (found == tables_.end()) return nullptr;
+    return found->second;
+  }
+
+private:
+  std::map<std::string, toml::value const*> tables_;
+};
+
+// Each of the file's top-level tables checked to be a known table written the schema's way: [name]
+// a table, [[name]] an array of tables.
+TopLevelTables top_level_tables(toml::value const& root, std::string const& name)
 {
   std::vector<std::string> known;
   for (auto const& table : config_schema())
@@ -65,7 +83,7 @@ std::map<std::string, toml::value const*> top_level_tables(toml::value const& ro
     }
     tables[key] = &value;
   }
-  return tables;
+  return TopLevelTables(std::move(tables));
 }
 
 } // namespace
@@ -99,11 +117,7 @@ Config parse_config(std::string const& text, std::string const& name, std::strin
   } catch (toml::exception const& e) {
     throw Error(name + ":" + std::to_string(e.location().line()), "TOML syntax error: " + syntax_message(e), "");
   }
-  auto const tables = top_level_tables(root, name);
-  auto const table = [&tables](std::string const& key) -> toml::value const* {
-    auto const found = tables.find(key);
-    return found == tables.end() ? nullptr : found->second;
-  };
+  auto const table = top_level_tables(root, name);
 
   Config config;
   config.name = name;
