@@ -16,13 +16,6 @@
 namespace dgatd::app {
 namespace {
 
-std::string format_ratio(double ratio)
-{
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g", ratio);
-  return text;
-}
-
 struct InfoOptions {
   std::string file;
   double scale = 1.0;
@@ -57,11 +50,12 @@ int run_info(InfoOptions const& options)
   // The tets that set dt's pace, by inradius (in vacuum: the mesh holds no materials), with where
   // they are: whether a sliver or the geometry's fine features hold the step down.
   auto const pace = mesh::pace_setting_tets(m, {}, 5);
-  std::printf("shortest inradius  (dt scales with it; %s)\n",
-              pace.outliers == 0 ? "no outliers"
-                                 : (std::to_string(pace.outliers) + " below half the 0.1 % quantile's, " +
-                                    format_ratio(pace.quantile_bound / pace.bound.front()) + " times smaller: slivers?")
-                                       .c_str());
+  if (pace.outliers == 0)
+    std::printf("shortest inradius  (dt scales with it; no outliers)\n");
+  else
+    std::printf("shortest inradius  (dt scales with it; %lld below half the 0.1 %% quantile's, %.3g times smaller: "
+                "slivers?)\n",
+                static_cast<long long>(pace.outliers), pace.quantile_bound / pace.bound.front());
   for (std::size_t k = 0; k < pace.shortest.size(); ++k) {
     Index const t = pace.shortest[k];
     auto const& centre = geo.tet_barycentre[t];

@@ -17,6 +17,21 @@ void Summary::add(double x)
 
 double Summary::mean() const { return count ? sum / static_cast<double>(count) : 0.0; }
 
+namespace {
+
+// r_in = 3 |t| / (area of the four faces).
+double inradius(std::array<Vec3, 4> const& p, double volume)
+{
+  double area = 0;
+  for (int j = 0; j < 4; ++j) {
+    Vec3 const& f0 = p[tet_face_vertex(j, 0)];
+    area += 0.5 * norm(cross(sub(p[tet_face_vertex(j, 1)], f0), sub(p[tet_face_vertex(j, 2)], f0)));
+  }
+  return 3.0 * volume / area;
+}
+
+} // namespace
+
 TetQuality tet_quality(std::array<Vec3, 4> const& p, double volume)
 {
   Vec3 const a = sub(p[1], p[0]), b = sub(p[2], p[0]), c = sub(p[3], p[0]);
@@ -26,16 +41,11 @@ TetQuality tet_quality(std::array<Vec3, 4> const& p, double volume)
   Vec3 centre;
   for (int k = 0; k < 3; ++k) centre[k] = (dot(a, a) * bc[k] + dot(b, b) * ca[k] + dot(c, c) * ab[k]) / denominator;
   double const circumradius = norm(centre);
-  double area = 0, longest = 0;
-  for (int j = 0; j < 4; ++j) {
-    Vec3 const& f0 = p[tet_face_vertex(j, 0)];
-    area += 0.5 * norm(cross(sub(p[tet_face_vertex(j, 1)], f0), sub(p[tet_face_vertex(j, 2)], f0)));
-  }
+  double longest = 0;
   for (int k = 0; k < 6; ++k)
     longest = std::max(longest, norm(sub(p[tet_edge_vertex(k, 1)], p[tet_edge_vertex(k, 0)])));
-  // r_in = 3 |t| / (area of the four faces).
-  double const inradius = 3.0 * volume / area;
-  return {3.0 * inradius / circumradius, 6.0 * std::sqrt(2.0) * volume / (longest * longest * longest), inradius};
+  double const r_in = inradius(p, volume);
+  return {3.0 * r_in / circumradius, 6.0 * std::sqrt(2.0) * volume / (longest * longest * longest), r_in};
 }
 
 PaceSetters pace_setting_tets(Mesh const& mesh, std::vector<double> const& relative_slowness, std::size_t count)
@@ -45,18 +55,10 @@ PaceSetters pace_setting_tets(Mesh const& mesh, std::vector<double> const& relat
   if (tets == 0) return pace;
   std::vector<double> bound(tets);
   for (std::size_t t = 0; t < tets; ++t) {
-    auto const& v = mesh.tets[t];
-    Vec3 const a = sub(mesh.points[v[1]], mesh.points[v[0]]), b = sub(mesh.points[v[2]], mesh.points[v[0]]),
-               c = sub(mesh.points[v[3]], mesh.points[v[0]]);
-    double area = 0;
-    for (int j = 0; j < 4; ++j) {
-      Vec3 const& f0 = mesh.points[v[tet_face_vertex(j, 0)]];
-      area += 0.5 * norm(cross(sub(mesh.points[v[tet_face_vertex(j, 1)]], f0),
-                               sub(mesh.points[v[tet_face_vertex(j, 2)]], f0)));
-    }
-    // r_in = 3 |t| / (area of the four faces), |t| = |a . b x c| / 6.
-    double const inradius = 0.5 * std::abs(dot(a, cross(b, c))) / area;
-    bound[t] = inradius * (relative_slowness.empty() ? 1.0 : relative_slowness[t]);
+    std::array<Vec3, 4> p;
+    for (int k = 0; k < 4; ++k) p[k] = mesh.points[mesh.tets[t][k]];
+    double const volume = std::abs(dot(sub(p[1], p[0]), cross(sub(p[2], p[0]), sub(p[3], p[0])))) / 6.0;
+    bound[t] = inradius(p, volume) * (relative_slowness.empty() ? 1.0 : relative_slowness[t]);
   }
   std::vector<Index> order(tets);
   std::iota(order.begin(), order.end(), Index(0));

@@ -32,11 +32,6 @@ std::vector<int> line_if(bool asked, int line)
   return lines;
 }
 
-std::vector<int> sources_where(io::Config const& config, bool (*asks)(io::Source const&))
-{
-  return lines_where(config.sources, asks);
-}
-
 // Runs in every mode but those refused, each with its note, and those that do not apply.
 std::array<ModeSupport, run_mode_count> runs_except(std::vector<std::pair<RunMode, std::string>> refused = {},
                                                     std::vector<RunMode> const& not_applying = {})
@@ -61,16 +56,16 @@ std::vector<Capability> make_capabilities()
       {"a prescribed port", "[[source]] kind = \"port_te10\"", "TE10 field prescribed on a port", runs_except(), {}},
       {"a matched port", "[[source]] kind = \"port_te10\", matched = true", "TE10 launched and absorbed",
        runs_except({no_single, no_assembled("matched ports")}),
-       [](io::Config const& c, auto) { return sources_where(c, [](io::Source const& s) { return s.matched; }); }},
+       [](io::Config const& c, auto) { return lines_where(c.sources, [](io::Source const& s) { return s.matched; }); }},
       {"a plane wave", "[[source]] kind = \"plane_wave\"", "total-field/scattered-field",
        runs_except({no_single, no_assembled("plane waves")}),
        [](io::Config const& c, auto) {
-         return sources_where(c, [](io::Source const& s) { return s.kind == io::SourceKind::plane_wave; });
+         return lines_where(c.sources, [](io::Source const& s) { return s.kind == io::SourceKind::plane_wave; });
        }},
       {"a lumped port", "[[source]] kind = \"lumped_port\"", "source with its resistance on a sheet",
        runs_except({no_ranks, no_single, no_assembled("lumped ports")}),
        [](io::Config const& c, auto) {
-         return sources_where(c, [](io::Source const& s) { return s.kind == io::SourceKind::lumped_port; });
+         return lines_where(c.sources, [](io::Source const& s) { return s.kind == io::SourceKind::lumped_port; });
        }},
       {"[[lumped]]", "[[lumped]]", "R, L, C and RLC on a sheet",
        runs_except({no_ranks, no_single, no_assembled("lumped elements")}),

@@ -36,11 +36,11 @@ Progress::Progress(bool enabled, std::int64_t first, std::int64_t total)
 void Progress::update(std::int64_t step, double time)
 {
   if (!enabled_) return;
-  auto const now = std::chrono::steady_clock::now();
   // A log gets no line for the last step: the run's report follows it.
-  auto const every = terminal_ ? std::chrono::milliseconds(500) : std::chrono::milliseconds(30000);
-  if (now - last_ < every && (step != total_ || !terminal_)) return;
   if (!terminal_ && step == total_) return;
+  auto const now = std::chrono::steady_clock::now();
+  auto const every = terminal_ ? std::chrono::milliseconds(500) : std::chrono::milliseconds(30000);
+  if (now - last_ < every && step != total_) return;
   last_ = now;
   double const elapsed = std::chrono::duration<double>(now - start_).count();
   double const rate = (step - first_) / std::max(elapsed, 1e-9);
