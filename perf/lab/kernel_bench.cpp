@@ -518,15 +518,15 @@ private:
     ordering_ = mesh::ordering_name(config.mesh.ordering);
     dofs_ = dofs(problem);
     out_ << "# " << file << " in " << precision_name_ << " precision: " << problem.topology.num_tets() << " tets, "
-         << dofs_ << " DoFs, " << leapfrog.num_terms() << " terms, set up in " << seconds << " s\n";
+         << dofs_ << " DoFs, " << leapfrog.terms().size() << " terms, set up in " << seconds << " s\n";
     // The simulation owns the leapfrog and outlives the members.
     std::shared_ptr<Leapfrog> const shared(&leapfrog, [](auto*) {});
     auto const members = members_of(shared, precision_label(precision_) + layout_label<DefaultLayout>(false));
     std::vector<Timed> terms;
-    for (std::size_t i = 0; i < leapfrog.num_terms(); ++i) {
-      Timed t = base_member(leapfrog.space(), "term", leapfrog.term(i).name());
+    for (std::size_t i = 0; i < leapfrog.terms().size(); ++i) {
+      Timed t = base_member(leapfrog.space(), "term", leapfrog.terms()[i].name());
       t.launch = [&leapfrog, i] { leapfrog.run_term_points(i); };
-      t.bytes = leapfrog.term(i).bytes_per_step();
+      t.bytes = leapfrog.terms()[i].bytes_per_step();
       terms.push_back(std::move(t));
     }
     Timed step = members.step;

@@ -290,10 +290,11 @@ void Simulation::set_up_over_ranks(mesh::Mesh* given_mesh)
   auto const owner = parallel::vertex_owners(s.whole.topology, tet_part, ranks);
 
   parallel::MeshPart part;
+  std::vector<Index> probe_tets;
   together([&] {
     // A probe is read on the owner of its tet, which also steps the tets across that tet's faces:
     // their pieces are its dual edges.
-    std::vector<Index> probe_tets, extra;
+    std::vector<Index> extra;
     for (auto const& probe : s.config.probes) {
       Index const tet = solver::containing_tet(s.whole.view(), "probe '" + probe.name + "'", probe.position);
       probe_tets.push_back(tet);
@@ -305,6 +306,9 @@ void Simulation::set_up_over_ranks(mesh::Mesh* given_mesh)
     }
     part = parallel::make_mesh_part(s.whole.mesh, owner, rank, ranks, extra);
     s.problem = make_part_problem(s.whole, part);
+  });
+  s.hold_operator_terms_of_every_part();
+  together([&] {
     s.make_formulation();
     s.add_sources_and_probes(part, probe_tets, owner);
   });
@@ -408,8 +412,9 @@ void Simulation::set_up_from_parts()
       if (!layers.stretching.empty()) facts.stretching.tet_jacobian.push_back(layers.stretching.tet_jacobian[t]);
     }
     s.problem = make_part_problem(s.config, part.mesh, facts);
-    s.make_formulation();
   });
+  s.hold_operator_terms_of_every_part();
+  together([&] { s.make_formulation(); });
   auto const edge_global = parallel::global_edges(s.problem.topology, stored_tet, stored.tet_edges);
   auto const face_global = parallel::global_faces(s.problem.topology, stored_tet, stored.tet_faces);
   together([&] { s.add_sources_and_probes_of_parts(part, edge_global, probe_tets, source_items); });

@@ -141,8 +141,9 @@ std::string Recorder::finish(std::int64_t step, bool complete)
     save_checkpoint();
     checkpoint = checkpoint_file_;
   }
-  for (auto const& port : formulation_.port_series()) writer_->write_port(port, plan_.dt);
-  for (auto const& far_field : formulation_.far_fields()) writer_->write_far_field(far_field);
+  auto const records = formulation_.records();
+  for (auto const& port : records.ports) writer_->write_port(port, plan_.dt);
+  for (auto const& far_field : records.far_fields) writer_->write_far_field(far_field);
   writer_->close(complete);
   return checkpoint;
 }

@@ -134,7 +134,7 @@ void Simulation::Impl::make_formulation_on()
   concurrency = space.concurrency();
   auto const kind = config.solver.formulation;
   formulation = solver::make_formulation(kind, space, problem.topology, problem.operators, config.solver.precision,
-                                         config.solver.field_precision);
+                                         config.solver.field_precision, held_terms);
 }
 
 void Simulation::Impl::make_formulation()

@@ -125,6 +125,14 @@ struct Simulation::Impl {
   }
   template <class Space>
   void make_formulation_on();
+  // Over ranks, every part holds the operators' terms that any part's operators call for
+  // (solver::OperatorTermsHeld), so all step the same terms; collective.
+  solver::OperatorTermsHeld held_terms;
+  void hold_operator_terms_of_every_part()
+  {
+    held_terms.losses = communicator->max(problem.operators.lossy_blocks.empty() ? 0 : 1) > 0;
+    held_terms.magnetic_stretch = communicator->max(problem.operators.stretched_tets.empty() ? 0 : 1) > 0;
+  }
   void plan_steps(io::Checkpoint const* checkpoint);
   void add_sources_and_probes();
   void add_sources_and_probes(parallel::MeshPart const& part, std::vector<Index> const& probe_tets,

@@ -1,6 +1,10 @@
 #include "simulation_impl.hpp"
 
 #include "dgatd/mesh/point_location.hpp"
+#include "dgatd/solver/far_field.hpp"
+#include "dgatd/solver/lumped_elements.hpp"
+#include "dgatd/solver/matched_port.hpp"
+#include "dgatd/solver/plane_wave.hpp"
 #include "dgatd/solver/stencils.hpp"
 
 #include <algorithm>
@@ -64,10 +68,11 @@ void Simulation::Impl::add_sources_and_probes()
     case io::SourceKind::port_te10: {
       int const tag = surface_tag(problem.mesh, source.surface, config.where(source.line));
       if (source.matched) {
-        formulation->add_matched_port(source.surface,
+        formulation->add_term(
+            solver::matched_port_term(source.surface,
                                       solver::matched_te10_port_stencil(view, ops, problem.materials.eps,
                                                                         problem.materials.mu, tag, source.surface),
-                                      scaled(source.waveform));
+                                      scaled(source.waveform)));
         break;
       }
       formulation->add_prescribed(solver::te10_port_stencil(view, ops.layout, tag, source.surface),
@@ -89,7 +94,7 @@ void Simulation::Impl::add_sources_and_probes()
       auto const surface = solver::tfsf_surface(view, problem.materials, problem.face_kinds, total, vertex_total, spec);
       auto const stencil = solver::plane_wave_stencil(view, ops, total, vertex_total, spec, surface);
       check_plane_wave_start(config, source, stencil);
-      formulation->add_plane_wave(stencil);
+      formulation->add_term(solver::plane_wave_term(stencil));
       break;
     }
     case io::SourceKind::lumped_port:
@@ -102,7 +107,8 @@ void Simulation::Impl::add_sources_and_probes()
     for (auto const& source : config.sources)
       if (source.kind == io::SourceKind::lumped_port) waveforms.push_back(source.waveform);
     waveforms.resize(problem.materials.sheets.size());
-    formulation->add_lumped(solver::lumped_stencil(ops, problem.materials.sheets, waveforms));
+    formulation->add_term(
+        solver::lumped_elements_term(solver::lumped_stencil(ops, problem.materials.sheets, waveforms)));
   }
   std::vector<solver::ProbeStencil> probes;
   for (auto const& probe : config.probes)
@@ -133,7 +139,7 @@ void Simulation::Impl::add_far_fields()
       stencil.incident_waveform = plane_wave->waveform;
     }
     warn_outside_band(far_field);
-    formulation->add_far_field(stencil);
+    formulation->add_term(solver::far_field_term(stencil));
   }
 }
 
@@ -172,11 +178,11 @@ void Simulation::Impl::add_sources_and_probes(parallel::MeshPart const& part, st
       // Every rank adds the port, with the rows it holds (maybe none): its voltage is a sum over all.
       int const tag = surface_tag(whole.mesh, source.surface, config.where(source.line));
       if (source.matched)
-        formulation->add_matched_port(source.surface,
-                                      solver::matched_te10_port_stencil(whole_view, whole.materials.eps,
-                                                                        whole.materials.mu, view, ops, owned_blocks,
-                                                                        tag, source.surface),
-                                      scaled(source.waveform));
+        formulation->add_term(solver::matched_port_term(
+            source.surface,
+            solver::matched_te10_port_stencil(whole_view, whole.materials.eps, whole.materials.mu, view, ops,
+                                              owned_blocks, tag, source.surface),
+            scaled(source.waveform)));
       else
         formulation->add_prescribed(solver::te10_port_stencil(whole_view, view, ops.layout, tag, source.surface),
                                     scaled(source.waveform));
@@ -207,7 +213,7 @@ void Simulation::Impl::add_sources_and_probes(parallel::MeshPart const& part, st
       auto const stencil = solver::plane_wave_stencil(
           view, ops, total_field_tets(config, source, whole.mesh, problem.mesh), vertex_total, spec, surface);
       check_plane_wave_start(config, source, stencil);
-      formulation->add_plane_wave(stencil);
+      formulation->add_term(solver::plane_wave_term(stencil));
       break;
     }
     case io::SourceKind::lumped_port:
@@ -254,11 +260,11 @@ void Simulation::Impl::add_sources_and_probes_of_parts(parallel::MeshPart const&
         continue;
       }
       auto const port_materials = materials_of(config, port, &parts->regions);
-      formulation->add_matched_port(source.surface,
-                                    solver::matched_te10_port_stencil(port_view, port_materials.eps, port_materials.mu,
-                                                                      view, ops, owned_blocks(part), tag,
-                                                                      source.surface),
-                                    scaled(source.waveform));
+      formulation->add_term(solver::matched_port_term(
+          source.surface,
+          solver::matched_te10_port_stencil(port_view, port_materials.eps, port_materials.mu, view, ops,
+                                            owned_blocks(part), tag, source.surface),
+          scaled(source.waveform)));
       continue;
     }
     if (source.kind == io::SourceKind::plane_wave) {
@@ -276,7 +282,7 @@ void Simulation::Impl::add_sources_and_probes_of_parts(parallel::MeshPart const&
       for (double start : parallel::all_gathered(*communicator, std::vector<double>{stencil.start_value}))
         stencil.start_value = std::max(stencil.start_value, start);
       check_plane_wave_start(config, source, stencil);
-      formulation->add_plane_wave(stencil);
+      formulation->add_term(solver::plane_wave_term(stencil));
       continue;
     }
     bool const here = source.kind == io::SourceKind::dipole

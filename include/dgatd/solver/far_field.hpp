@@ -11,6 +11,7 @@
 #include "dgatd/kokkos_compat.hpp"
 #include "dgatd/solver/far_field_stencil.hpp"
 #include "dgatd/solver/term.hpp"
+#include "dgatd/solver/term_recipe.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -19,7 +20,9 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace dgatd::solver {
@@ -96,6 +99,7 @@ public:
 
   // The transforms so far, with the surface's geometry.
   FarFieldRecord record() const;
+  void add_records(TermRecords& records) const override { records.far_fields.push_back(record()); }
 
 private:
   FarFieldStencil stencil_;
@@ -187,6 +191,13 @@ FarFieldRecord FarField<ExecutionSpace, TetLayout>::record() const
       r.h.push_back(h);
     }
   return r;
+}
+
+// A far-field surface as a formulation adds it (Formulation::add_term).
+inline TermRecipe far_field_term(FarFieldStencil const& stencil)
+{
+  return {"far-field surfaces",
+          [stencil](auto const& space) { return std::make_unique<FarField<std::decay_t<decltype(space)>>>(stencil); }};
 }
 
 #define DGATD_FAR_FIELD_INSTANCES(PREFIX, SPACE) PREFIX template class FarField<SPACE>;

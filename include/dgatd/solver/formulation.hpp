@@ -9,12 +9,9 @@
 // implementations on an execution space.
 
 #include "dgatd/parallel/decomposition.hpp"
-#include "dgatd/solver/far_field_stencil.hpp"
 #include "dgatd/solver/formulation_kind.hpp"
-#include "dgatd/solver/lumped_stencil.hpp"
-#include "dgatd/solver/plane_wave_stencil.hpp"
-#include "dgatd/solver/port_series.hpp"
 #include "dgatd/solver/stencils.hpp"
+#include "dgatd/solver/term_records.hpp"
 #include "dgatd/solver/waveform.hpp"
 #include "dgatd/vec3.hpp"
 
@@ -102,6 +99,13 @@ struct Distribution {
   bool overlap_halo = true; // FractionedLeapfrog::distribute
 };
 
+// The terms the operators call for (solver/operator_terms.hpp) that some part of a run over ranks
+// holds: every part then holds them, empty where its own operators need none.
+struct OperatorTermsHeld {
+  bool losses = false;
+  bool magnetic_stretch = false;
+};
+
 // One rank's halo exchange: the values it sends per step and the wall time its exchanges took so far.
 struct HaloStatistics {
   std::size_t values_sent = 0;
@@ -111,6 +115,8 @@ struct HaloStatistics {
   // of tets that hold a rim tet (kernels::TetRuns); zero when each step waits for its exchange.
   double share_after_exchange = 0;
 };
+
+class TermRecipe; // solver/term_recipe.hpp
 
 class Formulation {
 public:
@@ -126,21 +132,14 @@ public:
   virtual void add_current_source(CurrentStencil const& stencil, Signal waveform) = 0;
   // Prescribed tangential e on a port, set to waveform(t^(n+1)) after every step.
   virtual void add_prescribed(PrescribedStencil const& stencil, Signal waveform) = 0;
-  // A matched TE10 port called name (fractioned only: the simulation refuses it with the assembled
-  // formulation).
-  virtual void add_matched_port(std::string const& name, MatchedPortStencil const& stencil, Signal waveform) = 0;
-  // The matched ports', then the lumped ports', in the order they were added.
-  virtual std::vector<PortSeries> port_series() const = 0;
-  // The lumped ports and elements of the problem (dga::Materials::sheets), whose circuits' Y(dt) the
-  // operators' loss blocks already hold (fractioned only: the simulation refuses the rest).
-  virtual void add_lumped(LumpedStencil const& stencil) = 0;
-  // A plane wave through a total-field/scattered-field surface (fractioned only: the simulation
-  // refuses it with the assembled formulation).
-  virtual void add_plane_wave(PlaneWaveStencil const& stencil) = 0;
-  // A near-to-far-field surface (fractioned only, in one process: the simulation refuses the rest).
-  virtual void add_far_field(FarFieldStencil const& stencil) = 0;
-  // The far-field surfaces' transforms so far, in the order they were added.
-  virtual std::vector<FarFieldRecord> far_fields() const = 0;
+  // Any other capability's term (a matched port, a plane wave, a far-field surface, the lumped
+  // elements, ...), made on this formulation's execution space: the fractioned formulation in double
+  // precision takes them; the others throw std::logic_error, as the capabilities table
+  // (simulation/capabilities.hpp) refuses them before a run gets here.
+  virtual void add_term(TermRecipe const& recipe) = 0;
+  // What the terms recorded so far (the ports' series, the far fields' transforms), in the order
+  // they were added.
+  virtual TermRecords records() const = 0;
   // Replaces the probes; record_probes() then samples them all after a step.
   virtual void set_probes(std::vector<ProbeStencil> const& probes) = 0;
 

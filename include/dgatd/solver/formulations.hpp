@@ -8,16 +8,14 @@
 #include "dgatd/kernels/assembled.hpp"
 #include "dgatd/mesh/topology.hpp"
 #include "dgatd/solver/current_source.hpp"
-#include "dgatd/solver/far_field.hpp"
 #include "dgatd/solver/formulation.hpp"
+#include "dgatd/solver/halo_exchange.hpp"
 #include "dgatd/solver/leapfrog.hpp"
-#include "dgatd/solver/lumped_elements.hpp"
-#include "dgatd/solver/matched_port.hpp"
-#include "dgatd/solver/plane_wave.hpp"
 #include "dgatd/solver/prescribed_field.hpp"
 #include "dgatd/solver/probes.hpp"
 #include "dgatd/solver/stability.hpp"
 #include "dgatd/solver/stencils.hpp"
+#include "dgatd/solver/term_recipe.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -74,6 +72,7 @@ protected:
 
 // FieldScalar float: single precision, which steps lossless problems with their current sources,
 // prescribed values and probes in one process; the simulation refuses the rest before it gets here.
+// held: the operators' terms a run over ranks holds on every part (OperatorTermsHeld).
 template <class ExecutionSpace, class FieldScalar = Real>
 class FractionedFormulation final
     : public LeapfrogFormulation<
@@ -87,8 +86,9 @@ class FractionedFormulation final
 public:
   FractionedFormulation(ExecutionSpace const& space, mesh::Topology const& topology, dga::HostOperators const& host,
                         kernels::AmpereBlockPass block_pass = kernels::default_block_pass<ExecutionSpace>(),
-                        kernels::MatrixPrecision matrix_precision = kernels::MatrixPrecision::float64)
-      : Base(space, topology, host.layout, host, block_pass, matrix_precision)
+                        kernels::MatrixPrecision matrix_precision = kernels::MatrixPrecision::float64,
+                        OperatorTermsHeld const& held = {})
+      : Base(space, topology, host.layout, host, block_pass, matrix_precision, held)
   {
   }
 
@@ -103,54 +103,18 @@ public:
     this->leapfrog_.add_term(
         std::make_unique<PrescribedField<ExecutionSpace, Layout, FieldScalar>>(stencil, 1.0, std::move(waveform)));
   }
-  void add_matched_port(std::string const& name, MatchedPortStencil const& stencil, Signal waveform) override
+  void add_term(TermRecipe const& recipe) override
   {
     if constexpr (single)
-      throw std::logic_error("single precision has no matched ports");
+      throw std::logic_error("single precision takes no " + recipe.name());
     else
-      ports_.push_back(&this->leapfrog_.add_term(
-          std::make_unique<MatchedPort<ExecutionSpace>>(name, stencil, 1.0, std::move(waveform))));
+      this->leapfrog_.add_term(recipe.make(this->space_));
   }
-  void add_plane_wave(PlaneWaveStencil const& stencil) override
-  {
-    if constexpr (single)
-      throw std::logic_error("single precision has no plane waves");
-    else
-      this->leapfrog_.add_term(std::make_unique<PlaneWave<ExecutionSpace>>(stencil));
-  }
-  void add_far_field(FarFieldStencil const& stencil) override
-  {
-    if constexpr (single)
-      throw std::logic_error("single precision has no far-field surfaces");
-    else
-      far_fields_.push_back(&this->leapfrog_.add_term(std::make_unique<FarField<ExecutionSpace>>(stencil)));
-  }
-  std::vector<FarFieldRecord> far_fields() const override
-  {
-    std::vector<FarFieldRecord> records;
-    for (auto const* surface : far_fields_) records.push_back(surface->record());
-    return records;
-  }
-  std::vector<PortSeries> port_series() const override
-  {
-    std::vector<PortSeries> series;
-    for (auto const* port : ports_) series.push_back(port->series());
-    if (lumped_)
-      for (auto const& port : lumped_->ports())
-        series.push_back({port.name, port.incident, port.voltage, port.resistance, port.current});
-    return series;
-  }
-  void add_lumped(LumpedStencil const& stencil) override
-  {
-    if constexpr (single)
-      throw std::logic_error("single precision has no lumped ports or elements");
-    else
-      lumped_ = &this->leapfrog_.add_term(std::make_unique<LumpedElements<ExecutionSpace>>(stencil));
-  }
+  TermRecords records() const override { return this->leapfrog_.terms().records(); }
   FormulationState state() const override
   {
     FormulationState s = Base::state();
-    s.auxiliary = this->leapfrog_.auxiliary_state();
+    s.auxiliary = this->leapfrog_.terms().save();
     return distribution_.communicator ? whole_state(s) : s;
   }
   bool accepts(FormulationState const& s) const override
@@ -159,11 +123,11 @@ public:
     auto const& d = distribution_;
     auto const unknowns = d.communicator ? d.global_unknowns : ops.num_unknowns;
     auto const tets = d.communicator ? d.global_tets : ops.num_tets;
-    bool const fits =
-        s.kind == FormulationKind::fractioned && s.step >= 0 &&
-        s.e_unknowns.size() == static_cast<std::size_t>(unknowns) &&
-        s.h_unknowns.size() == 4 * static_cast<std::size_t>(tets) &&
-        s.auxiliary.size() == (d.communicator ? whole_auxiliary_size(s.step) : this->leapfrog_.auxiliary_size(s.step));
+    bool const fits = s.kind == FormulationKind::fractioned && s.step >= 0 &&
+                      s.e_unknowns.size() == static_cast<std::size_t>(unknowns) &&
+                      s.h_unknowns.size() == 4 * static_cast<std::size_t>(tets) &&
+                      s.auxiliary.size() ==
+                          (d.communicator ? whole_auxiliary_size(s.step) : this->leapfrog_.terms().state_size(s.step));
     if (!d.communicator) return fits;
     return d.communicator->max(d.communicator->rank() == 0 && !fits ? 1 : 0) == 0;
   }
@@ -174,19 +138,19 @@ public:
     auto const& d = distribution_;
     if (!d.communicator) {
       Base::restore(s);
-      this->leapfrog_.set_auxiliary_state(s.auxiliary);
+      this->leapfrog_.restore_terms(s.auxiliary);
       return;
     }
     this->leapfrog_.set_state(parallel::from_root(*d.communicator, s.e_unknowns, d.unknown_global, 0),
                               parallel::from_root(*d.communicator, s.h_unknowns, d.tet_global, 0, 4), s.step);
-    this->leapfrog_.set_auxiliary_state(part_auxiliary(s.auxiliary, s.step));
+    this->leapfrog_.restore_terms(part_auxiliary(s.auxiliary, s.step));
   }
   bool has_energy() const override { return true; }
   double step_with_energy() override { return this->leapfrog_.step_with_energy(); }
   // A rank that reads a probe finishes the step's halo exchange first; the others read zeros.
   void record_probes() override
   {
-    if (reads_probes_) this->leapfrog_.complete_exchange();
+    if (reads_probes_) this->leapfrog_.settle_terms();
     this->probes_.record(this->leapfrog_.fields());
   }
   void set_probes(std::vector<ProbeStencil> const& probes) override
@@ -199,13 +163,25 @@ public:
 
   void distribute(Distribution distribution) override
   {
-    distribution_ = std::move(distribution);
-    this->leapfrog_.distribute(distribution_.communicator, distribution_.halo, distribution_.owned_blocks,
-                               distribution_.owned_tets, std::move(distribution_.lanczos_start),
-                               distribution_.overlap_halo);
-    place_term_states();
+    if constexpr (single) {
+      throw std::logic_error("single precision runs in one process");
+    } else {
+      distribution_ = std::move(distribution);
+      auto& d = distribution_;
+      auto exchange = std::make_unique<HaloExchange<ExecutionSpace, Layout>>(d.communicator, d.halo, d.overlap_halo,
+                                                                             this->leapfrog_.operators().num_tets);
+      halo_ = exchange.get();
+      this->leapfrog_.distribute(d.communicator, d.owned_blocks, d.owned_tets, std::move(d.lanczos_start),
+                                 std::move(exchange));
+      place_term_states();
+    }
   }
-  HaloStatistics halo() const override { return this->leapfrog_.halo(); }
+  HaloStatistics halo() const override
+  {
+    return halo_ ? HaloStatistics{halo_->values_sent(), halo_->seconds(), to_string(halo_->buffers()),
+                                  halo_->share_after_exchange()}
+                 : HaloStatistics{};
+  }
   // A probe reads zero on every rank but the one that holds it.
   ProbeSamples take_probe_samples() override
   {
@@ -244,7 +220,7 @@ private:
     whole.h_unknowns =
         parallel::gather_owned(*d.communicator, local.h_unknowns, d.tet_global, d.owned_tets, d.global_tets, 0, 4);
     whole.auxiliary.clear();
-    auto const states = this->leapfrog_.term_states(local.step);
+    auto const states = this->leapfrog_.terms().states(local.step);
     check_term_places(states);
     auto next = local.auxiliary.begin();
     for (std::size_t k = 0; k < states.size(); ++k) {
@@ -271,7 +247,7 @@ private:
   {
     auto const& communicator = *distribution_.communicator;
     bool const root = communicator.rank() == 0;
-    auto const states = this->leapfrog_.term_states(steps);
+    auto const states = this->leapfrog_.terms().states(steps);
     check_term_places(states);
     std::vector<double> part;
     std::size_t next = 0;
@@ -302,7 +278,7 @@ private:
 
   std::size_t whole_auxiliary_size(std::int64_t steps) const
   {
-    auto const states = this->leapfrog_.term_states(steps);
+    auto const states = this->leapfrog_.terms().states(steps);
     check_term_places(states);
     std::size_t size = 0;
     for (std::size_t k = 0; k < states.size(); ++k) {
@@ -326,7 +302,7 @@ private:
   {
     auto const& d = distribution_;
     state_places_.clear();
-    for (auto const& state : this->leapfrog_.term_states(0)) {
+    for (auto const& state : this->leapfrog_.terms().states(0)) {
       auto& places = state_places_.emplace_back();
       for (auto const& rows : state.rows) {
         auto& segment = places.emplace_back();
@@ -353,7 +329,7 @@ private:
       }
     }
   }
-  void check_term_places(std::vector<typename Leapfrog::TermState> const& states) const
+  void check_term_places(std::vector<typename Leapfrog::TermList::State> const& states) const
   {
     if (states.size() != state_places_.size())
       throw std::logic_error("a term was added to a run over ranks after it was distributed");
@@ -365,9 +341,7 @@ private:
     }
   }
 
-  std::vector<MatchedPort<ExecutionSpace> const*> ports_;
-  LumpedElements<ExecutionSpace> const* lumped_ = nullptr;
-  std::vector<FarField<ExecutionSpace> const*> far_fields_;
+  HaloExchange<ExecutionSpace, Layout> const* halo_ = nullptr;
   Distribution distribution_;
   std::vector<std::vector<SegmentPlace>> state_places_; // per term
   bool reads_probes_ = false;
@@ -412,24 +386,11 @@ public:
       }
     this->leapfrog_.add_prescribed(edges, weights, 1.0, std::move(waveform));
   }
-  void add_matched_port(std::string const&, MatchedPortStencil const&, Signal) override
+  void add_term(TermRecipe const& recipe) override
   {
-    throw std::logic_error("the assembled formulation has no matched ports");
+    throw std::logic_error("the assembled formulation takes no " + recipe.name());
   }
-  void add_plane_wave(PlaneWaveStencil const&) override
-  {
-    throw std::logic_error("the assembled formulation has no plane waves");
-  }
-  void add_far_field(FarFieldStencil const&) override
-  {
-    throw std::logic_error("the assembled formulation has no far-field surfaces");
-  }
-  std::vector<FarFieldRecord> far_fields() const override { return {}; }
-  std::vector<PortSeries> port_series() const override { return {}; }
-  void add_lumped(LumpedStencil const&) override
-  {
-    throw std::logic_error("the assembled formulation has no lumped ports or elements");
-  }
+  TermRecords records() const override { return {}; }
   bool accepts(FormulationState const& s) const override
   {
     return s.kind == FormulationKind::assembled && s.step >= 0 &&
@@ -464,15 +425,16 @@ template <class ExecutionSpace>
 std::unique_ptr<Formulation>
 make_formulation(FormulationKind kind, ExecutionSpace const& space, mesh::Topology const& topology,
                  dga::HostOperators const& host, kernels::MatrixPrecision matrix_precision,
-                 kernels::FieldPrecision field_precision = kernels::FieldPrecision::float64)
+                 kernels::FieldPrecision field_precision = kernels::FieldPrecision::float64,
+                 OperatorTermsHeld const& held = {})
 {
   if (kind == FormulationKind::assembled)
     return std::make_unique<AssembledFormulation<ExecutionSpace>>(space, topology, host);
   if (field_precision == kernels::FieldPrecision::float32)
     return std::make_unique<FractionedFormulation<ExecutionSpace, float>>(
-        space, topology, host, kernels::default_block_pass<ExecutionSpace>(), matrix_precision);
+        space, topology, host, kernels::default_block_pass<ExecutionSpace>(), matrix_precision, held);
   return std::make_unique<FractionedFormulation<ExecutionSpace>>(
-      space, topology, host, kernels::default_block_pass<ExecutionSpace>(), matrix_precision);
+      space, topology, host, kernels::default_block_pass<ExecutionSpace>(), matrix_precision, held);
 }
 
 #define DGATD_FORMULATION_INSTANCES(PREFIX, SPACE)                                                                     \
@@ -485,7 +447,7 @@ make_formulation(FormulationKind kind, ExecutionSpace const& space, mesh::Topolo
   PREFIX template class AssembledFormulation<SPACE>;                                                                   \
   PREFIX template std::unique_ptr<Formulation> make_formulation(FormulationKind, SPACE const&, mesh::Topology const&,  \
                                                                 dga::HostOperators const&, kernels::MatrixPrecision,   \
-                                                                kernels::FieldPrecision);
+                                                                kernels::FieldPrecision, OperatorTermsHeld const&);
 DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_FORMULATION_INSTANCES, extern)
 
 } // namespace dgatd::solver

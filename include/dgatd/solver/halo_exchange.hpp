@@ -6,9 +6,9 @@
 //
 // With overlap, the end of a step only starts the exchange; the next step's Faraday runs first on
 // the runs of tets that read no halo unknown (kernels::TetRuns), then the leapfrog finishes the
-// exchange and steps the runs that hold a rim tet. Anything else that reads the fields between two
-// steps (probes on this rank, snapshots, the state) finishes it first
-// (FractionedLeapfrog::complete_exchange).
+// exchange (Term::settle) and steps the runs that hold a rim tet (Term::faraday_passes). Anything
+// else that reads the fields between two steps (probes on this rank, snapshots, the state) settles
+// the terms first (FractionedLeapfrog::settle_terms).
 //
 // Where the messages go from (docs/method/parallel.md, "Halo buffers"): on a host backend, the packed
 // buffers themselves; on a GPU, the device buffers when the MPI library takes device memory
@@ -149,6 +149,10 @@ public:
   double seconds() const { return seconds_; }
 
   void reset(Context const& c) override { exchange(c.space, c.fields.u); }
+  void settle(Context const& c) override { finish(c.space, c.fields.u); }
+  FaradayPasses<memory_space> faraday_passes() const override { return {interior_runs_, rim_runs_, pending_}; }
+  void share_unknowns(ExecutionSpace const& space, Vector const& u) override { exchange(space, u); }
+  bool runs_last() const override { return true; }
   void end_step(Context const& c) override
   {
     start(c.space, c.fields.u);

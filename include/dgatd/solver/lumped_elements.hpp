@@ -15,13 +15,16 @@
 #include "dgatd/kernels/upload.hpp"
 #include "dgatd/solver/lumped_stencil.hpp"
 #include "dgatd/solver/term.hpp"
+#include "dgatd/solver/term_recipe.hpp"
 #include "dgatd/solver/waveform_shape.hpp"
 
 #include <Kokkos_Core.hpp>
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace dgatd::solver {
@@ -181,6 +184,11 @@ public:
 
   // The ports' records so far, in the order of the sheets.
   std::vector<LumpedPortSeries> const& ports() const { return ports_; }
+  void add_records(TermRecords& records) const override
+  {
+    for (auto const& port : ports_)
+      records.ports.push_back({port.name, port.incident, port.voltage, port.resistance, port.current});
+  }
 
   std::string name() const override { return "lumped_elements"; }
   // Per kite: its two unknowns, weights and sheet, u^ twice, state (3) read and written, history
@@ -294,6 +302,14 @@ private:
   Flat entry_weight_;
   std::vector<LumpedPortSeries> ports_;
 };
+
+// The lumped ports and elements as a formulation adds them (Formulation::add_term).
+inline TermRecipe lumped_elements_term(LumpedStencil const& stencil)
+{
+  return {"lumped ports and elements", [stencil](auto const& space) {
+            return std::make_unique<LumpedElements<std::decay_t<decltype(space)>>>(stencil);
+          }};
+}
 
 #define DGATD_LUMPED_ELEMENTS_INSTANCES(PREFIX, SPACE) PREFIX template class LumpedElements<SPACE>;
 DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_LUMPED_ELEMENTS_INSTANCES, extern)

@@ -70,6 +70,8 @@ public:
   }
 
   std::string name() const override { return "layer_magnetic"; }
+  // set_dt writes the implicit step of the modal tets into the lossless Faraday matrices.
+  bool writes_operators_on_set_dt() const override { return true; }
   // Per stretched tet of the general form: its index twice, f^ read twice and written once,
   // f^(n-1/2) written and read, L and K (16 each, in the matrices' precision), X (18), the bases
   // (48), phi (24) read and written, the advance (36) and drive (18) matrices, the edge signs and

@@ -11,11 +11,14 @@
 #include "dgatd/solver/port_admittance.hpp"
 #include "dgatd/solver/stencils.hpp"
 #include "dgatd/solver/term.hpp"
+#include "dgatd/solver/term_recipe.hpp"
 #include "dgatd/solver/waveform.hpp"
 
 #include <Kokkos_Core.hpp>
 
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -43,6 +46,7 @@ public:
 
   // Its incident and total modal voltages after each step m = 0..n (0: the initial field).
   PortSeries series() const { return admittance_.series(name_); }
+  void add_records(TermRecords& records) const override { records.ports.push_back(series()); }
 
   std::string name() const override { return "matched_port:" + name_; }
   // The modal voltage's gather (index, projection and u^ per row) and the two scatters of the
@@ -107,6 +111,14 @@ private:
   Kokkos::View<Index*, memory_space> rows_, response_rows_;
   Kokkos::View<Real*, memory_space> projection_, response_;
 };
+
+// A matched port called name as a formulation adds it (Formulation::add_term).
+inline TermRecipe matched_port_term(std::string const& name, MatchedPortStencil const& stencil, Signal waveform)
+{
+  return {"matched ports", [name, stencil, waveform](auto const& space) {
+            return std::make_unique<MatchedPort<std::decay_t<decltype(space)>>>(name, stencil, 1.0, waveform);
+          }};
+}
 
 #define DGATD_MATCHED_PORT_INSTANCES(PREFIX, SPACE) PREFIX template class MatchedPort<SPACE>;
 DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_MATCHED_PORT_INSTANCES, extern)

@@ -13,12 +13,15 @@
 #include "dgatd/kernels/upload.hpp"
 #include "dgatd/solver/plane_wave_stencil.hpp"
 #include "dgatd/solver/term.hpp"
+#include "dgatd/solver/term_recipe.hpp"
 #include "dgatd/solver/waveform_shape.hpp"
 
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace dgatd::solver {
@@ -186,6 +189,13 @@ void PlaneWave<ExecutionSpace, TetLayout>::after_ampere(Context const& c)
   kernels::for_each("dgatd::plane_wave_ampere", c.space, update_rows_.extent(0),
                     IncidentUpdate<memory_space>{update_rows_, update_offsets_, update_entries_, update_weights_,
                                                  curl_values_, c.fields.u, c.dt});
+}
+
+// A plane wave as a formulation adds it (Formulation::add_term).
+inline TermRecipe plane_wave_term(PlaneWaveStencil const& stencil)
+{
+  return {"plane waves",
+          [stencil](auto const& space) { return std::make_unique<PlaneWave<std::decay_t<decltype(space)>>>(stencil); }};
 }
 
 #define DGATD_PLANE_WAVE_INSTANCES(PREFIX, SPACE) PREFIX template class PlaneWave<SPACE>;

@@ -1,9 +1,10 @@
 #pragma once
 // A term of the fractioned leapfrog (solver/leapfrog.hpp): anything a run adds to the lossless
 // step, called by the core at the named points of every step, with its own state for checkpoints.
-// Sources, prescribed port values, losses, the matched layers' two sides and matched ports are
-// terms; so is whatever comes next (a plane wave, a halo exchange, a far-field accumulator): it
-// derives from Term and is registered with FractionedLeapfrog::add_term, without editing the core.
+// Sources, prescribed port values, losses, the matched layers' two sides, matched ports, plane
+// waves, far-field accumulators, lumped elements and the halo exchange are terms; so is whatever
+// comes next: it derives from Term, overrides the hooks it needs and is added with
+// FractionedLeapfrog::add_term (or, through a formulation, a TermRecipe), without editing the core.
 //
 // One step from (u^n, f^(n-1/2)) to (u^(n+1), f^(n+1/2)) calls, in this order, each point on every
 // term in the order they were added:
@@ -18,6 +19,7 @@
 
 #include "dgatd/kernels/device_operators.hpp"
 #include "dgatd/parallel/communicator.hpp"
+#include "dgatd/solver/term_records.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -46,10 +48,19 @@ struct TetRows {
   bool by_vertex = false;
 };
 
+// Faraday in two passes around work a term has in flight (a halo exchange): first the runs of
+// tets that need none of it (kernels::TetRuns), then, once every term has settled, the others.
+template <class MemorySpace>
+struct FaradayPasses {
+  Kokkos::View<Index const*, MemorySpace> before_settling, after_settling;
+  bool split = false;
+};
+
 template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>, class FieldScalar = Real>
 class Term {
 public:
   using Context = StepContext<ExecutionSpace, TetLayout, FieldScalar>;
+  using memory_space = typename ExecutionSpace::memory_space;
 
   virtual ~Term() = default;
 
@@ -63,6 +74,22 @@ public:
   // that sums over the problem (a port's modal voltage) sums over the ranks from now on through
   // communicator, which outlives it, starting from the current field. Collective.
   virtual void distribute(parallel::Communicator const& /*communicator*/, Context const&) {}
+
+  // Work the term left in flight between two steps (a halo exchange started at end_step) is
+  // finished, so every unknown of the part holds its value: the core calls it before anything
+  // reads the fields (probes, snapshots, the state) and between the two Faraday passes.
+  virtual void settle(Context const&) {}
+  // While work is in flight, how Faraday splits its tets around settle (split false: one pass).
+  virtual FaradayPasses<memory_space> faraday_passes() const { return {}; }
+  // A vector of the part's unknowns takes its owners' values where other ranks own them, for the
+  // stability bound's iteration over ranks. Collective.
+  virtual void share_unknowns(ExecutionSpace const&, Kokkos::View<Real*, memory_space> const&) {}
+  // Whether the term runs after every term added later (a halo exchange: the halo unknowns take
+  // their owners' values once every other term has set u^(n+1)).
+  virtual bool runs_last() const { return false; }
+  // Whether set_dt writes into the core's operators (the matched layers' implicit step in the
+  // Faraday matrices), so that the stability bound must be estimated before it.
+  virtual bool writes_operators_on_set_dt() const { return false; }
 
   virtual void before_faraday(Context const&) {}
   virtual void after_faraday(Context const&) {}
@@ -84,6 +111,10 @@ public:
   // the whole mesh's order: segment after segment, `width` numbers per tet of `tets` (ascending),
   // covering all of it. None where the state is the same on every rank (the ports' histories).
   virtual std::vector<TetRows> state_rows() const { return {}; }
+
+  // What the term hands to the output (a port's series, a far field's transforms) at the end of a
+  // run, appended to records.
+  virtual void add_records(TermRecords& /*records*/) const {}
 };
 
 } // namespace dgatd::solver

@@ -449,7 +449,7 @@ std::vector<std::int64_t> layer_term_bytes(dgatd::testing::LayeredProblem const&
                                        precision);
   solver.set_dt(0.95 * solver.estimate_stability().dt_max);
   std::vector<std::int64_t> bytes;
-  for (std::size_t i = 0; i < solver.num_terms(); ++i) bytes.push_back(solver.term(i).bytes_per_step());
+  for (std::size_t i = 0; i < solver.terms().size(); ++i) bytes.push_back(solver.terms()[i].bytes_per_step());
   return bytes;
 }
 

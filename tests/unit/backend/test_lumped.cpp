@@ -114,11 +114,12 @@ dgatd::solver::PortSeries run_line(Line const& g, double t_end, double& dt)
 {
   auto formulation = dgatd::solver::make_formulation(dgatd::solver::FormulationKind::fractioned, Space(), g.topology,
                                                      g.operators, dgatd::kernels::MatrixPrecision::float64);
-  formulation->add_lumped(dgatd::solver::lumped_stencil(g.operators, g.sheets, {pulse(), {}}));
+  formulation->add_term(
+      dgatd::solver::lumped_elements_term(dgatd::solver::lumped_stencil(g.operators, g.sheets, {pulse(), {}})));
   if (dt == 0) dt = 0.95 * formulation->estimate_stability().dt_max;
   formulation->set_dt(dt);
   while ((formulation->steps() + 1) * dt <= t_end) formulation->step();
-  return formulation->port_series().front();
+  return formulation->records().ports.front();
 }
 
 // S11 at frequency f from the port's record (docs/method/antennas.md, section 4).

@@ -7,7 +7,9 @@
 #include "reference_space.hpp"
 
 #include "dgatd/io/analysis/far_field.hpp"
+#include "dgatd/solver/far_field.hpp"
 #include "dgatd/solver/formulations.hpp"
+#include "dgatd/solver/plane_wave.hpp"
 #include "dgatd/solver/plane_wave_stencil.hpp"
 #include "dgatd/solver/stencils.hpp"
 
@@ -95,10 +97,10 @@ PlaneWaveRun run_plane_wave(double dt = 0)
   auto formulation =
       dgatd::solver::make_formulation(dgatd::solver::FormulationKind::fractioned, Space(), cavity.topology,
                                       cavity.operators, dgatd::kernels::MatrixPrecision::float64);
-  formulation->add_plane_wave(
-      dgatd::solver::plane_wave_stencil(view, cavity.operators, total, vertex_total, spec, surface));
-  formulation->add_far_field(
-      dgatd::solver::far_field_stencil(view, cavity.operators, cavity.materials, 7, "test surface", {0.8, 1.0, 1.2}));
+  formulation->add_term(dgatd::solver::plane_wave_term(
+      dgatd::solver::plane_wave_stencil(view, cavity.operators, total, vertex_total, spec, surface)));
+  formulation->add_term(dgatd::solver::far_field_term(
+      dgatd::solver::far_field_stencil(view, cavity.operators, cavity.materials, 7, "test surface", {0.8, 1.0, 1.2})));
   if (dt == 0) dt = 0.9 * formulation->estimate_stability().dt_max;
   formulation->set_dt(dt);
 
@@ -152,7 +154,7 @@ PlaneWaveRun run_plane_wave(double dt = 0)
     }
   }
   result.edge_circulations = formulation->shared_fields().edge_circulations;
-  result.far_field = formulation->far_fields().front();
+  result.far_field = formulation->records().far_fields.front();
   result.inside_error = std::sqrt(error_squares / reference_squares);
   return result;
 }

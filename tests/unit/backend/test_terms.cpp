@@ -137,7 +137,7 @@ TEST(Terms, ATermFromOutsideEqualsTheLibrarysSource)
   EXPECT_GT(largest, 0.0);
 }
 
-// A term's state goes through auxiliary_state: a leapfrog restored from another's state, terms
+// A term's state goes through the terms' save and restore: a leapfrog restored from another's state, terms
 // included, continues bit for bit.
 TEST(Terms, ATermsStateSurvivesACheckpoint)
 {
@@ -154,18 +154,18 @@ TEST(Terms, ATermsStateSurvivesACheckpoint)
   for (int n = 0; n < 200; ++n) whole->step();
   std::vector<double> u, f;
   whole->state(u, f);
-  auto const auxiliary = whole->auxiliary_state();
-  ASSERT_EQ(auxiliary.size(), whole->auxiliary_size(200));
+  auto const auxiliary = whole->terms().save();
+  ASSERT_EQ(auxiliary.size(), whole->terms().state_size(200));
   EXPECT_NEAR(auxiliary.front(), -1.5 * 200 * dt, 1e-12);
   restarted->set_state(u, f, whole->steps());
-  restarted->set_auxiliary_state(auxiliary);
+  restarted->restore_terms(auxiliary);
   for (int n = 0; n < 100; ++n) {
     whole->step();
     restarted->step();
   }
   EXPECT_EQ(unknowns(*restarted), unknowns(*whole));
-  EXPECT_EQ(restarted->auxiliary_state(), whole->auxiliary_state());
-  EXPECT_THROW(restarted->set_auxiliary_state({}), std::invalid_argument);
+  EXPECT_EQ(restarted->terms().save(), whole->terms().save());
+  EXPECT_THROW(restarted->restore_terms({}), std::invalid_argument);
 }
 
 } // namespace
