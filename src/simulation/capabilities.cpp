@@ -1,5 +1,7 @@
 #include "dgatd/simulation/capabilities.hpp"
 
+#include "capability_models.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <utility>
@@ -31,18 +33,6 @@ std::vector<int> line_if(bool asked, int line)
   if (asked) lines.push_back(line);
   return lines;
 }
-
-// Runs in every mode but those refused, each with its note, and those that do not apply.
-std::array<ModeSupport, run_mode_count> runs_except(std::vector<std::pair<RunMode, std::string>> refused = {},
-                                                    std::vector<RunMode> const& not_applying = {})
-{
-  std::array<ModeSupport, run_mode_count> modes;
-  for (auto& [mode, note] : refused) modes[static_cast<std::size_t>(mode)] = {false, std::move(note)};
-  for (RunMode mode : not_applying) modes[static_cast<std::size_t>(mode)].applies = false;
-  return modes;
-}
-
-std::string baseline_lacks(std::string const& what) { return "the assembled baseline has no " + what; }
 
 std::vector<Capability> make_capabilities()
 {
@@ -165,6 +155,17 @@ Error refused(io::Config const& config, Capability const& capability, RunMode mo
 
 } // namespace
 
+std::array<ModeSupport, run_mode_count> runs_except(std::vector<std::pair<RunMode, std::string>> refused,
+                                                    std::vector<RunMode> const& not_applying)
+{
+  std::array<ModeSupport, run_mode_count> modes;
+  for (auto& [mode, note] : refused) modes[static_cast<std::size_t>(mode)] = {false, std::move(note)};
+  for (RunMode mode : not_applying) modes[static_cast<std::size_t>(mode)].applies = false;
+  return modes;
+}
+
+std::string baseline_lacks(std::string const& what) { return "the assembled baseline has no " + what; }
+
 char const* to_string(RunMode mode)
 {
   switch (mode) {
@@ -184,7 +185,11 @@ char const* to_string(RunMode mode)
 
 std::vector<Capability> const& capabilities()
 {
-  static std::vector<Capability> const table = make_capabilities();
+  static std::vector<Capability> const table = [] {
+    auto rows = make_capabilities();
+    for (auto const& model : capability_models()) rows.push_back(model.row);
+    return rows;
+  }();
   return table;
 }
 

@@ -144,6 +144,7 @@ std::string Recorder::finish(std::int64_t step, bool complete)
   auto const records = formulation_.records();
   for (auto const& port : records.ports) writer_->write_port(port, plan_.dt);
   for (auto const& far_field : records.far_fields) writer_->write_far_field(far_field);
+  for (auto const& series : records.series) writer_->write_series(series, plan_.dt);
   writer_->close(complete);
   return checkpoint;
 }

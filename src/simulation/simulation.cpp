@@ -69,6 +69,7 @@ public:
   void write_snapshot(double, std::vector<Vec3> const&, std::vector<Vec3> const&) override {}
   void write_port(solver::PortSeries const&, double) override {}
   void write_far_field(solver::FarFieldRecord const&) override {}
+  void write_series(solver::TimeSeries const&, double) override {}
   void flush() override {}
   void close(bool) override {}
   std::string description() const override { return "nothing (rank 0 writes the output)"; }

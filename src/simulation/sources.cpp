@@ -1,5 +1,7 @@
 #include "simulation_impl.hpp"
 
+#include "capability_models.hpp"
+
 #include "dgatd/mesh/point_location.hpp"
 #include "dgatd/solver/far_field.hpp"
 #include "dgatd/solver/lumped_elements.hpp"
@@ -115,6 +117,9 @@ void Simulation::Impl::add_sources_and_probes()
     probes.push_back(solver::probe_stencil(view, ops.layout, probe.name, probe.position));
   formulation->set_probes(probes);
   add_far_fields();
+  for (auto const& model : capability_models())
+    if (auto const items = config.capability_items.find(model.table); items != config.capability_items.end())
+      model.add_terms(config, items->second, problem, *formulation);
 }
 
 // The plane wave a far-field surface compares with (radar cross sections) is the run's only one.

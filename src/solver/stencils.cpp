@@ -21,7 +21,8 @@ std::string format_point(Vec3 const& x)
   return s.str();
 }
 
-// Multiplies a current vector (entries on free unknowns) by the block inverses of the blocks it touches.
+} // namespace
+
 CurrentStencil apply_block_inverses(dga::HostOperators const& ops, std::vector<Index> const& rows,
                                     std::vector<double> const& current)
 {
@@ -46,8 +47,11 @@ CurrentStencil apply_block_inverses(dga::HostOperators const& ops, std::vector<I
   return stencil;
 }
 
-void fill_frame(mesh::MeshView const& m, dga::DofLayout const& layout, SubregionFrame& frame)
+SubregionFrame subregion_frame(mesh::MeshView const& m, dga::DofLayout const& layout, Index tet, int local_vertex)
 {
+  SubregionFrame frame;
+  frame.tet = tet;
+  frame.local_vertex = local_vertex;
   auto const s = mesh::subregion(m.mesh, m.topology, m.geometry, frame.tet, frame.local_vertex);
   Index const v = m.mesh.tets[frame.tet][frame.local_vertex];
   for (int i = 0; i < 3; ++i) {
@@ -58,9 +62,8 @@ void fill_frame(mesh::MeshView const& m, dga::DofLayout const& layout, Subregion
     frame.faces[i] = mesh::tet_vertex_face(frame.local_vertex, i);
     frame.w_dual[i] = s.w_dual[i];
   }
+  return frame;
 }
-
-} // namespace
 
 Error outside_the_mesh(std::string const& name, Vec3 const& x)
 {
@@ -78,12 +81,10 @@ Index containing_tet(mesh::MeshView const& m, std::string const& name, Vec3 cons
 SubregionFrame locate_subregion(mesh::MeshView const& m, dga::DofLayout const& layout, std::string const& name,
                                 Vec3 const& x)
 {
-  SubregionFrame frame;
-  frame.tet = containing_tet(m, name, x);
-  auto const lambda = mesh::barycentric(m.mesh, frame.tet, x);
-  frame.local_vertex = static_cast<int>(std::max_element(lambda.begin(), lambda.end()) - lambda.begin());
-  fill_frame(m, layout, frame);
-  return frame;
+  Index const tet = containing_tet(m, name, x);
+  auto const lambda = mesh::barycentric(m.mesh, tet, x);
+  return subregion_frame(m, layout, tet,
+                         static_cast<int>(std::max_element(lambda.begin(), lambda.end()) - lambda.begin()));
 }
 
 ProbeStencil probe_stencil(mesh::MeshView const& m, dga::DofLayout const& layout, std::string const& name,

@@ -75,6 +75,7 @@ public:
       record_->ports.insert(record_->ports.end(), series->begin(), series->end());
   }
   void write_far_field(dgatd::solver::FarFieldRecord const&) override {}
+  void write_series(dgatd::solver::TimeSeries const&, double) override {}
   void flush() override {}
   void close(bool complete) override { record_->complete = complete; }
   std::string description() const override { return "memory"; }

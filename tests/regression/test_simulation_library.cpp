@@ -173,6 +173,7 @@ public:
   void write_snapshot(double, std::vector<dgatd::Vec3> const&, std::vector<dgatd::Vec3> const&) override {}
   void write_port(dgatd::solver::PortSeries const&, double) override {}
   void write_far_field(dgatd::solver::FarFieldRecord const&) override {}
+  void write_series(dgatd::solver::TimeSeries const&, double) override {}
   void flush() override {}
   void close(bool complete) override { record_->closed_complete = complete; }
   std::string description() const override { return "memory"; }

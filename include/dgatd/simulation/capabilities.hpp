@@ -3,7 +3,8 @@
 // in each mode a run can step in (over MPI ranks, in single or mixed precision, with the assembled
 // formulation, on a GPU). `dgatd capabilities` prints this table, and every refusal of a
 // combination a user meets is worded from it, at the configuration line that asked for the item.
-// A new capability declares itself here with one entry; nothing else lists what it refuses.
+// A capability the core sets up has its line in capabilities.cpp; one in its own home
+// (src/capabilities/) brings its line with its model. Nothing else lists what a capability refuses.
 
 #include "dgatd/error.hpp"
 #include "dgatd/io/input/config.hpp"
@@ -15,6 +16,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dgatd::simulation {
@@ -51,7 +53,15 @@ struct Capability {
   ModeSupport const& in(RunMode mode) const { return modes[static_cast<std::size_t>(mode)]; }
 };
 
+// The table: the capabilities the core sets up, then those in their own homes (src/capabilities/).
 std::vector<Capability> const& capabilities();
+
+// A row's modes: runs in every mode but those refused, each with its note, and those that do not
+// apply.
+std::array<ModeSupport, run_mode_count> runs_except(std::vector<std::pair<RunMode, std::string>> refused = {},
+                                                    std::vector<RunMode> const& not_applying = {});
+// The note of a capability the assembled baseline lacks: "the assembled baseline has no WHAT".
+std::string baseline_lacks(std::string const& what);
 
 // The modes config steps in: over_ranks for a run of several ranks, gpu when it steps on a GPU.
 std::vector<RunMode> run_modes(io::Config const& config, bool over_ranks, bool on_gpu);

@@ -89,13 +89,10 @@ public:
 
   // Steps taken since the initial field: the sources' clock.
   std::int64_t steps() const { return steps_; }
-
   // The whole state between two steps (u^n, f^(n-1/2), n), on the host, f^ row-major: with the
-  // terms' state (terms().save()) a later run continues bit for bit.
+  // terms' state (terms().save(), restored after set_state) a later run continues bit for bit.
   void state(std::vector<double>& u, std::vector<double>& f) const;
   void set_state(std::vector<double> const& u, std::vector<double> const& f, std::int64_t steps);
-
-  // The terms' state (TermList::save) as it was after the current step; set_state first.
   void restore_terms(std::vector<double> const& state) { terms_.restore(context(), state); }
 
   // Random free unknowns (u^) and zero f^: a field with every mode, for invariant and spectrum tests.

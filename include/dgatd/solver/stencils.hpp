@@ -23,6 +23,9 @@ struct SubregionFrame {
   std::array<int, 3> faces{};
   std::array<Vec3, 3> w_dual{};
 };
+// Subregion local_vertex of tet: its three half-edges' unknowns and the constant bases w^i (and the
+// dual faces' w_dual) that the method's local matrices are built from.
+SubregionFrame subregion_frame(mesh::MeshView const& m, dga::DofLayout const& layout, Index tet, int local_vertex);
 // The tet holding x (mesh::locate_tet); throws dgatd::Error naming what is located (name) when x
 // lies outside the mesh.
 Index containing_tet(mesh::MeshView const& m, std::string const& name, Vec3 const& x);
@@ -60,6 +63,11 @@ struct CurrentStencil {
   std::vector<Index> rows;
   std::vector<double> weights; // (Meps)^-1 I per row
 };
+
+// The stencil of currents I (per free unknown of rows, A) impressed through the dual faces: (Meps)^-1 I
+// over the rows of the blocks they touch.
+CurrentStencil apply_block_inverses(dga::HostOperators const& ops, std::vector<Index> const& rows,
+                                    std::vector<double> const& current);
 
 // Point dipole of moment direction d (unit amplitude, A m) at x, Galerkin-injected into the
 // three half-edge rows of the subregion containing x: I_i = d . w^i.

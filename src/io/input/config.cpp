@@ -5,6 +5,7 @@
 #include "table_reader.hpp"
 
 #include "dgatd/error.hpp"
+#include "dgatd/io/input/capability_tables.hpp"
 #include "dgatd/io/input/config_schema.hpp"
 
 #include <toml.hpp>
@@ -138,6 +139,15 @@ Config parse_config(std::string const& text, std::string const& name, std::strin
   if (table("farfield")) config.farfields = detail::read_farfields(name, *table("farfield"));
   config.output = detail::read_output(name, table("output"), base_dir);
   if (table("solver")) config.solver = detail::read_solver(name, *table("solver"));
+  for (auto const& capability : capability_tables()) {
+    toml::value const* items = table(capability.schema.name);
+    if (!items) continue;
+    auto& read = config.capability_items[capability.schema.name];
+    for (auto const& item : items->as_array()) {
+      detail::TableReader const reader(name, item, capability.schema);
+      read.push_back({reader.table_line(), capability.read(reader, scale)});
+    }
+  }
   return config;
 }
 

@@ -1,12 +1,16 @@
 #include "dgatd/io/input/config_schema.hpp"
 
+#include "dgatd/io/input/capability_tables.hpp"
+
 #include <stdexcept>
 
 namespace dgatd::io {
 
-std::vector<TableSchema> const& config_schema()
+namespace {
+
+std::vector<TableSchema> make_config_schema()
 {
-  static std::vector<TableSchema> const schema{
+  std::vector<TableSchema> schema{
       {"[mesh]",
        "mesh",
        false,
@@ -29,8 +33,17 @@ std::vector<TableSchema> const& config_schema()
        "lumped",
        true,
        {"kind", "surface", "direction", "resistance", "capacitance", "inductance", "circuit"}},
-      {"[mesh] inner", "", false, {"shape", "corner", "size"}},
   };
+  for (auto const& table : capability_tables()) schema.push_back(table.schema);
+  schema.push_back({"[mesh] inner", "", false, {"shape", "corner", "size"}});
+  return schema;
+}
+
+} // namespace
+
+std::vector<TableSchema> const& config_schema()
+{
+  static std::vector<TableSchema> const schema = make_config_schema();
   return schema;
 }
 

@@ -173,6 +173,18 @@ BoundaryConfig boundary_of(TableReader const& t)
   return boundary;
 }
 
+// A direction the user wrote, as a unit vector.
+Vec3 unit_vector(TableReader const& t, std::string const& key)
+{
+  Vec3 d = t.vec3(key);
+  double const norm = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  if (!(norm > 0)) t.fail(key, "must not be the zero vector");
+  for (double& component : d) component /= norm;
+  return d;
+}
+
+} // namespace
+
 solver::Waveform read_waveform(TableReader const& t)
 {
   solver::Waveform w;
@@ -201,16 +213,6 @@ solver::Waveform read_waveform(TableReader const& t)
   return w;
 }
 
-// A direction the user wrote, as a unit vector.
-Vec3 unit_vector(TableReader const& t, std::string const& key)
-{
-  Vec3 d = t.vec3(key);
-  double const norm = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-  if (!(norm > 0)) t.fail(key, "must not be the zero vector");
-  for (double& component : d) component /= norm;
-  return d;
-}
-
 // One physical volume name or a list of them.
 std::vector<std::string> volume_names(TableReader const& t, std::string const& key)
 {
@@ -229,6 +231,8 @@ std::vector<std::string> volume_names(TableReader const& t, std::string const& k
   }
   return names;
 }
+
+namespace {
 
 Source source_of(TableReader const& t, double scale)
 {

@@ -6,6 +6,7 @@
 // paths resolved from base_dir. Private to io/input (config.cpp parses the file and calls them).
 
 #include "dgatd/io/input/config.hpp"
+#include "table_reader.hpp"
 
 #include <toml.hpp>
 
@@ -26,5 +27,11 @@ std::vector<FarFieldConfig> read_farfields(std::string const& file, toml::value 
 // table: the [output] table, or nullptr without one (the defaults).
 OutputConfig read_output(std::string const& file, toml::value const* table, std::string const& base_dir);
 SolverConfig read_solver(std::string const& file, toml::value const& table);
+
+// What several tables share, for the capabilities' own tables (src/capabilities/) too: a waveform
+// from the keys waveform, amplitude, t0, sigma, frequency and ramp; one physical volume name or a
+// list of them.
+solver::Waveform read_waveform(TableReader const& t);
+std::vector<std::string> volume_names(TableReader const& t, std::string const& key);
 
 } // namespace dgatd::io::detail

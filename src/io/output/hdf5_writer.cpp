@@ -408,6 +408,24 @@ void Hdf5Writer::write_port(solver::PortSeries const& port, double dt)
   }
 }
 
+void Hdf5Writer::write_series(solver::TimeSeries const& series, double dt)
+{
+  auto& s = *state_;
+  hdf5::QuietErrors const quiet;
+  hid_t const root = s.file.get();
+  Handle const all = H5Lexists(root, "series", H5P_DEFAULT) > 0
+                         ? Handle(s.writer.check(H5Gopen2(root, "series", H5P_DEFAULT), "open /series"), H5Gclose)
+                         : s.writer.group(root, "series");
+  if (H5Lexists(all.get(), series.name.c_str(), H5P_DEFAULT) > 0)
+    s.writer.check(H5Ldelete(all.get(), series.name.c_str(), H5P_DEFAULT), "replace an interrupted run's series");
+  Handle const group = s.writer.group(all.get(), series.name);
+  s.writer.attribute(group.get(), "dt", dt);
+  s.writer.attribute(group.get(), "quantity", series.quantity);
+  s.writer.attribute(group.get(), "units", series.units);
+  s.writer.dataset(group.get(), "values", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, series.values.size(), 0,
+                   series.values.data());
+}
+
 void Hdf5Writer::write_far_field(solver::FarFieldRecord const& r)
 {
   auto& s = *state_;

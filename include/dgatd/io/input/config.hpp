@@ -17,8 +17,10 @@
 #include "dgatd/solver/waveform.hpp"
 #include "dgatd/vec3.hpp"
 
+#include <any>
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -156,6 +158,13 @@ struct SolverConfig {
   bool overlap_halo = true;
 };
 
+// An item of a capability's own table (io/input/capability_tables.hpp): its line and what the
+// capability read from it (std::any_cast to the capability's type).
+struct CapabilityItem {
+  int line = 0;
+  std::any value;
+};
+
 struct Config {
   std::string name;     // the config file as the user named it, used in messages
   std::string base_dir; // directory relative paths in the file are resolved from
@@ -171,6 +180,8 @@ struct Config {
   std::vector<FarFieldConfig> farfields;
   OutputConfig output;
   SolverConfig solver;
+  // The capabilities' own tables (src/capabilities/), by table name; a table the file lacks is absent.
+  std::map<std::string, std::vector<CapabilityItem>> capability_items;
 
   // "file:line", where a message about an item of the file points.
   std::string where(int line) const { return name + ":" + std::to_string(line); }

@@ -55,6 +55,7 @@ public:
   // E and H (rows frequency-major, face by face: Re x y z, Im x y z), the medium's eps and mu, and
   // for a plane-wave run its direction, polarization and transform at its origin (Re, Im per row).
   void write_far_field(solver::FarFieldRecord const& record) override;
+  void write_series(solver::TimeSeries const& series, double dt) override;
   void flush() override;
   // Writes what is buffered, records steps and complete, renames the file to its final name and
   // writes the .xdmf (when a mesh was written).

@@ -5,6 +5,7 @@
 
 #include "dgatd/solver/far_field_record.hpp"
 #include "dgatd/solver/port_series.hpp"
+#include "dgatd/solver/term_records.hpp"
 #include "dgatd/vec3.hpp"
 
 #include <array>
@@ -60,6 +61,8 @@ public:
   virtual void write_port(solver::PortSeries const& port, double dt) = 0;
   // A far-field surface's transforms as the run leaves them (replacing an interrupted run's).
   virtual void write_far_field(solver::FarFieldRecord const& record) = 0;
+  // A series a term recorded once per step (solver::TimeSeries), replacing an interrupted run's.
+  virtual void write_series(solver::TimeSeries const& series, double dt) = 0;
   // Makes everything appended so far durable: a checkpoint taken now can resume this output.
   virtual void flush() = 0;
   // Finishes the output; complete = false records an interrupted run. Call once.

@@ -1,0 +1,30 @@
+#pragma once
+// The run's side of the capabilities that live in their own homes (src/capabilities/,
+// docs/developer/adding_a_capability.md): each one's line of the capabilities table and how it adds
+// its terms to a run, in the order of src/capabilities/registry.def. Private to simulation/.
+
+#include "dgatd/io/input/config.hpp"
+#include "dgatd/simulation/capabilities.hpp"
+#include "dgatd/simulation/problem.hpp"
+#include "dgatd/solver/formulation.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace dgatd::simulation {
+
+struct CapabilityModel {
+  std::string table; // its configuration table's name (io::Config::capability_items)
+  // Its line of the capabilities table; used_at left empty stands for the lines of its table's items.
+  Capability row;
+  // Adds the terms of the table's items to the formulation of problem, a run in one process (the row
+  // refuses runs over ranks: the set-up over ranks does not call it yet).
+  std::function<void(io::Config const& config, std::vector<io::CapabilityItem> const& items, Problem const& problem,
+                     solver::Formulation& formulation)>
+      add_terms;
+};
+
+std::vector<CapabilityModel> const& capability_models();
+
+} // namespace dgatd::simulation
