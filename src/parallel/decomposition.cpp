@@ -134,7 +134,7 @@ std::vector<Index> global_faces(mesh::Topology const& local, std::vector<Index> 
 }
 
 HaloPlan make_halo_plan(Communicator const& communicator, MeshPart const& part, mesh::Topology const& local,
-                        dga::DofLayout const& layout)
+                        std::vector<Index> const& dof_of_half_edge, Index num_free)
 {
   int const ranks = communicator.size();
   auto const num_global_vertices = static_cast<std::int64_t>(part.global_vertices);
@@ -148,8 +148,8 @@ HaloPlan make_halo_plan(Communicator const& communicator, MeshPart const& part, 
     if (part.owns_vertex[v]) continue;
     int const owner = part.vertex_owner[v];
     for (Index h = local.v2e_offsets[v]; h < local.v2e_offsets[v + 1]; ++h) {
-      Index const dof = layout.dof_of_half_edge[h];
-      if (dof >= layout.num_free) continue;
+      Index const dof = dof_of_half_edge[h];
+      if (dof >= num_free) continue;
       auto const& ends = local.edge_vertices[local.v2e[h]];
       requests[owner].push_back(key(v, ends[0] == v ? ends[1] : ends[0]));
       receive[owner].push_back(dof);
@@ -181,7 +181,7 @@ HaloPlan make_halo_plan(Communicator const& communicator, MeshPart const& part, 
         if (ends[0] == other || ends[1] == other) half_edge = h;
       }
       if (half_edge < 0) throw std::logic_error("a halo request names an edge this rank does not hold");
-      plan.send_dofs.push_back(layout.dof_of_half_edge[half_edge]);
+      plan.send_dofs.push_back(dof_of_half_edge[half_edge]);
     }
     plan.receive_dofs.insert(plan.receive_dofs.end(), receive[r].begin(), receive[r].end());
     plan.neighbours.push_back(n);

@@ -53,7 +53,7 @@ void Simulation::Impl::distribute(parallel::MeshPart const& part, std::vector<In
   auto const& layout = problem.operators.layout;
   solver::Distribution d;
   d.communicator = communicator;
-  d.halo = parallel::make_halo_plan(*communicator, part, topology, layout);
+  d.halo = parallel::make_halo_plan(*communicator, part, topology, layout.dof_of_half_edge, layout.num_free);
   d.owned_blocks = owned_blocks(part);
   d.owned_tets = part.owns_tet;
 

@@ -9,7 +9,6 @@
 // once per step. Local ids keep the order of the global ones (vertices and tets ascending), so each
 // owned block sums in the order of the one-process run and the fields agree with it bit for bit.
 
-#include "dgatd/dga/operators.hpp"
 #include "dgatd/mesh/mesh.hpp"
 #include "dgatd/mesh/topology.hpp"
 #include "dgatd/mesh/view.hpp"
@@ -74,8 +73,10 @@ struct HaloPlan {
   // the others while the messages fly.
   std::vector<Index> rim_tets;
 };
+// dof_of_half_edge, num_free: the unknowns of the part's half-edges (dga::DofLayout), the free ones
+// first; the halo carries the free ones.
 HaloPlan make_halo_plan(Communicator const& communicator, MeshPart const& part, mesh::Topology const& local,
-                        dga::DofLayout const& layout);
+                        std::vector<Index> const& dof_of_half_edge, Index num_free);
 
 // Where a point lies over the ranks, answered alike on every rank: the tet that mesh::locate_tet
 // would pick in the whole mesh (its global id), from each rank's search of the tets it owns in its

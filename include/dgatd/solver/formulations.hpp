@@ -7,6 +7,7 @@
 #include "dgatd/instances.hpp"
 #include "dgatd/kernels/assembled.hpp"
 #include "dgatd/mesh/topology.hpp"
+#include "dgatd/parallel/term_states.hpp"
 #include "dgatd/solver/current_source.hpp"
 #include "dgatd/solver/formulation.hpp"
 #include "dgatd/solver/halo_exchange.hpp"
@@ -123,11 +124,12 @@ public:
     auto const& d = distribution_;
     auto const unknowns = d.communicator ? d.global_unknowns : ops.num_unknowns;
     auto const tets = d.communicator ? d.global_tets : ops.num_tets;
-    bool const fits = s.kind == FormulationKind::fractioned && s.step >= 0 &&
-                      s.e_unknowns.size() == static_cast<std::size_t>(unknowns) &&
-                      s.h_unknowns.size() == 4 * static_cast<std::size_t>(tets) &&
-                      s.auxiliary.size() ==
-                          (d.communicator ? whole_auxiliary_size(s.step) : this->leapfrog_.terms().state_size(s.step));
+    bool const fits =
+        s.kind == FormulationKind::fractioned && s.step >= 0 &&
+        s.e_unknowns.size() == static_cast<std::size_t>(unknowns) &&
+        s.h_unknowns.size() == 4 * static_cast<std::size_t>(tets) &&
+        s.auxiliary.size() == (d.communicator ? term_states_.whole_size(this->leapfrog_.terms().states(s.step))
+                                              : this->leapfrog_.terms().state_size(s.step));
     if (!d.communicator) return fits;
     return d.communicator->max(d.communicator->rank() == 0 && !fits ? 1 : 0) == 0;
   }
@@ -143,7 +145,8 @@ public:
     }
     this->leapfrog_.set_state(parallel::from_root(*d.communicator, s.e_unknowns, d.unknown_global, 0),
                               parallel::from_root(*d.communicator, s.h_unknowns, d.tet_global, 0, 4), s.step);
-    this->leapfrog_.restore_terms(part_auxiliary(s.auxiliary, s.step));
+    this->leapfrog_.restore_terms(
+        term_states_.scatter(*d.communicator, s.auxiliary, this->leapfrog_.terms().states(s.step)));
   }
   bool has_energy() const override { return true; }
   double step_with_energy() override { return this->leapfrog_.step_with_energy(); }
@@ -173,7 +176,9 @@ public:
       halo_ = exchange.get();
       this->leapfrog_.distribute(d.communicator, d.owned_blocks, d.owned_tets, std::move(d.lanczos_start),
                                  std::move(exchange));
-      place_term_states();
+      term_states_ = parallel::TermStatesOverRanks(*d.communicator,
+                                                   {d.owned_tets, d.tet_global, d.owned_tet_vertices, d.global_tets},
+                                                   this->leapfrog_.terms().states(0));
     }
   }
   HaloStatistics halo() const override
@@ -209,8 +214,8 @@ public:
 
 private:
   // The state of the whole problem in its numbering, on rank 0 from what each rank owns: the
-  // unknowns, f^ per tet and the terms' rows over tets (the matched layers' auxiliaries); the rest of
-  // the terms' state is the same on every rank. The other ranks' state holds no arrays.
+  // unknowns, f^ per tet and the terms' state (parallel::TermStatesOverRanks). The other ranks'
+  // state holds no arrays.
   FormulationState whole_state(FormulationState local) const
   {
     auto const& d = distribution_;
@@ -219,131 +224,13 @@ private:
                                               d.global_unknowns, 0);
     whole.h_unknowns =
         parallel::gather_owned(*d.communicator, local.h_unknowns, d.tet_global, d.owned_tets, d.global_tets, 0, 4);
-    whole.auxiliary.clear();
-    auto const states = this->leapfrog_.terms().states(local.step);
-    check_term_places(states);
-    auto next = local.auxiliary.begin();
-    for (std::size_t k = 0; k < states.size(); ++k) {
-      if (state_places_[k].empty()) {
-        auto const size = static_cast<std::ptrdiff_t>(states[k].size);
-        whole.auxiliary.insert(whole.auxiliary.end(), next, next + size);
-        next += size;
-      }
-      for (auto const& segment : state_places_[k]) {
-        auto const size = static_cast<std::ptrdiff_t>(segment.place.size() * segment.width);
-        auto const rows = parallel::gather_owned(*d.communicator, std::vector<double>(next, next + size), segment.place,
-                                                 segment.owned, segment.whole, 0, segment.width);
-        whole.auxiliary.insert(whole.auxiliary.end(), rows.begin(), rows.end());
-        next += size;
-      }
-    }
-    if (d.communicator->rank() != 0) whole.auxiliary.clear();
+    whole.auxiliary = term_states_.gather(*d.communicator, local.auxiliary, this->leapfrog_.terms().states(local.step));
     return whole;
-  }
-
-  // The terms' state of this part from that of the whole problem (a checkpoint's), which rank 0
-  // alone holds. Collective.
-  std::vector<double> part_auxiliary(std::vector<double> const& whole, std::int64_t steps) const
-  {
-    auto const& communicator = *distribution_.communicator;
-    bool const root = communicator.rank() == 0;
-    auto const states = this->leapfrog_.terms().states(steps);
-    check_term_places(states);
-    std::vector<double> part;
-    std::size_t next = 0;
-    // On rank 0, whole's next size numbers; nothing on the others.
-    auto const slice = [&](std::size_t size) {
-      std::vector<double> numbers;
-      if (root)
-        numbers.assign(whole.begin() + static_cast<std::ptrdiff_t>(next),
-                       whole.begin() + static_cast<std::ptrdiff_t>(next + size));
-      next += size;
-      return numbers;
-    };
-    for (std::size_t k = 0; k < states.size(); ++k) {
-      // A term without state (a source) may be on some ranks only.
-      if (state_places_[k].empty() && states[k].size > 0) {
-        auto same = slice(states[k].size);
-        parallel::broadcast_numbers(communicator, same, 0);
-        part.insert(part.end(), same.begin(), same.end());
-      }
-      for (auto const& segment : state_places_[k]) {
-        auto const rows =
-            parallel::from_root(communicator, slice(segment.whole * segment.width), segment.place, 0, segment.width);
-        part.insert(part.end(), rows.begin(), rows.end());
-      }
-    }
-    return part;
-  }
-
-  std::size_t whole_auxiliary_size(std::int64_t steps) const
-  {
-    auto const states = this->leapfrog_.terms().states(steps);
-    check_term_places(states);
-    std::size_t size = 0;
-    for (std::size_t k = 0; k < states.size(); ++k) {
-      if (state_places_[k].empty()) size += states[k].size;
-      for (auto const& segment : state_places_[k]) size += segment.whole * segment.width;
-    }
-    return size;
-  }
-
-  // Where each row of a term's state over tets lies in the whole problem's state: a tet's rows are
-  // in the one-process order, ascending global tet within each segment (parts number their tets in
-  // the global order), so a segment's place for a tet is the count of the segment's tets before it
-  // over all ranks. Collective.
-  struct SegmentPlace {
-    std::vector<Index> place; // per local row
-    std::vector<char> owned;  // per local row: whether this rank computes it
-    std::size_t whole = 0;    // rows in the whole problem
-    std::size_t width = 0;
-  };
-  void place_term_states()
-  {
-    auto const& d = distribution_;
-    state_places_.clear();
-    for (auto const& state : this->leapfrog_.terms().states(0)) {
-      auto& places = state_places_.emplace_back();
-      for (auto const& rows : state.rows) {
-        auto& segment = places.emplace_back();
-        // As the ranks with the term's tets see the rows: a part without any holds the empty term,
-        // whose rows may be narrower.
-        segment.width = static_cast<std::size_t>(d.communicator->max(static_cast<std::int64_t>(rows.width)));
-        bool const by_vertex = d.communicator->max(rows.by_vertex ? 1 : 0) > 0;
-        if (d.communicator->max(static_cast<std::int64_t>(rows.tets.size())) == 0) continue;
-        std::vector<double> counted(static_cast<std::size_t>(d.global_tets), 0.0);
-        for (Index t : rows.tets)
-          if (d.owned_tets[t]) counted[d.tet_global[t]] = 1;
-        d.communicator->sum(counted.data(), counted.size());
-        std::vector<Index> before(counted.size() + 1, 0);
-        for (std::size_t g = 0; g < counted.size(); ++g) before[g + 1] = before[g] + (counted[g] > 0 ? 1 : 0);
-        // A row by vertex is four rows of a quarter of the width here, each owned with its vertex.
-        Index const slices = by_vertex ? 4 : 1;
-        segment.width /= static_cast<std::size_t>(slices);
-        segment.whole = static_cast<std::size_t>(before.back() * slices);
-        for (Index t : rows.tets)
-          for (Index j = 0; j < slices; ++j) {
-            segment.place.push_back(before[d.tet_global[t]] * slices + j);
-            segment.owned.push_back(by_vertex ? d.owned_tet_vertices[t][j] : d.owned_tets[t]);
-          }
-      }
-    }
-  }
-  void check_term_places(std::vector<typename Leapfrog::TermList::State> const& states) const
-  {
-    if (states.size() != state_places_.size())
-      throw std::logic_error("a term was added to a run over ranks after it was distributed");
-    for (std::size_t k = 0; k < states.size(); ++k) {
-      if (state_places_[k].empty()) continue;
-      std::size_t covered = 0;
-      for (auto const& segment : state_places_[k]) covered += segment.place.size() * segment.width;
-      if (covered != states[k].size) throw std::logic_error("a term's rows over tets do not cover its state");
-    }
   }
 
   HaloExchange<ExecutionSpace, Layout> const* halo_ = nullptr;
   Distribution distribution_;
-  std::vector<std::vector<SegmentPlace>> state_places_; // per term
+  parallel::TermStatesOverRanks term_states_;
   bool reads_probes_ = false;
 };
 

@@ -19,6 +19,7 @@
 
 #include "dgatd/kernels/device_operators.hpp"
 #include "dgatd/parallel/communicator.hpp"
+#include "dgatd/parallel/term_states.hpp"
 #include "dgatd/solver/term_records.hpp"
 
 #include <cstddef>
@@ -40,13 +41,8 @@ struct StepContext {
   std::int64_t step;
 };
 
-// Rows of a term's state, one per tet (Term::state_rows). by_vertex: each row is four equal slices,
-// one per vertex of the tet (Ampère's subregions), which the vertex's owner computes.
-struct TetRows {
-  std::vector<Index> tets;
-  std::size_t width = 0;
-  bool by_vertex = false;
-};
+// Rows of a term's state, one per tet (Term::state_rows), as a run over ranks places them.
+using TetRows = parallel::TetRows;
 
 // Faraday in two passes around work a term has in flight (a halo exchange): first the runs of
 // tets that need none of it (kernels::TetRuns), then, once every term has settled, the others.

@@ -97,13 +97,9 @@ public:
   }
   // Each term's share of that state after `steps` steps: its size and its rows over tets
   // (Term::state_rows), in the order of save.
-  struct State {
-    std::size_t size = 0;
-    std::vector<TetRows> rows;
-  };
-  std::vector<State> states(std::int64_t steps) const
+  std::vector<parallel::TermStateLayout> states(std::int64_t steps) const
   {
-    std::vector<State> states;
+    std::vector<parallel::TermStateLayout> states;
     for (auto const& term : terms_) states.push_back({term->state_size(steps), term->state_rows()});
     return states;
   }
