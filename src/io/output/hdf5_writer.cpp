@@ -82,6 +82,20 @@ struct Hdf5Writer::State {
 
   explicit State(std::string final_path) : path(std::move(final_path)), partial(path + ".partial"), writer(partial) {}
 
+  // The group /parent/name of a record written once at the end of a run, made anew: an interrupted
+  // run's group of that name is replaced. The caller holds QuietErrors. what: how messages name it.
+  Handle fresh_record_group(std::string const& parent, std::string const& name, std::string const& what)
+  {
+    hid_t const root = file.get();
+    Handle const all =
+        H5Lexists(root, parent.c_str(), H5P_DEFAULT) > 0
+            ? Handle(writer.check(H5Gopen2(root, parent.c_str(), H5P_DEFAULT), ("open /" + parent).c_str()), H5Gclose)
+            : writer.group(root, parent);
+    if (H5Lexists(all.get(), name.c_str(), H5P_DEFAULT) > 0)
+      writer.check(H5Ldelete(all.get(), name.c_str(), H5P_DEFAULT), ("replace an interrupted run's " + what).c_str());
+    return writer.group(all.get(), name);
+  }
+
   void flush_steps()
   {
     writer.append(time_set, steps_written, time_rows, 0);
@@ -391,13 +405,7 @@ void Hdf5Writer::write_port(solver::PortSeries const& port, double dt)
   if (incident.size() != voltage.size() || (port.resistance > 0 && port.current.size() != voltage.size()))
     throw std::invalid_argument("Hdf5Writer::write_port: one incident value (and current) per voltage needed");
   hdf5::QuietErrors const quiet;
-  hid_t const root = s.file.get();
-  Handle const ports = H5Lexists(root, "ports", H5P_DEFAULT) > 0
-                           ? Handle(s.writer.check(H5Gopen2(root, "ports", H5P_DEFAULT), "open /ports"), H5Gclose)
-                           : s.writer.group(root, "ports");
-  if (H5Lexists(ports.get(), name.c_str(), H5P_DEFAULT) > 0)
-    s.writer.check(H5Ldelete(ports.get(), name.c_str(), H5P_DEFAULT), "replace an interrupted run's port");
-  Handle const group = s.writer.group(ports.get(), name);
+  Handle const group = s.fresh_record_group("ports", name, "port");
   s.writer.attribute(group.get(), "dt", dt);
   s.writer.dataset(group.get(), "incident", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, incident.size(), 0, incident.data());
   s.writer.dataset(group.get(), "voltage", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, voltage.size(), 0, voltage.data());
@@ -412,13 +420,7 @@ void Hdf5Writer::write_series(solver::TimeSeries const& series, double dt)
 {
   auto& s = *state_;
   hdf5::QuietErrors const quiet;
-  hid_t const root = s.file.get();
-  Handle const all = H5Lexists(root, "series", H5P_DEFAULT) > 0
-                         ? Handle(s.writer.check(H5Gopen2(root, "series", H5P_DEFAULT), "open /series"), H5Gclose)
-                         : s.writer.group(root, "series");
-  if (H5Lexists(all.get(), series.name.c_str(), H5P_DEFAULT) > 0)
-    s.writer.check(H5Ldelete(all.get(), series.name.c_str(), H5P_DEFAULT), "replace an interrupted run's series");
-  Handle const group = s.writer.group(all.get(), series.name);
+  Handle const group = s.fresh_record_group("series", series.name, "series");
   s.writer.attribute(group.get(), "dt", dt);
   s.writer.attribute(group.get(), "quantity", series.quantity);
   s.writer.attribute(group.get(), "units", series.units);
@@ -430,13 +432,7 @@ void Hdf5Writer::write_far_field(solver::FarFieldRecord const& r)
 {
   auto& s = *state_;
   hdf5::QuietErrors const quiet;
-  hid_t const root = s.file.get();
-  Handle const all = H5Lexists(root, "farfield", H5P_DEFAULT) > 0
-                         ? Handle(s.writer.check(H5Gopen2(root, "farfield", H5P_DEFAULT), "open /farfield"), H5Gclose)
-                         : s.writer.group(root, "farfield");
-  if (H5Lexists(all.get(), r.name.c_str(), H5P_DEFAULT) > 0)
-    s.writer.check(H5Ldelete(all.get(), r.name.c_str(), H5P_DEFAULT), "replace an interrupted run's far field");
-  Handle const group = s.writer.group(all.get(), r.name);
+  Handle const group = s.fresh_record_group("farfield", r.name, "far field");
   s.writer.attribute(group.get(), "eps", r.eps);
   s.writer.attribute(group.get(), "mu", r.mu);
   auto const faces = r.areas.size();
