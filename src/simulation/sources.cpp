@@ -16,11 +16,6 @@
 namespace dgatd::simulation {
 namespace {
 
-solver::Signal scaled(solver::Waveform const& w)
-{
-  return [w](double t) { return w.amplitude * w.value(t); };
-}
-
 solver::PlaneWaveSpec plane_wave_spec(io::Source const& source)
 {
   solver::PlaneWaveSpec spec;
@@ -74,20 +69,20 @@ void Simulation::Impl::add_sources_and_probes()
             solver::matched_port_term(source.surface,
                                       solver::matched_te10_port_stencil(view, ops, problem.materials.eps,
                                                                         problem.materials.mu, tag, source.surface),
-                                      scaled(source.waveform)));
+                                      solver::strength(source.waveform)));
         break;
       }
       formulation->add_prescribed(solver::te10_port_stencil(view, ops.layout, tag, source.surface),
-                                  scaled(source.waveform));
+                                  solver::strength(source.waveform));
       break;
     }
     case io::SourceKind::dipole:
       formulation->add_current_source(solver::dipole_stencil(view, ops, name, source.position, source.direction),
-                                      scaled(source.waveform));
+                                      solver::strength(source.waveform));
       break;
     case io::SourceKind::edge_current:
       formulation->add_current_source(solver::edge_current_stencil(view, ops, name, source.position, source.direction),
-                                      scaled(source.waveform));
+                                      solver::strength(source.waveform));
       break;
     case io::SourceKind::plane_wave: {
       auto const spec = plane_wave_spec(source);
@@ -187,22 +182,23 @@ void Simulation::Impl::add_sources_and_probes(parallel::MeshPart const& part, st
             source.surface,
             solver::matched_te10_port_stencil(whole_view, whole.materials.eps, whole.materials.mu, view, ops,
                                               owned_blocks, tag, source.surface),
-            scaled(source.waveform)));
+            solver::strength(source.waveform)));
       else
         formulation->add_prescribed(solver::te10_port_stencil(whole_view, view, ops.layout, tag, source.surface),
-                                    scaled(source.waveform));
+                                    solver::strength(source.waveform));
       break;
     }
     case io::SourceKind::dipole:
       if (part.local_tet(solver::containing_tet(whole_view, name, source.position)) >= 0)
         formulation->add_current_source(solver::dipole_stencil(view, ops, name, source.position, source.direction),
-                                        scaled(source.waveform));
+                                        solver::strength(source.waveform));
       break;
     case io::SourceKind::edge_current:
       if (std::find(edge_global.begin(), edge_global.end(), mesh::nearest_edge(whole_view, source.position)) !=
           edge_global.end())
         formulation->add_current_source(
-            solver::edge_current_stencil(view, ops, name, source.position, source.direction), scaled(source.waveform));
+            solver::edge_current_stencil(view, ops, name, source.position, source.direction),
+            solver::strength(source.waveform));
       break;
     case io::SourceKind::plane_wave: {
       // Every rank adds it, with its part's corrections (maybe none). Which blocks hold the total
@@ -261,7 +257,7 @@ void Simulation::Impl::add_sources_and_probes_of_parts(parallel::MeshPart const&
       mesh::MeshView const port_view{port, port_topology, port_geometry};
       if (!source.matched) {
         formulation->add_prescribed(solver::te10_port_stencil(port_view, view, ops.layout, tag, source.surface),
-                                    scaled(source.waveform));
+                                    solver::strength(source.waveform));
         continue;
       }
       auto const port_materials = materials_of(config, port, &parts->regions);
@@ -269,7 +265,7 @@ void Simulation::Impl::add_sources_and_probes_of_parts(parallel::MeshPart const&
           source.surface,
           solver::matched_te10_port_stencil(port_view, port_materials.eps, port_materials.mu, view, ops,
                                             owned_blocks(part), tag, source.surface),
-          scaled(source.waveform)));
+          solver::strength(source.waveform)));
       continue;
     }
     if (source.kind == io::SourceKind::plane_wave) {
@@ -298,7 +294,7 @@ void Simulation::Impl::add_sources_and_probes_of_parts(parallel::MeshPart const&
         source.kind == io::SourceKind::dipole
             ? solver::dipole_stencil(view, ops, name, source.position, source.direction)
             : solver::edge_current_stencil(view, ops, name, source.position, source.direction),
-        scaled(source.waveform));
+        solver::strength(source.waveform));
   }
   std::vector<solver::ProbeStencil> probes;
   for (std::size_t k = 0; k < config.probes.size(); ++k) {

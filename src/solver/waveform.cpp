@@ -10,6 +10,11 @@ namespace dgatd::solver {
 
 double Waveform::value(double t) const { return waveform_shape(*this, t); }
 
+Signal strength(Waveform const& w)
+{
+  return [w](double t) { return w.amplitude * w.value(t); };
+}
+
 double Waveform::end_time() const
 {
   return kind == WaveformKind::sine ? std::numeric_limits<double>::infinity() : t0 + 6 * sigma;

@@ -29,6 +29,9 @@ struct Waveform {
   double end_time() const;
 };
 
+// The source's strength over time, amplitude * value(t), as the terms take it.
+Signal strength(Waveform const& w);
+
 char const* to_string(WaveformKind kind);
 
 // About how strong the waveform is at frequency f (Hz), as a fraction of its strongest frequency:

@@ -65,8 +65,7 @@ void add_current_densities(io::Config const& config, std::vector<io::CapabilityI
     if (stencil.current_rows.empty())
       throw Error(where, "[[current_density]] drives no free unknown: its volumes lie on PEC surfaces",
                   "name a volume inside the computational domain");
-    auto const w = density.waveform;
-    solver::Signal const waveform = [w](double t) { return w.amplitude * w.value(t); };
+    solver::Signal const waveform = solver::strength(density.waveform);
     formulation.add_term(solver::TermRecipe("an impressed current density", [name = density.name, stencil,
                                                                              waveform](auto const& space) {
       return std::make_unique<capabilities::CurrentDensityTerm<std::decay_t<decltype(space)>>>(name, stencil, waveform);
