@@ -19,29 +19,29 @@ std::vector<int> item_lines(io::Config const& config, std::string const& table)
   return lines;
 }
 
-std::vector<CapabilityModel> make_models()
+// The model as registered under name, its table's: found at the lines of the table's items unless it
+// says otherwise, and refused over ranks (the set-up over ranks does not call the models yet).
+CapabilityModel registered(std::string const& name, CapabilityModel model)
 {
-#define DGATD_CAPABILITY(NAME) NAME##_model(),
-  std::vector<CapabilityModel> models{
-#include "capabilities/registry.def"
-  };
-#undef DGATD_CAPABILITY
-  for (auto& model : models) {
-    if (model.row.in(RunMode::over_ranks).runs)
-      throw std::logic_error(model.table + ": the set-up over ranks does not call the capabilities' own models yet");
-    if (!model.row.used_at)
-      model.row.used_at = [table = model.table](io::Config const& config, std::vector<mesh::PhysicalGroup> const*) {
-        return item_lines(config, table);
-      };
-  }
-  return models;
+  model.table = name;
+  if (model.row.in(RunMode::over_ranks).runs)
+    throw std::logic_error(name + ": the set-up over ranks does not call the capabilities' own models yet");
+  if (!model.row.used_at)
+    model.row.used_at = [name](io::Config const& config, std::vector<mesh::PhysicalGroup> const*) {
+      return item_lines(config, name);
+    };
+  return model;
 }
 
 } // namespace
 
 std::vector<CapabilityModel> const& capability_models()
 {
-  static std::vector<CapabilityModel> const models = make_models();
+#define DGATD_CAPABILITY(NAME) registered(#NAME, NAME##_model()),
+  static std::vector<CapabilityModel> const models{
+#include "capabilities/registry.def"
+  };
+#undef DGATD_CAPABILITY
   return models;
 }
 

@@ -15,7 +15,9 @@
 namespace dgatd::simulation {
 
 struct CapabilityModel {
-  std::string table; // its configuration table's name (io::Config::capability_items)
+  // Its configuration table's name (io::Config::capability_items): the name it is registered by in
+  // src/capabilities/registry.def, set by capability_models().
+  std::string table;
   // Its line of the capabilities table; used_at left empty stands for the lines of its table's items.
   Capability row;
   // Adds the terms of the table's items to the formulation of problem, a run in one process (the row

@@ -77,7 +77,7 @@ void add_current_densities(io::Config const& config, std::vector<io::CapabilityI
 
 CapabilityModel current_density_model()
 {
-  return {"current_density",
+  return {{},
           {"an impressed current density",
            "[[current_density]]",
            "uniform J(t) in volumes",

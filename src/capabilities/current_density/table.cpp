@@ -27,11 +27,10 @@ std::any read_current_density(detail::TableReader const& t, double /*scale: no l
 
 CapabilityTable current_density_table()
 {
-  return {{"[[current_density]]",
-           "current_density",
-           true,
-           {"name", "region", "density", "amplitude", "waveform", "t0", "sigma", "frequency", "ramp"}},
-          read_current_density};
+  CapabilityTable table;
+  table.schema.keys = {"name", "region", "density", "amplitude", "waveform", "t0", "sigma", "frequency", "ramp"};
+  table.read = read_current_density;
+  return table;
 }
 
 } // namespace dgatd::io

@@ -17,7 +17,9 @@ class TableReader; // io/input/table_reader.hpp, private to the parser and the c
 }
 
 struct CapabilityTable {
-  TableSchema schema; // an array of tables, [[name]]
+  // An array of tables, [[NAME]]: the capability gives its keys; capability_tables() names it NAME,
+  // as src/capabilities/registry.def registers it.
+  TableSchema schema;
   // One item, its keys already checked against the schema; throws dgatd::Error through the reader.
   // scale: [mesh] scale, which multiplies every length.
   std::function<std::any(detail::TableReader const& item, double scale)> read;
