@@ -66,7 +66,7 @@ int run_far_field(FarFieldOptions const& options)
       std::printf("  (far field / accepted is the radiation efficiency: below 1 where the structure or the "
                   "surface's inside absorbs)\n");
     std::string const stem =
-        (options.prefix.empty() ? beside(options.file, "_farfield") : options.prefix) + "_" + record.name;
+        (options.prefix.empty() ? io::beside_output(options.file, "_farfield") : options.prefix) + "_" + record.name;
     io::write_far_field_csv(stem + ".csv", stem + "_cuts.csv", patterns);
     std::printf("wrote %s.csv (theta-phi grid) and %s_cuts.csv (cuts at phi =", stem.c_str(), stem.c_str());
     for (double phi : options.cuts) std::printf(" %g", phi);

@@ -90,12 +90,12 @@ int run_sparams(SparamsOptions const& options)
                 s.frequency[best] / 1e9, 20 * std::log10(std::abs(s.s[0][best])), s.impedance[best].real(),
                 s.impedance[best].imag(), s.frequency[peak] / 1e9, s.impedance[peak].real(), s.impedance[peak].imag());
   }
-  std::string const csv = options.csv.empty() ? beside(options.file, "_sparams.csv") : options.csv;
+  std::string const csv = options.csv.empty() ? io::beside_output(options.file, "_sparams.csv") : options.csv;
   io::write_sparameters_csv(csv, s);
   std::cout << "wrote " << csv << " (" << s.frequency.size() << " frequencies)\n";
-  std::string const png = options.png.empty() ? beside(options.file, "_sparams.png") : options.png;
+  std::string const png = options.png.empty() ? io::beside_output(options.file, "_sparams.png") : options.png;
   std::vector<std::string> arguments{csv, png, "--title", options.file};
-  std::string const smith = beside(png, "_smith.png");
+  std::string const smith = io::beside_output(png, "_smith.png");
   if (lumped) arguments.insert(arguments.end(), {"--smith", smith, "--resistance", format_number(s.resistance)});
   auto const plot = io::run_plot_script("plot_sparams.py", arguments, png);
   std::cout << io::plot_report(plot, png) << '\n';

@@ -6,7 +6,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
@@ -17,14 +16,6 @@ using Action = std::function<int()>;
 
 // The ranks of an MPI run (`mpirun -n N dgatd run ...`, an MPI build); nullptr in one process.
 std::shared_ptr<parallel::Communicator> const& world();
-
-// Where a command writes what it derives from a run's output file by default: beside it, its stem
-// followed by suffix ("out.h5", "_sparams.csv": "out_sparams.csv").
-inline std::string beside(std::string const& file, std::string const& suffix)
-{
-  std::filesystem::path const path(file);
-  return (path.parent_path() / (path.stem().string() + suffix)).string();
-}
 
 // Adds a subcommand to app; when the user picks it, *action is set to what it runs.
 void add_info_command(CLI::App& app, Action* action);

@@ -1,7 +1,5 @@
 #include "capability_models.hpp"
 
-#include <stdexcept>
-
 namespace dgatd::simulation {
 
 #define DGATD_CAPABILITY(NAME) CapabilityModel NAME##_model();
@@ -20,12 +18,10 @@ std::vector<int> item_lines(io::Config const& config, std::string const& table)
 }
 
 // The model as registered under name, its table's: found at the lines of the table's items unless it
-// says otherwise, and refused over ranks (the set-up over ranks does not call the models yet).
+// says otherwise.
 CapabilityModel registered(std::string const& name, CapabilityModel model)
 {
   model.table = name;
-  if (model.row.in(RunMode::over_ranks).runs)
-    throw std::logic_error(name + ": the set-up over ranks does not call the capabilities' own models yet");
   if (!model.row.used_at)
     model.row.used_at = [name](io::Config const& config, std::vector<mesh::PhysicalGroup> const*) {
       return item_lines(config, name);

@@ -5,8 +5,8 @@
 
 #include "dgatd/io/input/config.hpp"
 #include "dgatd/simulation/capabilities.hpp"
-#include "dgatd/simulation/problem.hpp"
 #include "dgatd/solver/formulation.hpp"
+#include "placement.hpp"
 
 #include <functional>
 #include <string>
@@ -20,9 +20,9 @@ struct CapabilityModel {
   std::string table;
   // Its line of the capabilities table; used_at left empty stands for the lines of its table's items.
   Capability row;
-  // Adds the terms of the table's items to the formulation of problem, a run in one process (the row
-  // refuses runs over ranks: the set-up over ranks does not call it yet).
-  std::function<void(io::Config const& config, std::vector<io::CapabilityItem> const& items, Problem const& problem,
+  // Adds the terms of the table's items to the formulation of the problem placement steps: the whole
+  // mesh, or a rank's part in the modes the row lets run over ranks. Collective over ranks.
+  std::function<void(io::Config const& config, std::vector<io::CapabilityItem> const& items, Placement const& placement,
                      solver::Formulation& formulation)>
       add_terms;
 };

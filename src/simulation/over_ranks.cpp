@@ -1,14 +1,14 @@
 #include "simulation_impl.hpp"
 
+#include "placement.hpp"
+
 #include "dgatd/io/output/hdf5_writer.hpp"
 #include "dgatd/mesh/ordering.hpp"
-#include "dgatd/mesh/point_location.hpp"
 #include "dgatd/random.hpp"
 #include "dgatd/solver/stability.hpp"
 #include "dgatd/solver/stencils.hpp"
 
 #include <algorithm>
-#include <numeric>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +41,22 @@ void check_manifest(io::Config const& config, PartsManifest const& manifest, int
                 again);
 }
 
+// A probe is read on the owner of its tet (tet: the whole mesh's), which also steps the tets across
+// that tet's faces (their pieces are its dual edges): from its stored part's reserve, added to extra
+// (stored ids) where this rank owns the tet.
+void add_probe_reserve(PartFromDiskPlacement const& placement, Index tet, std::vector<Index>& extra)
+{
+  auto const& stored_tets = placement.stored().global_tet;
+  auto const it = std::lower_bound(stored_tets.begin(), stored_tets.end(), tet);
+  auto const t = static_cast<Index>(it - stored_tets.begin());
+  if (it == stored_tets.end() || *it != tet || !placement.owns_stored_tet()[t]) return;
+  auto const& topology = placement.stored_view().topology;
+  extra.push_back(t);
+  for (Index f : topology.tet_faces[t])
+    for (Index across : topology.face_tets[f])
+      if (across >= 0) extra.push_back(across);
+}
+
 } // namespace
 
 // The halo plan, what this rank owns, and the stability bound's start field of the one-process run:
@@ -54,7 +70,7 @@ void Simulation::Impl::distribute(parallel::MeshPart const& part, std::vector<In
   solver::Distribution d;
   d.communicator = communicator;
   d.halo = parallel::make_halo_plan(*communicator, part, topology, layout.dof_of_half_edge, layout.num_free);
-  d.owned_blocks = owned_blocks(part);
+  d.owned_blocks = owned_blocks(problem, part);
   d.owned_tets = part.owns_tet;
 
   auto numbering = parts ? number_over_ranks(part, d.halo) : number_from_whole(part, edge_global);
@@ -240,199 +256,147 @@ Simulation::Impl::Numbering Simulation::Impl::number_over_ranks(parallel::MeshPa
 }
 
 // Rank 0 reads (or generates) and orders the mesh and splits its tets; every rank builds the whole
-// problem without operators, its part with operators, its formulation with its sources and the
-// halo exchange, and the stability bound over all. Each stage that can fail on some ranks ends with
-// all of them agreeing (parallel::together), so a user error stops every rank with one message.
-void Simulation::set_up_over_ranks(mesh::Mesh* given_mesh)
+// problem without operators and its part with operators. Each stage that can fail on some ranks ends
+// with all of them agreeing (parallel::together), so a user error stops every rank with one message.
+std::unique_ptr<Placement> Simulation::Impl::place_over_ranks(mesh::Mesh* given_mesh,
+                                                              std::unique_ptr<io::Checkpoint>& checkpoint,
+                                                              Stopwatch& clock)
 {
-  auto& s = *impl_;
-  auto& communicator = *s.communicator;
-  int const rank = communicator.rank(), ranks = communicator.size();
-  auto together = [&](auto&& stage) { s.together(stage); };
-
-  Stopwatch clock;
+  int const rank = communicator->rank(), ranks = communicator->size();
   std::vector<char> bytes;
-  std::unique_ptr<io::Checkpoint> checkpoint;
   together([&] {
-    s.refuse_unsupported(nullptr);
+    refuse_unsupported(nullptr);
     if (rank != 0) return;
-    if (!s.options.restart_from.empty()) checkpoint = s.read_restart_checkpoint();
-    io::require_writable_output(s.output_path);
-    auto mesh = s.load_ordered_mesh(given_mesh, checkpoint.get());
-    s.refuse_unsupported(&mesh.groups);
+    if (!options.restart_from.empty()) checkpoint = read_restart_checkpoint();
+    io::require_writable_output(output_path);
+    auto mesh = load_ordered_mesh(given_mesh, checkpoint.get());
+    refuse_unsupported(&mesh.groups);
     bytes = parallel::pack_mesh(mesh);
   });
-  communicator.broadcast(bytes, 0);
-  s.share_checkpoint(checkpoint);
-  (given_mesh                                   ? s.times.setup
-   : !checkpoint && mesh_made_on_load(s.config) ? s.times.meshing
-                                                : s.times.reading) += clock.lap();
+  communicator->broadcast(bytes, 0);
+  share_checkpoint(checkpoint);
+  (given_mesh ? times.setup : !checkpoint && mesh_made_on_load(config) ? times.meshing : times.reading) += clock.lap();
 
   std::vector<int> tet_part;
   together([&] {
-    s.whole = make_problem(s.config, parallel::unpack_mesh(bytes), false);
-    if (ranks > s.whole.mesh.num_tets())
-      throw Error(s.whole.mesh.source,
-                  std::to_string(ranks) + " ranks for " + std::to_string(s.whole.mesh.num_tets()) + " tets",
-                  "run on at most " + std::to_string(s.whole.mesh.num_tets()) + " ranks");
+    whole = make_problem(config, parallel::unpack_mesh(bytes), false);
+    if (ranks > whole.mesh.num_tets())
+      throw Error(whole.mesh.source,
+                  std::to_string(ranks) + " ranks for " + std::to_string(whole.mesh.num_tets()) + " tets",
+                  "run on at most " + std::to_string(whole.mesh.num_tets()) + " ranks");
     if (rank != 0) return;
-    std::vector<int> weight(s.whole.mesh.tets.size(), 1);
-    for (Index t = 0; t < s.whole.mesh.num_tets(); ++t)
-      if (s.whole.materials.stretching.stretches(t)) weight[t] = stretched_tet_weight;
-    tet_part = s.options.partitioner(s.whole.mesh, s.whole.topology, ranks, weight);
+    std::vector<int> weight(whole.mesh.tets.size(), 1);
+    for (Index t = 0; t < whole.mesh.num_tets(); ++t)
+      if (whole.materials.stretching.stretches(t)) weight[t] = stretched_tet_weight;
+    tet_part = options.partitioner(whole.mesh, whole.topology, ranks, weight);
   });
   bytes.assign(reinterpret_cast<char const*>(tet_part.data()),
                reinterpret_cast<char const*>(tet_part.data() + tet_part.size()));
-  communicator.broadcast(bytes, 0);
+  communicator->broadcast(bytes, 0);
   tet_part.resize(bytes.size() / sizeof(int));
   std::copy(bytes.begin(), bytes.end(), reinterpret_cast<char*>(tet_part.data()));
   bytes = {};
-  auto const owner = parallel::vertex_owners(s.whole.topology, tet_part, ranks);
+  auto owner = parallel::vertex_owners(whole.topology, tet_part, ranks);
 
-  parallel::MeshPart part;
-  std::vector<Index> probe_tets;
+  std::unique_ptr<Placement> placement;
   together([&] {
     // A probe is read on the owner of its tet, which also steps the tets across that tet's faces:
     // their pieces are its dual edges.
-    std::vector<Index> extra;
-    for (auto const& probe : s.config.probes) {
-      Index const tet = solver::containing_tet(s.whole.view(), "probe '" + probe.name + "'", probe.position);
+    std::vector<Index> extra, probe_tets;
+    for (auto const& probe : config.probes) {
+      Index const tet = solver::containing_tet(whole.view(), "probe '" + probe.name + "'", probe.position);
       probe_tets.push_back(tet);
-      if (parallel::tet_owner(s.whole.mesh, owner, tet) != rank) continue;
+      if (parallel::tet_owner(whole.mesh, owner, tet) != rank) continue;
       extra.push_back(tet);
-      for (Index f : s.whole.topology.tet_faces[tet])
-        for (Index t : s.whole.topology.face_tets[f])
+      for (Index f : whole.topology.tet_faces[tet])
+        for (Index t : whole.topology.face_tets[f])
           if (t >= 0) extra.push_back(t);
     }
-    part = parallel::make_mesh_part(s.whole.mesh, owner, rank, ranks, extra);
-    s.problem = make_part_problem(s.whole, part);
+    auto part = parallel::make_mesh_part(whole.mesh, owner, rank, ranks, extra);
+    problem = make_part_problem(whole, part);
+    placement = part_of_whole_placement(problem, whole, std::move(part), std::move(owner), std::move(probe_tets),
+                                        *communicator);
   });
-  s.hold_operator_terms_of_every_part();
-  together([&] {
-    s.make_formulation();
-    s.add_sources_and_probes(part, probe_tets, owner);
-  });
-  s.distribute(part, parallel::global_edges(s.problem.topology, part.global_tet, s.whole.topology.tet_edges),
-               parallel::global_faces(s.problem.topology, part.global_tet, s.whole.topology.tet_faces));
-  s.finish_set_up_over_ranks(part, checkpoint.get(), clock);
+  return placement;
 }
 
 // Each rank reads the manifest and its own part (simulation/part_files.hpp), never the whole mesh:
-// the set-up of set_up_over_ranks, with what it took from the whole mesh found over the ranks
-// instead (where probes and sources lie, the global numbering of the unknowns) and the mesh of the
-// output gathered on rank 0.
-void Simulation::set_up_from_parts()
+// the set-up of place_over_ranks, with what it took from the whole mesh found over the ranks instead
+// (where probes and sources lie, the global numbering of the unknowns) and the mesh of the output
+// gathered on rank 0.
+std::unique_ptr<Placement> Simulation::Impl::place_from_parts(std::unique_ptr<io::Checkpoint>& checkpoint,
+                                                              Stopwatch& clock)
 {
-  auto& s = *impl_;
-  auto& communicator = *s.communicator;
-  int const rank = communicator.rank(), ranks = communicator.size();
-  auto together = [&](auto&& stage) { s.together(stage); };
-
-  Stopwatch clock;
-  std::unique_ptr<io::Checkpoint> checkpoint;
+  int const rank = communicator->rank(), ranks = communicator->size();
   StoredPart stored;
   together([&] {
-    s.refuse_unsupported(nullptr);
-    s.parts = read_manifest(s.config.mesh.parts);
-    s.refuse_unsupported(&s.parts->groups);
-    check_manifest(s.config, *s.parts, ranks, rank == 0);
-    if (!s.options.restart_from.empty() && rank == 0) {
-      checkpoint = s.read_restart_checkpoint();
-      if (io::mesh_fingerprint(checkpoint->mesh) != s.parts->mesh_fingerprint)
-        throw Error(s.options.restart_from, "was written on another mesh than the parts in " + s.parts->directory,
+    refuse_unsupported(nullptr);
+    parts = read_manifest(config.mesh.parts);
+    refuse_unsupported(&parts->groups);
+    check_manifest(config, *parts, ranks, rank == 0);
+    if (!options.restart_from.empty() && rank == 0) {
+      checkpoint = read_restart_checkpoint();
+      if (io::mesh_fingerprint(checkpoint->mesh) != parts->mesh_fingerprint)
+        throw Error(options.restart_from, "was written on another mesh than the parts in " + parts->directory,
                     "restart with the parts of the mesh the checkpoint was written on, or start the run afresh");
     }
-    if (rank == 0) io::require_writable_output(s.output_path);
-    stored = read_part(*s.parts, rank);
+    if (rank == 0) io::require_writable_output(output_path);
+    stored = read_part(*parts, rank);
   });
-  s.share_checkpoint(checkpoint);
-  s.times.reading += clock.lap();
+  share_checkpoint(checkpoint);
+  times.reading += clock.lap();
+
+  std::unique_ptr<PartFromDiskPlacement> placement;
+  std::vector<Index> probe_tets, extra;
+  LayersOverRanks layers;
+  together([&] {
+    placement = std::make_unique<PartFromDiskPlacement>(problem, config, *parts, std::move(stored), *communicator);
+    for (auto const& probe : config.probes) {
+      probe_tets.push_back(placement->whole_tet("probe '" + probe.name + "'", probe.position));
+      add_probe_reserve(*placement, probe_tets.back(), extra);
+    }
+    // The matched layers from the stored parts, where every tet a rank owns has its four neighbours.
+    layers = layers_over_ranks(
+        config, placement->stored_view(), parts->regions,
+        {*communicator, placement->owns_stored_tet(), placement->stored().global_tet, placement->stored_face_global()});
+  });
 
   parallel::MeshPart part;
   WholeMeshFacts facts;
-  LayersOverRanks layers;
-  std::vector<Index> stored_tet, probe_tets, extra, source_items(s.config.sources.size(), -1);
+  std::vector<Index> stored_tet;
   together([&] {
-    // The part's complex with its reserve, where the probes and point sources are looked for, held
-    // only while they are.
-    auto const stored_topology = mesh::build_topology(stored.mesh);
-    auto const stored_geometry = mesh::build_geometry(stored.mesh, stored_topology);
-    mesh::MeshView const stored_view{stored.mesh, stored_topology, stored_geometry};
-    std::vector<char> owns_stored_tet;
-    for (Index t = 0; t < stored.mesh.num_tets(); ++t)
-      owns_stored_tet.push_back(parallel::tet_owner(stored.mesh, stored.vertex_owner, t) == rank);
-    auto const located = [&](std::string const& name, Vec3 const& x) {
-      Index const tet =
-          parallel::containing_tet_over_ranks(communicator, stored_view, stored.global_tet, owns_stored_tet, x);
-      if (tet < 0) throw solver::outside_the_mesh(name, x);
-      return tet;
-    };
-    // A probe is read on the owner of its tet, which also steps the tets across that tet's faces
-    // (their pieces are its dual edges): from its reserve.
-    for (auto const& probe : s.config.probes) {
-      Index const tet = located("probe '" + probe.name + "'", probe.position);
-      probe_tets.push_back(tet);
-      auto const it = std::lower_bound(stored.global_tet.begin(), stored.global_tet.end(), tet);
-      auto const t = static_cast<Index>(it - stored.global_tet.begin());
-      if (it == stored.global_tet.end() || *it != tet || !owns_stored_tet[t]) continue;
-      extra.push_back(t);
-      for (Index f : stored_topology.tet_faces[t])
-        for (Index across : stored_topology.face_tets[f])
-          if (across >= 0) extra.push_back(across);
-    }
-    std::vector<Index> every_tet(stored.global_tet.size());
-    std::iota(every_tet.begin(), every_tet.end(), Index(0));
-    auto const stored_edge_global = parallel::global_edges(stored_topology, every_tet, stored.tet_edges);
-    for (std::size_t k = 0; k < s.config.sources.size(); ++k) {
-      auto const& source = s.config.sources[k];
-      std::string const name = "source at " + s.config.where(source.line);
-      if (source.kind == io::SourceKind::dipole) source_items[k] = located(name, source.position);
-      if (source.kind == io::SourceKind::edge_current)
-        source_items[k] =
-            parallel::nearest_edge_over_ranks(communicator, stored_view, stored_edge_global, source.position);
-    }
-    // The matched layers from the stored parts, where every tet a rank owns has its four neighbours.
-    auto const stored_face_global = parallel::global_faces(stored_topology, every_tet, stored.tet_faces);
-    layers = layers_over_ranks(s.config, stored_view, s.parts->regions,
-                               {communicator, owns_stored_tet, stored.global_tet, stored_face_global});
-  });
-
-  together([&] {
+    auto const& stored = placement->stored();
     part = parallel::make_mesh_part(stored.mesh, stored.vertex_owner, rank, ranks, extra);
     // From the stored part's numbering to the whole mesh's.
     stored_tet = part.global_tet;
     for (auto& v : part.global_vertex) v = stored.global_vertex[v];
     for (auto& t : part.global_tet) t = stored.global_tet[t];
-    part.global_vertices = s.parts->vertices;
-    facts.regions = s.parts->regions;
+    for (auto& i : part.global_triangle) i = stored.global_triangle[i];
+    part.global_vertices = parts->vertices;
+    facts.regions = parts->regions;
     facts.layers = layers.layers;
     facts.stretching.shift = layers.stretching.shift;
     for (Index t : stored_tet) {
       facts.face_interior.push_back(stored.face_interior[t]);
       if (!layers.stretching.empty()) facts.stretching.tet_jacobian.push_back(layers.stretching.tet_jacobian[t]);
     }
-    s.problem = make_part_problem(s.config, part.mesh, facts);
+    problem = make_part_problem(config, part.mesh, facts);
   });
-  s.hold_operator_terms_of_every_part();
-  together([&] { s.make_formulation(); });
-  auto const edge_global = parallel::global_edges(s.problem.topology, stored_tet, stored.tet_edges);
-  auto const face_global = parallel::global_faces(s.problem.topology, stored_tet, stored.tet_faces);
-  together([&] { s.add_sources_and_probes_of_parts(part, edge_global, probe_tets, source_items); });
-  s.distribute(part, edge_global, face_global);
-  s.part_ids = {edge_global, face_global, part.global_tet, part.owns_tet,
-                rim_faces(s.problem.topology, &facts.face_interior)};
-  s.plan_rim_faces(part);
+  placement->hold_part(std::move(part), stored_tet, std::move(probe_tets));
+  auto const& held = *placement->part();
+  part_ids = {placement->edge_global(), placement->face_global(), held.global_tet, held.owns_tet,
+              rim_faces(problem.topology, &facts.face_interior)};
+  plan_rim_faces(held);
 
   // The output's and the checkpoints' mesh, on rank 0.
-  for (auto& i : part.global_triangle) i = stored.global_triangle[i];
-  s.whole.mesh = parallel::gather_mesh(communicator, part, 0);
+  whole.mesh = parallel::gather_mesh(*communicator, held, 0);
   if (rank == 0) {
-    s.whole.mesh.groups = s.parts->groups;
-    s.whole.mesh.source = s.parts->source;
-    if (io::mesh_fingerprint(s.whole.mesh) != s.parts->mesh_fingerprint)
+    whole.mesh.groups = parts->groups;
+    whole.mesh.source = parts->source;
+    if (io::mesh_fingerprint(whole.mesh) != parts->mesh_fingerprint)
       throw std::logic_error("the mesh gathered from the parts differs from the one they were cut from");
   }
-  s.finish_set_up_over_ranks(part, checkpoint.get(), clock);
+  return placement;
 }
 
 } // namespace dgatd::simulation

@@ -56,28 +56,6 @@ std::unique_ptr<io::RunWriter> hdf5_writer(std::string const& path, io::RunAttri
   return std::make_unique<io::Hdf5Writer>(path, attributes);
 }
 
-// The output of the ranks other than 0 in a run over several ranks: rank 0 writes everything.
-class SilentWriter final : public io::RunWriter {
-public:
-  void write_mesh(std::vector<Vec3> const&, std::vector<std::array<std::int32_t, 4>> const&,
-                  std::vector<std::int32_t> const&) override
-  {
-  }
-  std::size_t add_probe(std::string const&, Vec3 const&) override { return probes_++; }
-  void append_step(double, std::vector<io::ProbeSample> const&) override {}
-  void append_energy(double, double) override {}
-  void write_snapshot(double, std::vector<Vec3> const&, std::vector<Vec3> const&) override {}
-  void write_port(solver::PortSeries const&, double) override {}
-  void write_far_field(solver::FarFieldRecord const&) override {}
-  void write_series(solver::TimeSeries const&, double) override {}
-  void flush() override {}
-  void close(bool) override {}
-  std::string description() const override { return "nothing (rank 0 writes the output)"; }
-
-private:
-  std::size_t probes_ = 0;
-};
-
 } // namespace
 
 RecordingPlan Simulation::Impl::recording_plan(std::int64_t first_step) const
@@ -109,7 +87,7 @@ std::unique_ptr<io::RunWriter> Simulation::Impl::open_writer(std::int64_t first_
   attributes.num_tets = counts.tets;
   attributes.formulation = solver::to_string(formulation->kind());
   attributes.backend = backend;
-  if (communicator->rank() != 0) return std::make_unique<SilentWriter>();
+  if (communicator->rank() != 0) return std::make_unique<io::NoOutput>();
   auto const open = options.writer ? options.writer : decltype(options.writer)(hdf5_writer);
   if (restart_step >= 0) {
     auto const energy_every = config.output.energy_every, snapshot_every = config.output.snapshot_every;
@@ -175,45 +153,57 @@ Simulation::Simulation(io::Config config, mesh::Mesh mesh, SimulationOptions opt
   set_up(&mesh);
 }
 
-// Physics reports what it cannot use in the model (a layer, a port, the time step) in the method's
-// words, as a ModelError; the user reads it at the configuration line that asked for the item.
+// The mesh of one process: the configuration's (given_mesh when not null), or the checkpoint's.
+std::unique_ptr<Placement> Simulation::Impl::place_in_one_process(mesh::Mesh* given_mesh,
+                                                                  std::unique_ptr<io::Checkpoint>& checkpoint,
+                                                                  Stopwatch& clock)
+{
+  if (!config.mesh.parts.empty())
+    throw Error(config.name, "[mesh] parts = \"" + config.mesh.parts + "\" is for a run over several ranks",
+                "run it under mpirun -n N (N as the parts were made for), or remove [mesh] parts");
+  refuse_unsupported(nullptr);
+  io::require_writable_output(output_path);
+  if (!options.restart_from.empty()) checkpoint = read_restart_checkpoint();
+  auto mesh = load_ordered_mesh(given_mesh, checkpoint.get());
+  // A mesh given in code is ordered as part of the set-up.
+  if (checkpoint || !given_mesh)
+    (checkpoint || !mesh_made_on_load(config) ? times.reading : times.meshing) += clock.lap();
+  problem = make_problem(config, std::move(mesh));
+  return whole_mesh_placement(problem);
+}
+
+// One path whichever way the mesh is held (placement.hpp): the formulation with its terms where the
+// placement puts them, the halo over ranks, then dt. Physics reports what it cannot use in the model
+// (a layer, a port, the time step) in the method's words, as a ModelError; the user reads it at the
+// configuration line that asked for the item.
 void Simulation::set_up(mesh::Mesh* given_mesh)
 try {
   auto& s = *impl_;
   s.output_path = s.options.output_path.empty() ? s.config.output.file : s.options.output_path;
   s.communicator = s.options.communicator ? s.options.communicator : std::make_shared<parallel::SingleProcess>();
-  if (s.communicator->size() > 1) {
-    s.over_ranks = true;
-    if (s.config.mesh.parts.empty())
-      set_up_over_ranks(given_mesh);
-    else
-      set_up_from_parts();
-    return;
-  }
-  if (!s.config.mesh.parts.empty())
-    throw Error(s.config.name, "[mesh] parts = \"" + s.config.mesh.parts + "\" is for a run over several ranks",
-                "run it under mpirun -n N (N as the parts were made for), or remove [mesh] parts");
-  s.refuse_unsupported(nullptr);
-  io::require_writable_output(s.output_path);
+  s.over_ranks = s.communicator->size() > 1;
 
   Stopwatch clock;
   std::unique_ptr<io::Checkpoint> checkpoint;
-  if (!s.options.restart_from.empty()) checkpoint = s.read_restart_checkpoint();
-  auto mesh = s.load_ordered_mesh(given_mesh, checkpoint.get());
-  // A mesh given in code is ordered as part of the set-up.
-  if (checkpoint || !given_mesh)
-    (checkpoint || !mesh_made_on_load(s.config) ? s.times.reading : s.times.meshing) += clock.lap();
-  s.problem = make_problem(s.config, std::move(mesh));
+  auto const placement = !s.over_ranks                 ? s.place_in_one_process(given_mesh, checkpoint, clock)
+                         : s.config.mesh.parts.empty() ? s.place_over_ranks(given_mesh, checkpoint, clock)
+                                                       : s.place_from_parts(checkpoint, clock);
+  s.hold_operator_terms_of_every_part();
+  s.together([&] {
+    s.make_formulation();
+    s.add_sources_and_probes(*placement);
+  });
+  if (auto const* part = placement->part()) {
+    s.distribute(*part, placement->edge_global(), placement->face_global());
+    s.record_part_sizes(*part);
+  }
   s.times.setup += clock.lap();
-
-  s.make_formulation();
-  s.times.setup += clock.lap();
-  s.plan_steps(checkpoint.get());
+  s.together([&] { s.plan_steps(checkpoint.get()); });
   s.times.dt_bound += clock.lap();
-  s.add_sources_and_probes();
-
-  if (checkpoint) s.restore(*checkpoint);
-  s.times.setup += clock.lap();
+  if (checkpoint) {
+    s.together([&] { s.restore(*checkpoint); });
+    s.times.setup += clock.lap();
+  }
 } catch (ModelError const& e) {
   throw config_error(impl_->config, e);
 }

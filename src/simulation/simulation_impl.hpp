@@ -15,6 +15,7 @@
 #include "dgatd/simulation/config_errors.hpp"
 #include "dgatd/simulation/part_files.hpp"
 #include "dgatd/solver/formulation.hpp"
+#include "placement.hpp"
 #include "recorder.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -61,9 +62,16 @@ struct Simulation::Impl {
       }
     });
   }
-  // The end of a set-up over ranks, once the formulation is distributed: the parts' sizes for the
-  // report, the stability bound over all, the checkpoint's state.
-  void finish_set_up_over_ranks(parallel::MeshPart const& part, io::Checkpoint const* checkpoint, Stopwatch& clock)
+  // The mesh a run steps and where its items lie (placement.hpp), built on the way the run holds
+  // it: the whole mesh in one process, over ranks a part of the whole mesh every rank holds or a
+  // part read from part files. checkpoint: the restart's, read on the way; clock's laps go to times.
+  std::unique_ptr<Placement> place_in_one_process(mesh::Mesh* given_mesh, std::unique_ptr<io::Checkpoint>& checkpoint,
+                                                  Stopwatch& clock);
+  std::unique_ptr<Placement> place_over_ranks(mesh::Mesh* given_mesh, std::unique_ptr<io::Checkpoint>& checkpoint,
+                                              Stopwatch& clock);
+  std::unique_ptr<Placement> place_from_parts(std::unique_ptr<io::Checkpoint>& checkpoint, Stopwatch& clock);
+  // Over ranks, once the formulation is distributed: the parts' sizes for the report (collective).
+  void record_part_sizes(parallel::MeshPart const& part)
   {
     int const ranks = communicator->size();
     part_tets.assign(ranks, 0.0);
@@ -72,13 +80,6 @@ struct Simulation::Impl {
     part_halo_values[communicator->rank()] = static_cast<double>(formulation->halo().values_sent);
     communicator->sum(part_tets.data(), ranks);
     communicator->sum(part_halo_values.data(), ranks);
-    times.setup += clock.lap();
-    together([&] { plan_steps(checkpoint); });
-    times.dt_bound += clock.lap();
-    if (checkpoint) {
-      together([&] { restore(*checkpoint); });
-      times.setup += clock.lap();
-    }
   }
 
   // A snapshot's E and H per tet of the whole mesh, on rank 0; empty on the other ranks (collective
@@ -134,15 +135,13 @@ struct Simulation::Impl {
     held_terms.magnetic_stretch = communicator->max(problem.operators.stretched_tets.empty() ? 0 : 1) > 0;
   }
   void plan_steps(io::Checkpoint const* checkpoint);
-  void add_sources_and_probes();
-  void add_sources_and_probes(parallel::MeshPart const& part, std::vector<Index> const& probe_tets,
-                              std::vector<int> const& vertex_owner);
-  void add_far_fields();
+  // The sources, probes, far fields and the capabilities' terms where placement puts them; collective.
+  void add_sources_and_probes(Placement const& placement);
+  void add_lumped_elements();
+  void add_far_fields(Placement const& placement);
   void warn_outside_band(io::FarFieldConfig const& far_field) const;
   // The formulation of problem on the configured backend.
   void make_formulation();
-  void add_sources_and_probes_of_parts(parallel::MeshPart const& part, std::vector<Index> const& edge_global,
-                                       std::vector<Index> const& probe_tets, std::vector<Index> const& source_items);
   void distribute(parallel::MeshPart const& part, std::vector<Index> const& edge_global,
                   std::vector<Index> const& face_global);
   // The whole problem's number of each local unknown (-1 where it has none), its free unknowns and
@@ -153,12 +152,6 @@ struct Simulation::Impl {
   };
   Numbering number_from_whole(parallel::MeshPart const& part, std::vector<Index> const& edge_global) const;
   Numbering number_over_ranks(parallel::MeshPart const& part, parallel::HaloPlan const& halo) const;
-  std::vector<char> owned_blocks(parallel::MeshPart const& part) const
-  {
-    std::vector<char> owned;
-    for (Index v : problem.operators.layout.block_vertex) owned.push_back(part.owns_vertex[v]);
-    return owned;
-  }
   io::Checkpoint checkpoint() const;
   std::unique_ptr<io::Checkpoint> read_restart_checkpoint() const;
   // The mesh of the configuration (given_mesh when not null, or the checkpoint's when it was

@@ -156,7 +156,7 @@ struct MemoryRecord {
   int meshes = 0, probes = 0, closed_complete = -1;
 };
 
-class MemoryWriter final : public dgatd::io::RunWriter {
+class MemoryWriter final : public dgatd::io::NoOutput {
 public:
   explicit MemoryWriter(std::shared_ptr<MemoryRecord> record) : record_(std::move(record)) {}
   void write_mesh(std::vector<dgatd::Vec3> const&, std::vector<std::array<std::int32_t, 4>> const&,
@@ -170,11 +170,6 @@ public:
     record_->e_of_first_probe.push_back(samples.at(0).e);
   }
   void append_energy(double, double value) override { record_->energy.push_back(value); }
-  void write_snapshot(double, std::vector<dgatd::Vec3> const&, std::vector<dgatd::Vec3> const&) override {}
-  void write_port(dgatd::solver::PortSeries const&, double) override {}
-  void write_far_field(dgatd::solver::FarFieldRecord const&) override {}
-  void write_series(dgatd::solver::TimeSeries const&, double) override {}
-  void flush() override {}
   void close(bool complete) override { record_->closed_complete = complete; }
   std::string description() const override { return "memory"; }
 

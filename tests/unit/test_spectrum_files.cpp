@@ -119,6 +119,10 @@ TEST_F(SpectrumFiles, DefaultCsvPathIsBesideTheOutput)
 {
   EXPECT_EQ(dgatd::io::spectrum_csv_path("runs/cavity.h5", "p", "Ez"), "runs/cavity_p_Ez_spectrum.csv");
   EXPECT_EQ(dgatd::io::spectrum_csv_path("cavity.h5", "probe_2", "Hx"), "cavity_probe_2_Hx_spectrum.csv");
+  // Read while the run writes it, the output gives what its finished file would.
+  EXPECT_EQ(dgatd::io::spectrum_csv_path("runs/cavity.h5.partial", "p", "Ez"), "runs/cavity_p_Ez_spectrum.csv");
+  EXPECT_EQ(dgatd::io::beside_output("runs/patch.h5.partial", "_farfield"), "runs/patch_farfield");
+  EXPECT_EQ(dgatd::io::beside_output("patch.h5", "_sparams.csv"), "patch_sparams.csv");
 }
 
 TEST_F(SpectrumFiles, ProbeComponentPicksOneAxis)

@@ -114,8 +114,6 @@ private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
   void set_up(mesh::Mesh* given_mesh);
-  void set_up_over_ranks(mesh::Mesh* given_mesh);
-  void set_up_from_parts();
 };
 
 // Prints "time: meshing ..., stepping ... (steps/s, GDoF/s); output ..." for a run of `steps` steps

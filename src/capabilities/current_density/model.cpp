@@ -21,9 +21,11 @@ namespace {
 // half-edge's basis: I_k = sum over the subregions (t, v) that hold half-edge k of |t|/4 J0 . w^i,
 // the bases w^i being constant on a subregion, a quarter of its tet. A vertex block wholly inside
 // the volumes then gets (Meps)^-1 I = J0 / eps along its half-edges: the uniform field J0 / eps
-// that a uniform density drives, as in the continuum (the tests check it).
+// that a uniform density drives, as in the continuum (the tests check it). Over ranks a part keeps
+// the rows of the blocks it owns (owned_blocks; empty: all), which it holds every tet around: the
+// halo exchange overwrites the others, and each row's work is counted once over the ranks.
 capabilities::CurrentDensityStencil current_density_stencil(Problem const& problem, std::vector<int> const& tags,
-                                                            Vec3 const& density)
+                                                            Vec3 const& density, std::vector<char> const& owned_blocks)
 {
   auto const view = problem.view();
   auto const& layout = problem.operators.layout;
@@ -34,7 +36,8 @@ capabilities::CurrentDensityStencil current_density_stencil(Problem const& probl
     for (int lv = 0; lv < 4; ++lv) {
       auto const frame = solver::subregion_frame(view, layout, t, lv);
       for (int i = 0; i < 3; ++i)
-        if (frame.dofs[i] < layout.num_free) currents[frame.dofs[i]] += quarter * dot(density, frame.w[i]);
+        if (frame.dofs[i] < layout.num_free && (owned_blocks.empty() || owned_blocks[layout.block_of(frame.dofs[i])]))
+          currents[frame.dofs[i]] += quarter * dot(density, frame.w[i]);
     }
   }
   capabilities::CurrentDensityStencil stencil;
@@ -47,7 +50,7 @@ capabilities::CurrentDensityStencil current_density_stencil(Problem const& probl
 }
 
 void add_current_densities(io::Config const& config, std::vector<io::CapabilityItem> const& items,
-                           Problem const& problem, solver::Formulation& formulation)
+                           Placement const& placement, solver::Formulation& formulation)
 {
   std::map<std::string, int> names;
   for (auto const& item : items) {
@@ -60,9 +63,9 @@ void add_current_densities(io::Config const& config, std::vector<io::CapabilityI
                   "give each [[current_density]] its own name");
     std::vector<int> tags;
     for (auto const& region : density.regions)
-      tags.push_back(volume_tag(problem.mesh, region, 0, "[[current_density]]", where));
-    auto const stencil = current_density_stencil(problem, tags, density.density);
-    if (stencil.current_rows.empty())
+      tags.push_back(placement.volume_tag(region, "[[current_density]]", where));
+    auto const stencil = current_density_stencil(placement.problem(), tags, density.density, placement.owned_blocks());
+    if (placement.largest(static_cast<double>(stencil.current_rows.size())) == 0)
       throw Error(where, "[[current_density]] drives no free unknown: its volumes lie on PEC surfaces",
                   "name a volume inside the computational domain");
     solver::Signal const waveform = solver::strength(density.waveform);
@@ -81,9 +84,8 @@ CapabilityModel current_density_model()
           {"an impressed current density",
            "[[current_density]]",
            "uniform J(t) in volumes",
-           runs_except({{RunMode::over_ranks, ""},
-                        {RunMode::single_precision, ""},
-                        {RunMode::assembled, baseline_lacks("impressed current densities")}}),
+           runs_except(
+               {{RunMode::single_precision, ""}, {RunMode::assembled, baseline_lacks("impressed current densities")}}),
            {}},
           add_current_densities};
 }

@@ -4,10 +4,12 @@
 //   -dt g(t^(n+1/2)) I . (u^n + u^(n+1)) / 2,
 // which is exactly the change of the leapfrog's energy W over the step in a lossless problem
 // (docs/developer/adding_a_capability.md derives it). That work is the term's record, one value per
-// step, and its state for checkpoints.
+// step, and its state for checkpoints. Over ranks each part holds the currents of the blocks it
+// owns, and the work is summed over the ranks, the same on every one.
 
 #include "dgatd/kernels/small_kernels.hpp"
 #include "dgatd/kernels/upload.hpp"
+#include "dgatd/parallel/communicator.hpp"
 #include "dgatd/solver/stencils.hpp"
 #include "dgatd/solver/term.hpp"
 #include "dgatd/solver/waveform.hpp"
@@ -66,6 +68,10 @@ public:
   }
 
   void reset(Context const&) override { work_.clear(); }
+  void distribute(parallel::Communicator const& communicator, Context const&) override
+  {
+    communicator_ = &communicator;
+  }
   void before_faraday(Context const& c) override
   {
     kernels::for_each("dgatd::density_u_before", c.space, current_rows_.extent(0),
@@ -84,6 +90,7 @@ public:
     double sum = 0;
     Kokkos::parallel_reduce("dgatd::density_work", Kokkos::RangePolicy<ExecutionSpace>(c.space, 0, both_.extent(0)),
                             CurrentTimesField<memory_space>{currents_, both_}, sum);
+    if (communicator_) communicator_->sum(&sum, 1);
     work_.push_back(-c.dt * waveform_((c.step + 0.5) * c.dt) * 0.5 * sum);
   }
 
@@ -103,6 +110,7 @@ private:
   IndexView current_rows_;
   RealView currents_, both_;
   std::vector<double> work_;
+  parallel::Communicator const* communicator_ = nullptr;
 };
 
 } // namespace dgatd::capabilities

@@ -9,6 +9,13 @@
 
 namespace dgatd::io {
 
+std::string beside_output(std::string const& output_path, std::string const& suffix)
+{
+  std::filesystem::path path(output_path);
+  if (path.extension() == ".partial") path.replace_extension();
+  return (path.parent_path() / (path.stem().string() + suffix)).string();
+}
+
 namespace {
 
 using hdf5::Handle;

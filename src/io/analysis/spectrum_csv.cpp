@@ -1,5 +1,7 @@
 #include "dgatd/io/analysis/spectrum_csv.hpp"
 
+#include "dgatd/io/analysis/results.hpp"
+
 #include "dgatd/error.hpp"
 
 #include <filesystem>
@@ -20,8 +22,7 @@ void write_spectrum_csv(std::string const& path, Spectrum const& spectrum)
 
 std::string spectrum_csv_path(std::string const& output_path, std::string const& probe, std::string const& series)
 {
-  std::filesystem::path const output(output_path);
-  return (output.parent_path() / (output.stem().string() + "_" + probe + "_" + series + "_spectrum.csv")).string();
+  return beside_output(output_path, "_" + probe + "_" + series + "_spectrum.csv");
 }
 
 } // namespace dgatd::io

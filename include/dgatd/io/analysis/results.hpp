@@ -19,6 +19,11 @@ struct ProbeRecord {
   std::vector<Vec3> values; // one field vector per step
 };
 
+// Where what is derived from the run output at output_path goes by default: beside it, its stem
+// followed by suffix ("out.h5", "_sparams.csv": "out_sparams.csv"). The output of a run still being
+// written, NAME.h5.partial, gives the finished NAME.h5's.
+std::string beside_output(std::string const& output_path, std::string const& suffix);
+
 // Names of the probes in the output file at path, sorted. Throws dgatd::Error when the file is
 // missing, not HDF5 or not a dgatd output file.
 std::vector<std::string> probe_names(std::string const& path);

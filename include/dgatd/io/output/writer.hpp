@@ -71,4 +71,27 @@ public:
   virtual std::string description() const = 0;
 };
 
+// A writer that keeps nothing: the output of the ranks other than 0 in a run over several ranks
+// (rank 0 writes everything), and the base of writers that keep only part of a run (tests).
+class NoOutput : public RunWriter {
+public:
+  void write_mesh(std::vector<Vec3> const&, std::vector<std::array<std::int32_t, 4>> const&,
+                  std::vector<std::int32_t> const&) override
+  {
+  }
+  std::size_t add_probe(std::string const&, Vec3 const&) override { return probes_++; }
+  void append_step(double, std::vector<ProbeSample> const&) override {}
+  void append_energy(double, double) override {}
+  void write_snapshot(double, std::vector<Vec3> const&, std::vector<Vec3> const&) override {}
+  void write_port(solver::PortSeries const&, double) override {}
+  void write_far_field(solver::FarFieldRecord const&) override {}
+  void write_series(solver::TimeSeries const&, double) override {}
+  void flush() override {}
+  void close(bool) override {}
+  std::string description() const override { return "nothing (rank 0 writes the output)"; }
+
+private:
+  std::size_t probes_ = 0;
+};
+
 } // namespace dgatd::io
