@@ -65,8 +65,9 @@ int run_far_field(FarFieldOptions const& options)
     if (fed)
       std::printf("  (far field / accepted is the radiation efficiency: below 1 where the structure or the "
                   "surface's inside absorbs)\n");
+    // -o STEM names what the output file's stem names by default: STEM_farfield_SURFACE.*
     std::string const stem =
-        (options.prefix.empty() ? io::beside_output(options.file, "_farfield") : options.prefix) + "_" + record.name;
+        (options.prefix.empty() ? io::beside_output(options.file, "") : options.prefix) + "_farfield_" + record.name;
     io::write_far_field_csv(stem + ".csv", stem + "_cuts.csv", patterns);
     std::printf("wrote %s.csv (theta-phi grid) and %s_cuts.csv (cuts at phi =", stem.c_str(), stem.c_str());
     for (double phi : options.cuts) std::printf(" %g", phi);
@@ -97,7 +98,8 @@ void add_farfield_command(CLI::App& app, Action* action)
       ->capture_default_str()
       ->check(CLI::Range(0.0, 360.0));
   command->add_option("-o,--output", options->prefix,
-                      "Stem of the CSVs and the plot (default: <stem>_farfield beside the file), then _<surface>");
+                      "Stem of the CSVs and the plot, STEM_farfield_<surface>.csv (default: the file's stem, "
+                      "beside it)");
   command->callback([options, action] { *action = [options] { return run_far_field(*options); }; });
 }
 

@@ -82,6 +82,8 @@ TEST(StripDipole, ResonatesNearHalfAWavelengthAndRadiatesWhatItAccepts)
   auto const far = run_dgatd("farfield " + output + " -o " + scratch.file("pattern"), scratch.path());
   ASSERT_EQ(far.exit_code, 0) << far.err;
   EXPECT_NE(far.out.find("far field / accepted  gain (dBi)  realized gain (dBi)"), std::string::npos) << far.out;
+  // -o names the files as the default does, its stem in place of the output's.
+  EXPECT_NE(far.out.find("wrote " + scratch.file("pattern") + "_farfield_"), std::string::npos) << far.out;
 }
 
 } // namespace
