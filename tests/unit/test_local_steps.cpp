@@ -1,0 +1,128 @@
+// Each tet's own leapfrog step (dga::tet_steps) and the levels of a local time stepping
+// (dga::step_levels), dgatd/dga/local_steps.hpp: the smallest tet step is a safe global step (below
+// the Lanczos bound of the whole operator), it scales as sqrt(eps) does, and the levels
+// keep every tet within its own step and one level of its neighbours.
+#include "dgatd/dga/local_steps.hpp"
+#include "dgatd/io/input/config.hpp"
+#include "dgatd/simulation/problem.hpp"
+#include "dgatd/simulation/simulation.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::string const box = R"([mesh]
+generate = "box"
+size = [1.0, 0.8, 0.6]
+h = 0.15
+reproducible = true
+inner = { shape = "box", corner = [0.3, 0.2, 0.15], size = [0.4, 0.4, 0.3] }
+[time]
+steps = 1
+)";
+
+std::string dielectric(double eps_r)
+{
+  return "[[material]]\nregion = \"inner\"\neps_r = " + std::to_string(eps_r) + "\n";
+}
+
+struct Steps {
+  dgatd::simulation::Problem problem;
+  std::vector<double> tet_dt;
+};
+
+dgatd::io::Config parsed(std::string const& text) { return dgatd::io::parse_config(text, "steps.toml", "."); }
+
+// The tets' steps of a configuration's problem.
+Steps steps_of(std::string const& text)
+{
+  auto const config = parsed(text);
+  Steps s{dgatd::simulation::make_problem(config, dgatd::simulation::load_mesh(config)), {}};
+  s.tet_dt = dgatd::dga::tet_steps(s.problem.view(), s.problem.operators, s.problem.materials.eps);
+  return s;
+}
+
+double smallest(std::vector<double> const& v) { return *std::min_element(v.begin(), v.end()); }
+
+// The bound holds for the whole operator: the Lanczos Ritz value is at most the largest eigenvalue,
+// which is at most the largest tet's, so the smallest tet step is below the Lanczos dt_max. It is of
+// the same order (measured: 0.43 to 0.55 of it on these meshes), so the tets' steps rank the tets
+// for levels, while the finest level's step itself is better taken from the global bound.
+TEST(LocalSteps, TheSmallestTetStepIsASafeGlobalStep)
+{
+  for (std::string const& text : {box, box + dielectric(4.0), box + dielectric(0.3)}) {
+    dgatd::simulation::Simulation const simulation(parsed(text));
+    auto const& p = simulation.problem();
+    double const ratio =
+        smallest(dgatd::dga::tet_steps(p.view(), p.operators, p.materials.eps)) / simulation.plan().dt_max;
+    EXPECT_LE(ratio, 1.0 + 1e-9) << text;
+    EXPECT_GT(ratio, 0.25) << text;
+    std::printf("smallest tet step / Lanczos dt_max = %.4f\n", ratio);
+  }
+}
+
+// lambda_t scales as 1/eps: the tets of a volume with eps_r = 4 take twice the step they take in
+// vacuum, to rounding; the others keep theirs.
+TEST(LocalSteps, ATetStepScalesAsTheSquareRootOfItsPermittivity)
+{
+  auto const vacuum = steps_of(box);
+  auto const filled = steps_of(box + dielectric(4.0));
+  ASSERT_EQ(vacuum.tet_dt.size(), filled.tet_dt.size());
+  int inner = -1;
+  for (auto const& g : filled.problem.mesh.groups)
+    if (g.dim == 3 && g.name == "inner") inner = g.tag;
+  ASSERT_GE(inner, 0);
+  std::size_t inside = 0;
+  for (std::size_t t = 0; t < vacuum.tet_dt.size(); ++t) {
+    bool const in = filled.problem.mesh.tet_region[t] == inner;
+    inside += in ? 1 : 0;
+    EXPECT_NEAR(filled.tet_dt[t] / vacuum.tet_dt[t], in ? 2.0 : 1.0, 1e-12) << "tet " << t;
+  }
+  EXPECT_GT(inside, 0u);
+}
+
+// A slow volume (eps_r = 16: a quarter of the step) in vacuum: the vacuum's tets climb to the levels
+// their steps allow, one level at a time away from the volume.
+TEST(LocalSteps, LevelsKeepEachTetWithinItsStepAndOneLevelOfItsNeighbours)
+{
+  auto const s = steps_of(box + dielectric(16.0));
+  auto const& topology = s.problem.topology;
+  for (int max_levels : {1, 2, 4}) {
+    auto const levels = dgatd::dga::step_levels(topology, s.tet_dt, 0.9, max_levels);
+    EXPECT_DOUBLE_EQ(levels.dt0, 0.9 * smallest(s.tet_dt));
+    ASSERT_EQ(levels.tet_level.size(), s.tet_dt.size());
+    ASSERT_LE(static_cast<int>(levels.tets.size()), max_levels);
+    std::int64_t counted = 0;
+    double updates = 0;
+    for (std::size_t t = 0; t < s.tet_dt.size(); ++t) {
+      int const level = levels.tet_level[t];
+      ASSERT_GE(level, 0);
+      EXPECT_LE(std::ldexp(levels.dt0, level), s.tet_dt[t]) << "tet " << t;
+      updates += std::ldexp(1.0, -level);
+      for (auto f : topology.tet_faces[t])
+        for (auto across : topology.face_tets[f])
+          if (across >= 0) {
+            EXPECT_LE(std::abs(level - levels.tet_level[across]), 1) << "tets " << t << ", " << across;
+          }
+    }
+    for (auto n : levels.tets) counted += n;
+    EXPECT_EQ(counted, static_cast<std::int64_t>(s.tet_dt.size()));
+    EXPECT_NEAR(levels.work_ratio, s.tet_dt.size() / updates, 1e-12 * levels.work_ratio);
+    if (max_levels == 1) {
+      EXPECT_EQ(levels.work_ratio, 1.0);
+    }
+    // The vacuum takes about four times the volume's step: with three levels or more, most tets
+    // step at least twice as far.
+    if (max_levels == 4) {
+      EXPECT_GT(levels.work_ratio, 2.0);
+    }
+  }
+}
+
+} // namespace
