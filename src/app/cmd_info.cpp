@@ -1,17 +1,22 @@
 // dgatd info: what a mesh holds before any physics is run on it — entity and dof counts, vertex
-// degrees (the dual block sizes), element quality and sizes, physical groups.
+// degrees (the dual block sizes), element quality, the tets that set dt and the levels of a local
+// time stepping, sizes, physical groups.
 #include "commands.hpp"
 
+#include "dgatd/dga/local_steps.hpp"
+#include "dgatd/dga/operators.hpp"
 #include "dgatd/mesh/geometry.hpp"
 #include "dgatd/mesh/gmsh_io.hpp"
 #include "dgatd/mesh/statistics.hpp"
 #include "dgatd/mesh/topology.hpp"
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace dgatd::app {
 namespace {
@@ -20,6 +25,23 @@ struct InfoOptions {
   std::string file;
   double scale = 1.0;
 };
+
+// How a local time stepping would group the tets (in vacuum: the mesh holds no materials), from
+// each tet's own step (docs/method/local_time_stepping.md): the levels dt0, 2 dt0, 4 dt0, ... and the
+// tets' updates saved against one global dt0.
+void print_step_levels(mesh::Mesh const& m, mesh::Topology const& topology, mesh::Geometry const& geometry)
+{
+  constexpr int max_levels = 8;
+  std::vector<double> const eps(m.tets.size(), dga::eps0), mu(m.tets.size(), dga::mu0);
+  auto const tet_dt = dga::tet_steps({m, topology, geometry}, eps, mu);
+  auto const levels = dga::step_levels(topology, tet_dt, 1.0, max_levels);
+  std::printf("local time steps   (in vacuum, levels of dt0 = %.4g s, the smallest tet's own step)\n", levels.dt0);
+  for (std::size_t k = 0; k < levels.tets.size(); ++k)
+    std::printf("  %4g dt0  %lld tets (%.1f %%)\n", std::ldexp(1.0, static_cast<int>(k)),
+                static_cast<long long>(levels.tets[k]), 100.0 * levels.tets[k] / m.num_tets());
+  std::printf("  the tets' updates a local time stepping would save: %.2fx (at most %d levels)\n", levels.work_ratio,
+              max_levels);
+}
 
 int run_info(InfoOptions const& options)
 {
@@ -64,6 +86,7 @@ int run_info(InfoOptions const& options)
     std::printf("  tet %-10lld %.4g m at (%.6g, %.6g, %.6g), radius ratio %.4f\n", static_cast<long long>(t),
                 pace.bound[k], centre[0], centre[1], centre[2], mesh::tet_quality(p, geo.tet_volume[t]).radius_ratio);
   }
+  print_step_levels(m, topo, geo);
   std::printf("edge length (m)    min %.4g, mean %.4g, max %.4g\n", s.edge_length.min, s.edge_length.mean(),
               s.edge_length.max);
   std::printf("tet volume (m^3)   min %.4g, mean %.4g, max %.4g, total %.6g\n", s.tet_volume.min, s.tet_volume.mean(),

@@ -26,6 +26,10 @@ struct StretchRates {
 };
 StretchRates stretch_rates(Matrix3 const& g);
 
+// Mmu_t of tet t with permeability mu: mu |t|/4 w~^i . w~^j of its four subregions, placed at the
+// tet's local faces (row-major 4 x 4).
+std::array<double, 16> magnetic_mass(mesh::MeshView const& m, double mu, Index t);
+
 // One subregion's loss for a basis w (primal or dual) and a material constant c:
 // c |r| w^i . (c2 I - S) w^j.
 std::array<std::array<double, 3>, 3> subregion_stretch_loss(std::array<Vec3, 3> const& w, double c_volume,

@@ -1,5 +1,7 @@
 #include "dgatd/dga/local_steps.hpp"
 
+#include "assembly_parts.hpp"
+
 #include "dgatd/mesh/geometry.hpp"
 #include "dgatd/mesh/reference_tet.hpp"
 
@@ -94,7 +96,7 @@ double largest_eigenvalue(Matrix4 const& b, Matrix4 const& a)
 
 // lambda_t (dgatd/dga/local_steps.hpp): G_t, the edges' form of the subregions' inverse electric
 // masses (each half-edge value is its edge's, oriented alike), under the tet's curl and Mmu_t.
-double tet_eigenvalue(mesh::MeshView const& m, HostOperators const& ops, std::vector<double> const& eps, Index t)
+double tet_eigenvalue(mesh::MeshView const& m, std::vector<double> const& eps, std::vector<double> const& mu, Index t)
 {
   std::array<double, 36> g{};
   for (int lv = 0; lv < 4; ++lv) {
@@ -113,15 +115,15 @@ double tet_eigenvalue(mesh::MeshView const& m, HostOperators const& ops, std::ve
     for (int q = 0; q < 4; ++q)
       for (int e = 0; e < 6; ++e)
         for (int f = 0; f < 6; ++f) b[p * 4 + q] += curl[p][e] * g[e * 6 + f] * curl[q][f];
-  return largest_eigenvalue(b, ops.mu[t]);
+  return largest_eigenvalue(b, detail::magnetic_mass(m, mu[t], t));
 }
 
 } // namespace
 
-std::vector<double> tet_steps(mesh::MeshView const& m, HostOperators const& ops, std::vector<double> const& eps)
+std::vector<double> tet_steps(mesh::MeshView const& m, std::vector<double> const& eps, std::vector<double> const& mu)
 {
   std::vector<double> steps(static_cast<std::size_t>(m.topology.num_tets()));
-  for (Index t = 0; t < m.topology.num_tets(); ++t) steps[t] = 2 / std::sqrt(tet_eigenvalue(m, ops, eps, t));
+  for (Index t = 0; t < m.topology.num_tets(); ++t) steps[t] = 2 / std::sqrt(tet_eigenvalue(m, eps, mu, t));
   return steps;
 }
 

@@ -166,15 +166,7 @@ void assemble_tets(mesh::MeshView const& m, Materials const& materials, HostOper
       ops.tet_dofs[t][2 * k] = layout.dof_of_half_edge[halves[0]];
       ops.tet_dofs[t][2 * k + 1] = layout.dof_of_half_edge[halves[1]];
     }
-    std::array<double, 16> mu{};
-    for (int lv = 0; lv < 4; ++lv) {
-      auto const s = mesh::subregion(m.mesh, topology, m.geometry, t, lv);
-      // Mmu_r(i,j) = mu_t |t|/4 w~^i . w~^j, placed at the tet's local faces.
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-          mu[mesh::tet_vertex_face(lv, i) * 4 + mesh::tet_vertex_face(lv, j)] +=
-              materials.mu[t] * s.volume * dot(s.w_dual[i], s.w_dual[j]);
-    }
+    auto const mu = detail::magnetic_mass(m, materials.mu[t], t);
     ops.mu[t] = mu;
     std::array<double, 16> mu_inverse = mu;
     if (!invert_spd(mu_inverse.data(), 4)) return TetFailure::magnetic_mass;
@@ -231,6 +223,19 @@ void assemble_dual_blocks(mesh::MeshView const& m, Materials const& materials, H
 }
 
 } // namespace
+
+std::array<double, 16> detail::magnetic_mass(mesh::MeshView const& m, double mu, Index t)
+{
+  std::array<double, 16> mass{};
+  for (int lv = 0; lv < 4; ++lv) {
+    auto const s = mesh::subregion(m.mesh, m.topology, m.geometry, t, lv);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        mass[mesh::tet_vertex_face(lv, i) * 4 + mesh::tet_vertex_face(lv, j)] +=
+            mu * s.volume * dot(s.w_dual[i], s.w_dual[j]);
+  }
+  return mass;
+}
 
 // Meps_r(i,j) = coefficient_t |t|/4 w^i . w^j of every subregion of block b's vertex, added at its
 // free half-edges into block (row-major d x d).

@@ -4,14 +4,19 @@
 // keep every tet within its own step and one level of its neighbours.
 #include "dgatd/dga/local_steps.hpp"
 #include "dgatd/io/input/config.hpp"
+#include "dgatd/mesh/gmsh_io.hpp"
 #include "dgatd/simulation/problem.hpp"
 #include "dgatd/simulation/simulation.hpp"
+
+#include "run_helpers.hpp"
+#include "scratch_directory.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -44,7 +49,7 @@ Steps steps_of(std::string const& text)
 {
   auto const config = parsed(text);
   Steps s{dgatd::simulation::make_problem(config, dgatd::simulation::load_mesh(config)), {}};
-  s.tet_dt = dgatd::dga::tet_steps(s.problem.view(), s.problem.operators, s.problem.materials.eps);
+  s.tet_dt = dgatd::dga::tet_steps(s.problem.view(), s.problem.materials.eps, s.problem.materials.mu);
   return s;
 }
 
@@ -60,7 +65,7 @@ TEST(LocalSteps, TheSmallestTetStepIsASafeGlobalStep)
     dgatd::simulation::Simulation const simulation(parsed(text));
     auto const& p = simulation.problem();
     double const ratio =
-        smallest(dgatd::dga::tet_steps(p.view(), p.operators, p.materials.eps)) / simulation.plan().dt_max;
+        smallest(dgatd::dga::tet_steps(p.view(), p.materials.eps, p.materials.mu)) / simulation.plan().dt_max;
     EXPECT_LE(ratio, 1.0 + 1e-9) << text;
     EXPECT_GT(ratio, 0.25) << text;
     std::printf("smallest tet step / Lanczos dt_max = %.4f\n", ratio);
@@ -123,6 +128,38 @@ TEST(LocalSteps, LevelsKeepEachTetWithinItsStepAndOneLevelOfItsNeighbours)
       EXPECT_GT(levels.work_ratio, 2.0);
     }
   }
+}
+
+// dgatd info prints the levels of the mesh in vacuum: its rows count every tet once, and the ratio
+// is the library's.
+TEST(LocalSteps, InfoPrintsTheLevelsOfTheMesh)
+{
+  dgatd::testing::ScratchDirectory scratch("local_steps_info");
+  auto const config = parsed(box);
+  auto const mesh = dgatd::simulation::load_mesh(config);
+  std::string const file = (scratch.path() / "box.msh").string();
+  dgatd::mesh::write_mesh(mesh, file);
+  auto const info = dgatd::testing::run_dgatd("info " + file, scratch.path());
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  auto const at = info.out.find("local time steps");
+  ASSERT_NE(at, std::string::npos) << info.out;
+  std::istringstream lines(info.out.substr(at));
+  std::string line;
+  std::getline(lines, line);
+  long long counted = 0;
+  double ratio = 0;
+  while (std::getline(lines, line)) {
+    double multiple = 0;
+    long long tets = 0;
+    if (std::sscanf(line.c_str(), " %lf dt0 %lld tets", &multiple, &tets) == 2)
+      counted += tets;
+    else if (std::sscanf(line.c_str(), "  the tets' updates a local time stepping would save: %lfx", &ratio) == 1)
+      break;
+  }
+  EXPECT_EQ(counted, mesh.num_tets());
+  auto const s = steps_of(box);
+  auto const levels = dgatd::dga::step_levels(s.problem.topology, s.tet_dt, 1.0, 8);
+  EXPECT_NEAR(ratio, levels.work_ratio, 0.005) << info.out;
 }
 
 } // namespace

@@ -16,7 +16,8 @@
 // edge form of the inverse subregion masses (the nonzero spectrum of (Mmu_t)^-1 C_t E Meps_t^-1 E^T
 // C_t^T, E the sum of the halves).
 
-#include "dgatd/dga/operators.hpp"
+#include "dgatd/index.hpp"
+#include "dgatd/mesh/topology.hpp"
 #include "dgatd/mesh/view.hpp"
 
 #include <cstdint>
@@ -24,8 +25,8 @@
 
 namespace dgatd::dga {
 
-// dt_t of every tet of m with its lossless operators (ops.mu: Mmu_t) and the tets' permittivity.
-std::vector<double> tet_steps(mesh::MeshView const& m, HostOperators const& ops, std::vector<double> const& eps);
+// dt_t of every tet of m with the tets' permittivity and permeability (absolute).
+std::vector<double> tet_steps(mesh::MeshView const& m, std::vector<double> const& eps, std::vector<double> const& mu);
 
 // The tets grouped in levels of steps dt0, 2 dt0, 4 dt0, ...: a tet takes the largest power of two
 // times dt0 within its own dt_t (dt0 the smallest dt_t times safety), at most max_levels - 1
