@@ -8,8 +8,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup_dependencies.sh
+# The build prints nothing for minutes otherwise: say what is going on and how long it took.
+started=$SECONDS
+echo "[build] configuring and building build/openmp/dgatd (4 to 7 minutes on 2 cores the first time)"
 scripts/configure_preset.sh openmp >/dev/null
 cmake --build --preset openmp --target dgatd -j "$(nproc)" >/dev/null
+echo "[build] done in $((SECONDS - started)) s"
 ./build/openmp/dgatd --version
 mkdir -p out
 OMP_PROC_BIND=spread OMP_PLACES=threads ./build/openmp/dgatd run inputs/cylinder_resonator.toml -o out/cylinder_resonator.h5
