@@ -41,20 +41,25 @@ void check_manifest(io::Config const& config, PartsManifest const& manifest, int
                 again);
 }
 
-// A probe is read on the owner of its tet (tet: the whole mesh's), which also steps the tets across
-// that tet's faces (their pieces are its dual edges): from its stored part's reserve, added to extra
-// (stored ids) where this rank owns the tet.
+// A probe is read on the owner of its tet t, which also steps the tets across t's faces (their
+// pieces are its dual edges): t and those, in topology's numbering, added to extra.
+void add_probe_tets(mesh::Topology const& topology, Index t, std::vector<Index>& extra)
+{
+  extra.push_back(t);
+  for (Index f : topology.tet_faces[t])
+    for (Index across : topology.face_tets[f])
+      if (across >= 0) extra.push_back(across);
+}
+
+// The same from parts: tet is the whole mesh's, found in the stored part (with its reserve) where this
+// rank owns it.
 void add_probe_reserve(PartFromDiskPlacement const& placement, Index tet, std::vector<Index>& extra)
 {
   auto const& stored_tets = placement.stored().global_tet;
   auto const it = std::lower_bound(stored_tets.begin(), stored_tets.end(), tet);
   auto const t = static_cast<Index>(it - stored_tets.begin());
-  if (it == stored_tets.end() || *it != tet || !placement.owns_stored_tet()[t]) return;
-  auto const& topology = placement.stored_view().topology;
-  extra.push_back(t);
-  for (Index f : topology.tet_faces[t])
-    for (Index across : topology.face_tets[f])
-      if (across >= 0) extra.push_back(across);
+  if (it != stored_tets.end() && *it == tet && placement.owns_stored_tet()[t])
+    add_probe_tets(placement.stored_view().topology, t, extra);
 }
 
 } // namespace
@@ -296,26 +301,19 @@ std::unique_ptr<Placement> Simulation::Impl::place_over_ranks(mesh::Mesh* given_
   tet_part.resize(bytes.size() / sizeof(int));
   std::copy(bytes.begin(), bytes.end(), reinterpret_cast<char*>(tet_part.data()));
   bytes = {};
-  auto owner = parallel::vertex_owners(whole.topology, tet_part, ranks);
+  auto const owner = parallel::vertex_owners(whole.topology, tet_part, ranks);
 
   std::unique_ptr<Placement> placement;
   together([&] {
-    // A probe is read on the owner of its tet, which also steps the tets across that tet's faces:
-    // their pieces are its dual edges.
     std::vector<Index> extra, probe_tets;
     for (auto const& probe : config.probes) {
       Index const tet = solver::containing_tet(whole.view(), "probe '" + probe.name + "'", probe.position);
       probe_tets.push_back(tet);
-      if (parallel::tet_owner(whole.mesh, owner, tet) != rank) continue;
-      extra.push_back(tet);
-      for (Index f : whole.topology.tet_faces[tet])
-        for (Index t : whole.topology.face_tets[f])
-          if (t >= 0) extra.push_back(t);
+      if (parallel::tet_owner(whole.mesh, owner, tet) == rank) add_probe_tets(whole.topology, tet, extra);
     }
     auto part = parallel::make_mesh_part(whole.mesh, owner, rank, ranks, extra);
     problem = make_part_problem(whole, part);
-    placement = part_of_whole_placement(problem, whole, std::move(part), std::move(owner), std::move(probe_tets),
-                                        *communicator);
+    placement = part_of_whole_placement(problem, whole, std::move(part), std::move(probe_tets), *communicator);
   });
   return placement;
 }

@@ -25,12 +25,6 @@ std::vector<char> tets_in(mesh::Mesh const& mesh, std::vector<int> const& tags)
   return in;
 }
 
-double largest_over_ranks(parallel::Communicator const& communicator, double value)
-{
-  for (double other : parallel::all_gathered(communicator, std::vector<double>{value})) value = std::max(value, other);
-  return value;
-}
-
 bool holds(std::vector<Index> const& ids, Index id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); }
 
 class WholeMesh final : public Placement {
@@ -43,8 +37,6 @@ public:
   }
   bool steps_point(std::string const&, Vec3 const&) const override { return true; }
   bool steps_edge_nearest(Vec3 const&) const override { return true; }
-  bool reads_probe(std::size_t) const override { return true; }
-  std::vector<char> owned_blocks() const override { return {}; }
   std::shared_ptr<Problem const> around_surface(int) const override { return borrowed(problem_); }
   TotalField total_field(std::vector<int> const& tags, solver::PlaneWaveSpec const& spec) const override
   {
@@ -59,16 +51,15 @@ public:
 
 class PartOfWhole final : public Placement {
 public:
-  PartOfWhole(Problem const& problem, Problem const& whole, parallel::MeshPart part, std::vector<int> vertex_owner,
-              std::vector<Index> probe_tets, parallel::Communicator const& communicator)
-      : Placement(problem), whole_(whole), part_(std::move(part)), vertex_owner_(std::move(vertex_owner)),
-        probe_tets_(std::move(probe_tets)), communicator_(communicator)
+  PartOfWhole(Problem const& problem, Problem const& whole, parallel::MeshPart part, std::vector<Index> probe_tets,
+              parallel::Communicator const& communicator)
+      : Placement(problem, &communicator), whole_(whole)
   {
-    edge_global_ = parallel::global_edges(problem.topology, part_.global_tet, whole.topology.tet_edges);
-    face_global_ = parallel::global_faces(problem.topology, part_.global_tet, whole.topology.tet_faces);
+    auto edge_global = parallel::global_edges(problem.topology, part.global_tet, whole.topology.tet_edges);
+    auto face_global = parallel::global_faces(problem.topology, part.global_tet, whole.topology.tet_faces);
+    set_part(std::move(part), std::move(edge_global), std::move(face_global), std::move(probe_tets));
   }
 
-  parallel::MeshPart const* part() const override { return &part_; }
   int volume_tag(std::string const& name, std::string const& table, std::string const& where) const override
   {
     return simulation::volume_tag(whole_.mesh, name, 0, table, where);
@@ -79,17 +70,12 @@ public:
   }
   bool steps_point(std::string const& name, Vec3 const& x) const override
   {
-    return part_.local_tet(solver::containing_tet(whole_.view(), name, x)) >= 0;
+    return part()->local_tet(solver::containing_tet(whole_.view(), name, x)) >= 0;
   }
   bool steps_edge_nearest(Vec3 const& x) const override
   {
-    return holds(edge_global_, mesh::nearest_edge(whole_.view(), x));
+    return holds(edge_global(), mesh::nearest_edge(whole_.view(), x));
   }
-  bool reads_probe(std::size_t k) const override
-  {
-    return parallel::tet_owner(whole_.mesh, vertex_owner_, probe_tets_[k]) == communicator_.rank();
-  }
-  std::vector<char> owned_blocks() const override { return simulation::owned_blocks(problem_, part_); }
   std::shared_ptr<Problem const> around_surface(int) const override { return borrowed(whole_); }
   TotalField total_field(std::vector<int> const& tags, solver::PlaneWaveSpec const& spec) const override
   {
@@ -99,17 +85,12 @@ public:
     total.surface =
         solver::tfsf_surface(whole_.view(), whole_.materials, whole_.face_kinds, whole_tets, whole_vertices, spec);
     total.tets = tets_in(problem_.mesh, tags);
-    for (Index v : part_.global_vertex) total.vertices.push_back(whole_vertices[v]);
+    for (Index v : part()->global_vertex) total.vertices.push_back(whole_vertices[v]);
     return total;
   }
-  double largest(double value) const override { return largest_over_ranks(communicator_, value); }
 
 private:
   Problem const& whole_;
-  parallel::MeshPart part_;
-  std::vector<int> vertex_owner_;
-  std::vector<Index> probe_tets_;
-  parallel::Communicator const& communicator_;
 };
 
 } // namespace
@@ -117,6 +98,36 @@ private:
 int Placement::surface_tag(std::string const& name, std::string const& where) const
 {
   return simulation::surface_tag(problem_.mesh, name, where);
+}
+
+// A probe's tet is in the part of its owner, which steps it (MeshPart::owns_tet).
+bool Placement::reads_probe(std::size_t k) const
+{
+  if (!part_) return true;
+  Index const t = part_->local_tet(probe_tets_[k]);
+  return t >= 0 && part_->owns_tet[t];
+}
+
+std::vector<char> Placement::owned_blocks() const
+{
+  return part_ ? simulation::owned_blocks(problem_, *part_) : std::vector<char>{};
+}
+
+double Placement::largest(double value) const
+{
+  if (!communicator_) return value;
+  for (double other : parallel::all_gathered(*communicator_, std::vector<double>{value}))
+    value = std::max(value, other);
+  return value;
+}
+
+void Placement::set_part(parallel::MeshPart part, std::vector<Index> edge_global, std::vector<Index> face_global,
+                         std::vector<Index> probe_tets)
+{
+  part_ = std::move(part);
+  edge_global_ = std::move(edge_global);
+  face_global_ = std::move(face_global);
+  probe_tets_ = std::move(probe_tets);
 }
 
 std::vector<char> owned_blocks(Problem const& problem, parallel::MeshPart const& part)
@@ -129,18 +140,16 @@ std::vector<char> owned_blocks(Problem const& problem, parallel::MeshPart const&
 std::unique_ptr<Placement> whole_mesh_placement(Problem const& problem) { return std::make_unique<WholeMesh>(problem); }
 
 std::unique_ptr<Placement> part_of_whole_placement(Problem const& problem, Problem const& whole,
-                                                   parallel::MeshPart part, std::vector<int> vertex_owner,
-                                                   std::vector<Index> probe_tets,
+                                                   parallel::MeshPart part, std::vector<Index> probe_tets,
                                                    parallel::Communicator const& communicator)
 {
-  return std::make_unique<PartOfWhole>(problem, whole, std::move(part), std::move(vertex_owner), std::move(probe_tets),
-                                       communicator);
+  return std::make_unique<PartOfWhole>(problem, whole, std::move(part), std::move(probe_tets), communicator);
 }
 
 PartFromDiskPlacement::PartFromDiskPlacement(Problem const& problem, io::Config const& config,
                                              PartsManifest const& manifest, StoredPart stored,
                                              parallel::Communicator const& communicator)
-    : Placement(problem), config_(config), manifest_(manifest), stored_(std::move(stored)), communicator_(communicator),
+    : Placement(problem, &communicator), config_(config), manifest_(manifest), stored_(std::move(stored)),
       stored_topology_(mesh::build_topology(stored_.mesh)),
       stored_geometry_(mesh::build_geometry(stored_.mesh, stored_topology_))
 {
@@ -155,7 +164,7 @@ PartFromDiskPlacement::PartFromDiskPlacement(Problem const& problem, io::Config 
 Index PartFromDiskPlacement::whole_tet(std::string const& name, Vec3 const& x) const
 {
   Index const tet =
-      parallel::containing_tet_over_ranks(communicator_, stored_view(), stored_.global_tet, owns_stored_tet_, x);
+      parallel::containing_tet_over_ranks(*communicator_, stored_view(), stored_.global_tet, owns_stored_tet_, x);
   if (tet < 0) throw solver::outside_the_mesh(name, x);
   return tet;
 }
@@ -163,10 +172,9 @@ Index PartFromDiskPlacement::whole_tet(std::string const& name, Vec3 const& x) c
 void PartFromDiskPlacement::hold_part(parallel::MeshPart part, std::vector<Index> const& stored_tet,
                                       std::vector<Index> probe_tets)
 {
-  part_ = std::move(part);
-  probe_tets_ = std::move(probe_tets);
-  edge_global_ = parallel::global_edges(problem_.topology, stored_tet, stored_.tet_edges);
-  face_global_ = parallel::global_faces(problem_.topology, stored_tet, stored_.tet_faces);
+  auto edge_global = parallel::global_edges(problem_.topology, stored_tet, stored_.tet_edges);
+  auto face_global = parallel::global_faces(problem_.topology, stored_tet, stored_.tet_faces);
+  set_part(std::move(part), std::move(edge_global), std::move(face_global), std::move(probe_tets));
 }
 
 int PartFromDiskPlacement::volume_tag(std::string const& name, std::string const& table, std::string const& where) const
@@ -176,27 +184,19 @@ int PartFromDiskPlacement::volume_tag(std::string const& name, std::string const
 
 bool PartFromDiskPlacement::steps_point(std::string const& name, Vec3 const& x) const
 {
-  return part_.local_tet(whole_tet(name, x)) >= 0;
+  return part()->local_tet(whole_tet(name, x)) >= 0;
 }
 
 bool PartFromDiskPlacement::steps_edge_nearest(Vec3 const& x) const
 {
-  return holds(edge_global_, parallel::nearest_edge_over_ranks(communicator_, stored_view(), stored_edge_global_, x));
+  return holds(edge_global(), parallel::nearest_edge_over_ranks(*communicator_, stored_view(), stored_edge_global_, x));
 }
-
-bool PartFromDiskPlacement::reads_probe(std::size_t k) const
-{
-  Index const t = part_.local_tet(probe_tets_[k]);
-  return t >= 0 && part_.owns_tet[t];
-}
-
-std::vector<char> PartFromDiskPlacement::owned_blocks() const { return simulation::owned_blocks(problem_, part_); }
 
 // The surface and the tets beside it gathered on every rank from their owners.
 std::shared_ptr<Problem const> PartFromDiskPlacement::around_surface(int tag) const
 {
   auto surface = std::make_shared<Problem>();
-  surface->mesh = parallel::gather_surface(communicator_, part_, problem_.topology, tag);
+  surface->mesh = parallel::gather_surface(*communicator_, *part(), problem_.topology, tag);
   surface->mesh.groups = problem_.mesh.groups;
   surface->mesh.source = problem_.mesh.source;
   surface->topology = mesh::build_topology(surface->mesh);
@@ -211,13 +211,12 @@ TotalField PartFromDiskPlacement::total_field(std::vector<int> const& tags, solv
 {
   TotalField total;
   total.tets = tets_in(problem_.mesh, tags);
-  total.vertices = parallel::from_owners(communicator_, part_, solver::total_field_vertices(problem_.mesh, total.tets));
-  solver::SurfaceOverRanks const ranks{communicator_, part_.owns_vertex, part_.global_tet, part_.global_vertex};
+  auto const& part = *this->part();
+  total.vertices = parallel::from_owners(*communicator_, part, solver::total_field_vertices(problem_.mesh, total.tets));
+  solver::SurfaceOverRanks const ranks{*communicator_, part.owns_vertex, part.global_tet, part.global_vertex};
   total.surface = solver::tfsf_surface(problem_.view(), problem_.materials, problem_.face_kinds, total.tets,
                                        total.vertices, spec, &ranks);
   return total;
 }
-
-double PartFromDiskPlacement::largest(double value) const { return largest_over_ranks(communicator_, value); }
 
 } // namespace dgatd::simulation

@@ -13,6 +13,7 @@
 #include "dgatd/solver/plane_wave_stencil.hpp"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,7 @@ public:
   // The problem this process steps, in its local numbering.
   Problem const& problem() const { return problem_; }
   // A rank's part of the whole mesh with the global ids of its edges and faces; null in one process.
-  virtual parallel::MeshPart const* part() const { return nullptr; }
+  parallel::MeshPart const* part() const { return part_ ? &*part_ : nullptr; }
   std::vector<Index> const& edge_global() const { return edge_global_; }
   std::vector<Index> const& face_global() const { return face_global_; }
 
@@ -52,31 +53,43 @@ public:
   virtual bool steps_edge_nearest(Vec3 const& x) const = 0;
   // Whether probe k of the configuration is read here (on the owner of its tet; the others read zero
   // and the ranks' samples are summed).
-  virtual bool reads_probe(std::size_t k) const = 0;
+  bool reads_probe(std::size_t k) const;
   // Per block of the problem, whether this process owns it; empty: all of them.
-  virtual std::vector<char> owned_blocks() const = 0;
+  std::vector<char> owned_blocks() const;
   // The whole mesh's surface tag with the tets beside it and their materials, as a problem without
   // operators (a port's shape and medium); collective.
   virtual std::shared_ptr<Problem const> around_surface(int tag) const = 0;
   // The total field of a plane wave into the volumes tags; collective.
   virtual TotalField total_field(std::vector<int> const& tags, solver::PlaneWaveSpec const& spec) const = 0;
   // The largest value over the ranks; collective.
-  virtual double largest(double value) const { return value; }
+  double largest(double value) const;
 
 protected:
-  explicit Placement(Problem const& problem) : problem_(problem) {}
+  // communicator: the ranks' (null in one process).
+  explicit Placement(Problem const& problem, parallel::Communicator const* communicator = nullptr)
+      : problem_(problem), communicator_(communicator)
+  {
+  }
+  // Over ranks: this rank's part, the global ids of its edges and faces, and the whole mesh's tet of
+  // each probe.
+  void set_part(parallel::MeshPart part, std::vector<Index> edge_global, std::vector<Index> face_global,
+                std::vector<Index> probe_tets);
+
   Problem const& problem_;
-  std::vector<Index> edge_global_, face_global_;
+  parallel::Communicator const* communicator_;
+
+private:
+  std::optional<parallel::MeshPart> part_;
+  std::vector<Index> edge_global_, face_global_, probe_tets_;
 };
 
 // One process: problem is the whole.
 std::unique_ptr<Placement> whole_mesh_placement(Problem const& problem);
 
 // A rank's part of the whole problem every rank holds (without operators): problem is the part's,
-// vertex_owner the whole mesh's, probe_tets the whole mesh's tet of each probe.
+// probe_tets the whole mesh's tet of each probe.
 std::unique_ptr<Placement> part_of_whole_placement(Problem const& problem, Problem const& whole,
-                                                   parallel::MeshPart part, std::vector<int> vertex_owner,
-                                                   std::vector<Index> probe_tets,
+                                                   parallel::MeshPart part, std::vector<Index> probe_tets,
                                                    parallel::Communicator const& communicator);
 
 // A rank's part read from part files, without the whole mesh: what the whole mesh would answer is
@@ -97,27 +110,20 @@ public:
   // stored tet of each of its tets and the whole mesh's tet of each probe.
   void hold_part(parallel::MeshPart part, std::vector<Index> const& stored_tet, std::vector<Index> probe_tets);
 
-  parallel::MeshPart const* part() const override { return &part_; }
   int volume_tag(std::string const& name, std::string const& table, std::string const& where) const override;
   bool steps_point(std::string const& name, Vec3 const& x) const override;
   bool steps_edge_nearest(Vec3 const& x) const override;
-  bool reads_probe(std::size_t k) const override;
-  std::vector<char> owned_blocks() const override;
   std::shared_ptr<Problem const> around_surface(int tag) const override;
   TotalField total_field(std::vector<int> const& tags, solver::PlaneWaveSpec const& spec) const override;
-  double largest(double value) const override;
 
 private:
   io::Config const& config_;
   PartsManifest const& manifest_;
   StoredPart stored_;
-  parallel::Communicator const& communicator_;
   mesh::Topology stored_topology_;
   mesh::Geometry stored_geometry_;
   std::vector<char> owns_stored_tet_;
   std::vector<Index> stored_edge_global_, stored_face_global_;
-  parallel::MeshPart part_;
-  std::vector<Index> probe_tets_;
 };
 
 // Per block of problem, whether part owns its vertex.
