@@ -13,12 +13,12 @@ phase() {
   echo "[run_tests] $* took $((SECONDS - started)) s"
 }
 
-phase scripts/setup_dependencies.sh
-scripts/configure_preset.sh openmp >/dev/null
+phase scripts/setup_dependencies.sh --tests
+scripts/configure_preset.sh openmp -DDGATD_ENABLE_TESTS=ON >/dev/null
 phase cmake --build --preset openmp -j "$(nproc)"
 phase ctest --preset openmp -j 1
 if [ "${DGATD_SANITIZE:-0}" = 1 ]; then
-  scripts/configure_preset.sh debug-sanitize >/dev/null
+  scripts/configure_preset.sh debug-sanitize -DDGATD_ENABLE_TESTS=ON >/dev/null
   phase cmake --build --preset debug-sanitize -j "$(nproc)"
   phase ctest --preset debug-sanitize -L unit -j 1
 fi

@@ -1,7 +1,9 @@
 #pragma once
 // Every instance list the solver's headers declare extern, defined on the spaces ON names
-// (DGATD_INSTANCES_ON_SERIAL or DGATD_INSTANCES_ON_DEVICE, dgatd/instances.hpp). A header that
-// declares a new list adds it here, so both instance files define it.
+// (DGATD_INSTANCES_ON_SERIAL or DGATD_INSTANCES_ON_DEVICE, dgatd/instances.hpp) and, for the lists
+// with a tet layout, the spaces and layouts LAYOUTS names (DGATD_LAYOUTS_ON_SERIAL or
+// DGATD_LAYOUTS_ON_DEVICE). A header that declares a new list adds it here, so both instance files
+// define it.
 
 #include "dgatd/instances.hpp"
 #include "dgatd/kernels/ampere.hpp"
@@ -19,15 +21,15 @@
 #include "dgatd/solver/prescribed_field.hpp"
 #include "dgatd/solver/probes.hpp"
 
-#define DGATD_DEFINE_SOLVER_INSTANCES(ON)                                                                              \
+#define DGATD_DEFINE_SOLVER_INSTANCES(ON, LAYOUTS)                                                                     \
   namespace dgatd::kernels {                                                                                           \
   ON(DGATD_ASSEMBLED_LEAPFROG_INSTANCES, )                                                                             \
-  ON(DGATD_FARADAY_UPDATE_INSTANCES, )                                                                                 \
-  ON(DGATD_AMPERE_UPDATE_INSTANCES, )                                                                                  \
+  LAYOUTS(DGATD_FARADAY_UPDATE_INSTANCES, )                                                                            \
+  LAYOUTS(DGATD_AMPERE_UPDATE_INSTANCES, )                                                                             \
   }                                                                                                                    \
   namespace dgatd::solver {                                                                                            \
-  ON(DGATD_LOSSES_INSTANCES, )                                                                                         \
-  ON(DGATD_MAGNETIC_STRETCH_INSTANCES, )                                                                               \
+  LAYOUTS(DGATD_LOSSES_INSTANCES, )                                                                                    \
+  LAYOUTS(DGATD_MAGNETIC_STRETCH_INSTANCES, )                                                                          \
   ON(DGATD_CURRENT_SOURCE_INSTANCES, )                                                                                 \
   ON(DGATD_PRESCRIBED_FIELD_INSTANCES, )                                                                               \
   ON(DGATD_MATCHED_PORT_INSTANCES, )                                                                                   \
@@ -35,6 +37,6 @@
   ON(DGATD_PLANE_WAVE_INSTANCES, )                                                                                     \
   ON(DGATD_FAR_FIELD_INSTANCES, )                                                                                      \
   ON(DGATD_PROBE_RECORDER_INSTANCES, )                                                                                 \
-  ON(DGATD_LEAPFROG_INSTANCES, )                                                                                       \
+  LAYOUTS(DGATD_LEAPFROG_INSTANCES, )                                                                                  \
   ON(DGATD_FORMULATION_INSTANCES, )                                                                                    \
   }

@@ -560,16 +560,14 @@ void ampere_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace, 
   });
 }
 
-// The library compiles the update on its instance spaces for both tet layouts and double and float
+// The library compiles the update on its instance spaces and layouts for double and float
 // fields (dgatd/instances.hpp), so the benchmarks and tests that call it link those.
-#define DGATD_AMPERE_UPDATE_INSTANCES(PREFIX, SPACE)                                                                   \
-  DGATD_AMPERE_UPDATE_FIELD_INSTANCES(PREFIX, SPACE, Real)                                                             \
-  DGATD_AMPERE_UPDATE_FIELD_INSTANCES(PREFIX, SPACE, float)
-#define DGATD_AMPERE_UPDATE_FIELD_INSTANCES(PREFIX, SPACE, FIELD)                                                      \
-  PREFIX template void ampere_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutLeft> const&,                  \
-                                     Fields<SPACE, Kokkos::LayoutLeft, FIELD> const&, FIELD, int);                     \
-  PREFIX template void ampere_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutRight> const&,                 \
-                                     Fields<SPACE, Kokkos::LayoutRight, FIELD> const&, FIELD, int);
-DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_AMPERE_UPDATE_INSTANCES, extern)
+#define DGATD_AMPERE_UPDATE_INSTANCES(PREFIX, SPACE, LAYOUT)                                                           \
+  DGATD_AMPERE_UPDATE_FIELD_INSTANCES(PREFIX, SPACE, LAYOUT, Real)                                                     \
+  DGATD_AMPERE_UPDATE_FIELD_INSTANCES(PREFIX, SPACE, LAYOUT, float)
+#define DGATD_AMPERE_UPDATE_FIELD_INSTANCES(PREFIX, SPACE, LAYOUT, FIELD)                                              \
+  PREFIX template void ampere_update(SPACE const&, DeviceOperators<SPACE, LAYOUT> const&,                              \
+                                     Fields<SPACE, LAYOUT, FIELD> const&, FIELD, int);
+DGATD_FOR_EACH_INSTANCE_LAYOUT(DGATD_AMPERE_UPDATE_INSTANCES, extern)
 
 } // namespace dgatd::kernels

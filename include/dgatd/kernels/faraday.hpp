@@ -394,22 +394,17 @@ void faraday_update(ExecutionSpace const& space, DeviceOperators<ExecutionSpace,
   });
 }
 
-// The library compiles the update on its instance spaces for both tet layouts and double and float
+// The library compiles the update on its instance spaces and layouts for double and float
 // fields (dgatd/instances.hpp), so the benchmarks and tests that call it link those.
-#define DGATD_FARADAY_UPDATE_INSTANCES(PREFIX, SPACE)                                                                  \
-  DGATD_FARADAY_UPDATE_FIELD_INSTANCES(PREFIX, SPACE, Real)                                                            \
-  DGATD_FARADAY_UPDATE_FIELD_INSTANCES(PREFIX, SPACE, float)
-#define DGATD_FARADAY_UPDATE_FIELD_INSTANCES(PREFIX, SPACE, FIELD)                                                     \
-  PREFIX template void faraday_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutLeft> const&,                 \
-                                      Fields<SPACE, Kokkos::LayoutLeft, FIELD> const&, FIELD);                         \
-  PREFIX template void faraday_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutRight> const&,                \
-                                      Fields<SPACE, Kokkos::LayoutRight, FIELD> const&, FIELD);                        \
-  PREFIX template void faraday_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutLeft> const&,                 \
-                                      Fields<SPACE, Kokkos::LayoutLeft, FIELD> const&, FIELD,                          \
-                                      Kokkos::View<Index const*, SPACE::memory_space> const&);                         \
-  PREFIX template void faraday_update(SPACE const&, DeviceOperators<SPACE, Kokkos::LayoutRight> const&,                \
-                                      Fields<SPACE, Kokkos::LayoutRight, FIELD> const&, FIELD,                         \
+#define DGATD_FARADAY_UPDATE_INSTANCES(PREFIX, SPACE, LAYOUT)                                                          \
+  DGATD_FARADAY_UPDATE_FIELD_INSTANCES(PREFIX, SPACE, LAYOUT, Real)                                                    \
+  DGATD_FARADAY_UPDATE_FIELD_INSTANCES(PREFIX, SPACE, LAYOUT, float)
+#define DGATD_FARADAY_UPDATE_FIELD_INSTANCES(PREFIX, SPACE, LAYOUT, FIELD)                                             \
+  PREFIX template void faraday_update(SPACE const&, DeviceOperators<SPACE, LAYOUT> const&,                             \
+                                      Fields<SPACE, LAYOUT, FIELD> const&, FIELD);                                     \
+  PREFIX template void faraday_update(SPACE const&, DeviceOperators<SPACE, LAYOUT> const&,                             \
+                                      Fields<SPACE, LAYOUT, FIELD> const&, FIELD,                                      \
                                       Kokkos::View<Index const*, SPACE::memory_space> const&);
-DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_FARADAY_UPDATE_INSTANCES, extern)
+DGATD_FOR_EACH_INSTANCE_LAYOUT(DGATD_FARADAY_UPDATE_INSTANCES, extern)
 
 } // namespace dgatd::kernels

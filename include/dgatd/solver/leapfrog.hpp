@@ -289,11 +289,9 @@ double FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::advance(bool 
   return energy;
 }
 
-#define DGATD_LEAPFROG_INSTANCES(PREFIX, SPACE)                                                                        \
-  PREFIX template class FractionedLeapfrog<SPACE, Kokkos::LayoutLeft>;                                                 \
-  PREFIX template class FractionedLeapfrog<SPACE, Kokkos::LayoutRight>;                                                \
-  PREFIX template class FractionedLeapfrog<SPACE, Kokkos::LayoutLeft, float>;                                          \
-  PREFIX template class FractionedLeapfrog<SPACE, Kokkos::LayoutRight, float>;
-DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_LEAPFROG_INSTANCES, extern)
+#define DGATD_LEAPFROG_INSTANCES(PREFIX, SPACE, LAYOUT)                                                                \
+  PREFIX template class FractionedLeapfrog<SPACE, LAYOUT>;                                                             \
+  PREFIX template class FractionedLeapfrog<SPACE, LAYOUT, float>;
+DGATD_FOR_EACH_INSTANCE_LAYOUT(DGATD_LEAPFROG_INSTANCES, extern)
 
 } // namespace dgatd::solver

@@ -372,9 +372,7 @@ private:
   Modal<3> three_modes_;
 };
 
-#define DGATD_LOSSES_INSTANCES(PREFIX, SPACE)                                                                          \
-  PREFIX template class Losses<SPACE, Kokkos::LayoutLeft>;                                                             \
-  PREFIX template class Losses<SPACE, Kokkos::LayoutRight>;
-DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_LOSSES_INSTANCES, extern)
+#define DGATD_LOSSES_INSTANCES(PREFIX, SPACE, LAYOUT) PREFIX template class Losses<SPACE, LAYOUT>;
+DGATD_FOR_EACH_INSTANCE_LAYOUT(DGATD_LOSSES_INSTANCES, extern)
 
 } // namespace dgatd::solver

@@ -267,9 +267,7 @@ private:
   Modal<3> three_modes_;
 };
 
-#define DGATD_MAGNETIC_STRETCH_INSTANCES(PREFIX, SPACE)                                                                \
-  PREFIX template class MagneticStretch<SPACE, Kokkos::LayoutLeft>;                                                    \
-  PREFIX template class MagneticStretch<SPACE, Kokkos::LayoutRight>;
-DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_MAGNETIC_STRETCH_INSTANCES, extern)
+#define DGATD_MAGNETIC_STRETCH_INSTANCES(PREFIX, SPACE, LAYOUT) PREFIX template class MagneticStretch<SPACE, LAYOUT>;
+DGATD_FOR_EACH_INSTANCE_LAYOUT(DGATD_MAGNETIC_STRETCH_INSTANCES, extern)
 
 } // namespace dgatd::solver
