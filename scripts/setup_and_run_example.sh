@@ -3,7 +3,7 @@
 # build dgatd, print its version banner and run the default example, the cylindrical resonator of
 # the fractioned-DGATD paper, then print and plot the spectrum of its probe.
 # Results go to out/ in the checkout: cylinder_resonator.h5 (+ .xdmf for ParaView) and the
-# spectrum CSV and PNG.
+# spectrum CSV and SVG.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,5 +18,5 @@ echo "[build] done in $((SECONDS - started)) s"
 mkdir -p out
 OMP_PROC_BIND=spread OMP_PLACES=threads ./build/openmp/dgatd run inputs/cylinder_resonator.toml -o out/cylinder_resonator.h5
 ./build/openmp/dgatd spectrum out/cylinder_resonator.h5 --probe off_axis --component z --fmin 80e6 --fmax 330e6 \
-  --png out/cylinder_resonator_spectrum.png
+  --svg out/cylinder_resonator_spectrum.svg
 echo "Expected (analytic): TM010 114.74, TM110 182.82, TM210 245.04, TM020 263.38, TM310 304.42 MHz"

@@ -4,7 +4,8 @@
 # for CUDA, the GPU code compiled in.
 #
 #   scripts/setup_dependencies.sh            Debian packages + Kokkos/Kokkos Kernels (OpenMP, Serial)
-#   scripts/setup_dependencies.sh --tests    also what the test suite needs (GoogleTest, h5py)
+#   scripts/setup_dependencies.sh --tests    also what the test suite needs (GoogleTest, Python with
+#                                            numpy, h5py and matplotlib)
 #   scripts/setup_dependencies.sh --cuda     also the tests' packages, CUDA 11.8 (Debian non-free) + g++-11 + Kokkos CUDA
 #                                            (machine code for sm_80 and sm_90, PTX compute_90;
 #                                            OpenMP host space, Serial)
@@ -77,12 +78,17 @@ LIST
   fi
   as_root env DEBIAN_FRONTEND=noninteractive apt-get "${opts[@]}" "$@"
 }
+# The private package lists, fetched once (private_apt fetches them on first use too).
+private_apt_lists() {
+  if [ -z "$(ls "$APT_DIR/lists" 2>/dev/null | grep -v partial || true)" ]; then private_apt update -q >/dev/null; fi
+}
 
-# What building dgatd and running it need (README command 1); the tests add theirs (--tests).
+# What building dgatd and running it need (README command 1: its spectrum plot is dgatd's own SVG);
+# the tests add theirs (--tests), and Python with matplotlib for the PNG plots of spectrum, sparams
+# and farfield.
 DEB_PACKAGES=(build-essential cmake ninja-build pkg-config dpkg-dev libgmsh-dev gmsh libhdf5-dev
-  libfftw3-dev libcli11-dev libtoml11-dev libfmt-dev libmetis-dev libopenmpi-dev openmpi-bin
-  python3 python3-numpy python3-matplotlib)
-TEST_PACKAGES=(libgtest-dev python3-h5py)
+  libfftw3-dev libcli11-dev libtoml11-dev libfmt-dev libmetis-dev libopenmpi-dev openmpi-bin)
+TEST_PACKAGES=(libgtest-dev python3 python3-numpy python3-h5py python3-matplotlib)
 CUDA_PACKAGES=(nvidia-cuda-toolkit g++-11)
 
 missing_packages() {
@@ -105,7 +111,11 @@ install_packages() {
 
 fetch_kokkos_sources() {
   local src="$CACHE_ROOT/src/kokkos-$KOKKOS_VERSION"
-  if [ -f "$src/.complete" ]; then echo "$src"; return; fi
+  # The download may already run in the background (below) or in another checkout: one at a time.
+  local fetch_lock
+  exec {fetch_lock}>"$CACHE_ROOT/.fetch.lock"
+  flock "$fetch_lock"
+  if [ -f "$src/.complete" ]; then echo "$src"; exec {fetch_lock}>&-; return; fi
   log "fetching Debian's trilinos source package for Kokkos $KOKKOS_VERSION" >&2
   local dl="$CACHE_ROOT/src/download"
   rm -rf "$dl" "$src"
@@ -120,6 +130,7 @@ fetch_kokkos_sources() {
     { echo "setup: trilinos source does not carry Kokkos $KOKKOS_VERSION" >&2; exit 1; }
   rm -rf "$dl"
   touch "$src/.complete"
+  exec {fetch_lock}>&-
   echo "$src"
 }
 
@@ -208,7 +219,15 @@ WRAP
 
 mkdir -p "$CACHE_ROOT"
 if [ "$WITH_TESTS" -eq 1 ]; then DEB_PACKAGES+=("${TEST_PACKAGES[@]}"); fi
+# On a new machine the Kokkos sources (a 166 MB download) come in while the packages install.
+prefetch=""
+if [ ! -f "$(prefix_for openmp)/.complete" ] && [ ! -f "$CACHE_ROOT/src/kokkos-$KOKKOS_VERSION/.complete" ]; then
+  private_apt_lists
+  fetch_kokkos_sources >/dev/null &
+  prefetch=$!
+fi
 install_packages "${DEB_PACKAGES[@]}"
+if [ -n "$prefetch" ]; then wait "$prefetch"; fi
 build_kokkos openmp
 if [ "$WITH_CUDA" -eq 1 ]; then
   install_packages "${CUDA_PACKAGES[@]}"

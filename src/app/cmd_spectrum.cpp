@@ -6,6 +6,7 @@
 #include "dgatd/io/analysis/spectrum.hpp"
 #include "dgatd/io/analysis/spectrum_csv.hpp"
 #include "dgatd/io/analysis/spectrum_plot.hpp"
+#include "dgatd/io/analysis/spectrum_svg.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -29,6 +30,7 @@ struct SpectrumOptions {
   double fmax = std::numeric_limits<double>::infinity();
   std::string csv;
   std::string png;
+  std::string svg;
   std::size_t peaks = 10;
   double threshold = io::PeakOptions{}.threshold;
   std::size_t padding = io::SpectrumOptions{}.padding;
@@ -90,9 +92,14 @@ int run_spectrum(SpectrumOptions const& options)
       !options.csv.empty() ? options.csv : io::spectrum_csv_path(options.file, options.probe, label);
   io::write_spectrum_csv(csv, spectrum);
   std::cout << "wrote " << csv << '\n';
+  std::string const title = options.probe + ": " + options.field + "_" + options.component;
+  if (!options.svg.empty()) {
+    Unit const axis = unit_for(spectrum.frequency.back());
+    io::write_spectrum_svg(options.svg, spectrum, peaks, title, axis.name, axis.hertz);
+    std::cout << "wrote " << options.svg << '\n';
+  }
   if (options.png.empty()) return 0;
-  auto const plot =
-      io::plot_spectrum(csv, options.png, options.probe + ": " + options.field + "_" + options.component, peaks);
+  auto const plot = io::plot_spectrum(csv, options.png, title, peaks);
   std::cout << io::plot_report(plot, options.png) << '\n';
   return 0;
 }
@@ -119,6 +126,7 @@ void add_spectrum_command(CLI::App& app, Action* action)
       ->check(CLI::PositiveNumber);
   command->add_option("--csv", options->csv,
                       "CSV of the spectrum (default: <stem>_<probe>_<field><component>_spectrum.csv beside the file)");
+  command->add_option("--svg", options->svg, "Plot of the spectrum with the peaks marked, drawn by dgatd itself (SVG)");
   command->add_option("--png", options->png, "Plot of the spectrum with the peaks marked (needs python3 + matplotlib)");
   command->add_option("--peaks", options->peaks, "Report at most this many of the largest peaks (0: all)")
       ->capture_default_str();

@@ -6,16 +6,19 @@
 #include "dgatd/io/analysis/results.hpp"
 #include "dgatd/io/analysis/spectrum_csv.hpp"
 #include "dgatd/io/analysis/spectrum_plot.hpp"
+#include "dgatd/io/analysis/spectrum_svg.hpp"
 #include "dgatd/io/output/hdf5_writer.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -113,6 +116,98 @@ TEST_F(SpectrumFiles, CsvThatCannotBeWrittenNamesTheFile)
   std::string const path = file("missing/s.csv");
   std::string const message = error_of([&] { dgatd::io::write_spectrum_csv(path, {}); });
   EXPECT_NE(message.find(path + ": cannot write the CSV file"), std::string::npos) << message;
+}
+
+// The numbers of attribute name="..." in each element of kind `element`, in document order.
+std::vector<double> attribute_values(std::string const& svg, std::string const& element, std::string const& name)
+{
+  std::vector<double> values;
+  for (std::size_t at = svg.find("<" + element + " "); at != std::string::npos;
+       at = svg.find("<" + element + " ", at + 1)) {
+    std::size_t const end = svg.find('>', at);
+    std::size_t const key = svg.find(" " + name + "=\"", at);
+    if (key < end) values.push_back(std::stod(svg.substr(key + name.size() + 3)));
+  }
+  return values;
+}
+
+TEST_F(SpectrumFiles, SvgPlotsEveryBinInsideTheAxesAndMarksThePeaks)
+{
+  // Two resonances of a 1 kHz-resolution record between 100 and 300 MHz, and a floor far below them.
+  dgatd::io::Spectrum spectrum;
+  for (int i = 0; i <= 2000; ++i) {
+    double const f = 100e6 + 1e5 * i;
+    spectrum.frequency.push_back(f);
+    spectrum.magnitude.push_back(1e-12 + std::exp(-std::pow((f - 114.74e6) / 2e5, 2)) +
+                                 0.05 * std::exp(-std::pow((f - 263.38e6) / 2e5, 2)));
+  }
+  std::vector<dgatd::io::Peak> const peaks{{114.74e6, 1.0, 1.0}, {263.38e6, 0.05, 0.05}};
+  std::string const path = file("s.svg");
+  dgatd::io::write_spectrum_svg(path, spectrum, peaks, "probe <p> & E_z", "MHz", 1e6);
+  std::ifstream in(path);
+  std::string const svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(svg.rfind("<svg ", 0), 0u);
+  EXPECT_EQ(svg.substr(svg.size() - 7), "</svg>\n");
+  EXPECT_FALSE(fs::exists(path + ".partial"));
+  EXPECT_NE(svg.find("probe &lt;p&gt; &amp; E_z"), std::string::npos) << "the title, escaped";
+  EXPECT_NE(svg.find("frequency (MHz)"), std::string::npos);
+
+  // The plot box, then every point of the curve inside it, one per bin, frequency increasing.
+  double const x0 = attribute_values(svg, "rect", "x").at(0);
+  double const y0 = attribute_values(svg, "rect", "y").at(0);
+  double const x1 = x0 + attribute_values(svg, "rect", "width").at(1);
+  double const y1 = y0 + attribute_values(svg, "rect", "height").at(1);
+  std::size_t const points = svg.find("points=\"");
+  ASSERT_NE(points, std::string::npos);
+  std::istringstream curve(svg.substr(points + 8, svg.find('"', points + 8) - points - 8));
+  std::vector<double> xs, ys;
+  double x = 0, y = 0;
+  char comma = 0;
+  while (curve >> x >> comma >> y) {
+    xs.push_back(x);
+    ys.push_back(y);
+  }
+  ASSERT_EQ(xs.size(), spectrum.frequency.size());
+  EXPECT_NEAR(xs.front(), x0, 1e-3);
+  EXPECT_NEAR(xs.back(), x1, 1e-3);
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    EXPECT_GE(ys[i], y0) << "bin " << i;
+    EXPECT_LE(ys[i], y1) << "bin " << i;
+    if (i) {
+      EXPECT_GT(xs[i], xs[i - 1]) << "bin " << i;
+    }
+  }
+  // Seven decades: the floor at 1e-12 sits on the bottom edge, the first peak highest on the curve.
+  EXPECT_NEAR(ys[1000], y1, 1e-3);
+  std::size_t const highest = std::min_element(ys.begin(), ys.end()) - ys.begin();
+  EXPECT_NEAR(spectrum.frequency[highest], 114.74e6, 1e5);
+
+  // One marker line per peak at its frequency, labelled with four significant digits.
+  std::vector<double> marker_x;
+  for (double const value : attribute_values(svg, "line", "x1"))
+    for (auto const& peak : peaks)
+      if (std::abs(value - (x0 + (x1 - x0) * (peak.frequency - 100e6) / 200e6)) < 1e-3) marker_x.push_back(value);
+  EXPECT_EQ(marker_x.size(), peaks.size());
+  EXPECT_NE(svg.find(">114.7</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">263.4</text>"), std::string::npos);
+}
+
+TEST_F(SpectrumFiles, SvgThatCannotBeWrittenNamesTheFileAndLeavesNothing)
+{
+  dgatd::io::Spectrum spectrum;
+  spectrum.frequency = {1.0, 2.0};
+  spectrum.magnitude = {1.0, 0.5};
+  std::string const path = file("missing/s.svg");
+  std::string const message = error_of([&] { dgatd::io::write_spectrum_svg(path, spectrum, {}, "t", "Hz", 1.0); });
+  EXPECT_NE(message.find(path + ": cannot write the plot"), std::string::npos) << message;
+  EXPECT_FALSE(fs::exists(path + ".partial"));
+  std::string const one_bin = error_of([&] {
+    spectrum.frequency.resize(1);
+    spectrum.magnitude.resize(1);
+    dgatd::io::write_spectrum_svg(file("s.svg"), spectrum, {}, "t", "Hz", 1.0);
+  });
+  EXPECT_NE(one_bin.find("fewer than two bins"), std::string::npos) << one_bin;
+  EXPECT_FALSE(fs::exists(file("s.svg")));
 }
 
 TEST_F(SpectrumFiles, DefaultCsvPathIsBesideTheOutput)
