@@ -3,10 +3,12 @@
 // the Lanczos bound of the whole operator), it scales as sqrt(eps) does, and the levels
 // keep every tet within its own step and one level of its neighbours.
 #include "dgatd/dga/local_steps.hpp"
+#include "dgatd/error.hpp"
 #include "dgatd/io/input/config.hpp"
 #include "dgatd/mesh/gmsh_io.hpp"
 #include "dgatd/simulation/problem.hpp"
 #include "dgatd/simulation/simulation.hpp"
+#include "dgatd/solver/local_step_plan.hpp"
 
 #include "run_helpers.hpp"
 #include "scratch_directory.hpp"
@@ -160,6 +162,73 @@ TEST(LocalSteps, InfoPrintsTheLevelsOfTheMesh)
   auto const s = steps_of(box);
   auto const levels = dgatd::dga::step_levels(s.problem.topology, s.tet_dt, 1.0, 8);
   EXPECT_NEAR(ratio, levels.work_ratio, 0.005) << info.out;
+}
+
+// The plan a local time stepping runs over (solver/local_step_plan.hpp): a block steps at the finest
+// level of its tets, a tet at the finest of its blocks and no coarser than it wished, the lists of
+// level k hold what is of level k or finer, and a level's tets read only unknowns it copies.
+TEST(LocalStepPlan, BlocksAndTetsTakeTheFinestLevelTheyTouch)
+{
+  dgatd::mesh::StructuredBox box;
+  box.cells[0] = 5;
+  box.cells[1] = 4;
+  box.cells[2] = 3;
+  box.jitter = 0.2;
+  auto const problem = dgatd::simulation::pec_box(box, 1.0, 1.0);
+  auto const& ops = problem.operators;
+  auto const num_tets = static_cast<dgatd::Index>(ops.tet_dofs.size());
+  // Wished levels in bands along the tets' numbering: 0 .. 3.
+  std::vector<int> wished(num_tets);
+  for (dgatd::Index t = 0; t < num_tets; ++t) wished[t] = static_cast<int>((4 * t) / num_tets);
+  auto const plan = dgatd::solver::local_step_plan(ops, wished);
+  ASSERT_EQ(plan.levels.size(), 4u);
+  auto const& layout = ops.layout;
+  std::vector<int> row_level(layout.num_free);
+  for (dgatd::Index b = 0; b < layout.num_blocks(); ++b)
+    for (dgatd::Index r = layout.block_offset[b]; r < layout.block_offset[b + 1]; ++r)
+      row_level[r] = plan.block_level[b];
+  std::vector<int> block_finest_tet(layout.num_blocks(), 0);
+  double updates = 0;
+  for (dgatd::Index t = 0; t < num_tets; ++t) {
+    int finest_block = 0;
+    for (auto const dof : ops.tet_dofs[t])
+      if (dof < layout.num_free) {
+        finest_block = std::max(finest_block, row_level[dof]);
+        auto const b = layout.block_of(dof);
+        block_finest_tet[b] = std::max(block_finest_tet[b], wished[t]);
+      }
+    EXPECT_EQ(plan.tet_level[t], std::max(wished[t], finest_block)) << "tet " << t;
+    updates += static_cast<double>(1 << plan.tet_level[t]);
+  }
+  EXPECT_EQ(plan.block_level, block_finest_tet);
+  EXPECT_DOUBLE_EQ(plan.tet_updates_per_step, updates / num_tets);
+  for (std::size_t k = 0; k < plan.levels.size(); ++k) {
+    auto const& level = plan.levels[k];
+    for (dgatd::Index t = 0; t < num_tets; ++t) {
+      bool const listed = std::binary_search(level.tets.begin(), level.tets.end(), t);
+      EXPECT_EQ(listed, plan.tet_level[t] >= static_cast<int>(k)) << "level " << k << ", tet " << t;
+      EXPECT_EQ(std::binary_search(level.own_tets.begin(), level.own_tets.end(), t),
+                plan.tet_level[t] == static_cast<int>(k));
+      if (!listed) continue;
+      for (auto const dof : ops.tet_dofs[t]) {
+        EXPECT_TRUE(std::binary_search(level.read_unknowns.begin(), level.read_unknowns.end(), dof));
+      }
+    }
+    for (dgatd::Index b = 0; b < layout.num_blocks(); ++b) {
+      EXPECT_EQ(std::binary_search(level.blocks.begin(), level.blocks.end(), b),
+                plan.block_level[b] >= static_cast<int>(k));
+      if (plan.block_level[b] < static_cast<int>(k)) continue;
+      for (dgatd::Index r = layout.block_offset[b]; r < layout.block_offset[b + 1]; ++r) {
+        EXPECT_TRUE(std::binary_search(level.curled_edges.begin(), level.curled_edges.end(), ops.row_curl[r]));
+      }
+    }
+  }
+  // A level's dual curls read only the edge pieces of its own tets (level k or finer).
+  for (std::size_t k = 0; k < plan.levels.size(); ++k)
+    for (auto const edge : plan.levels[k].curled_edges)
+      for (auto i = ops.edge_curl_offsets[edge]; i < ops.edge_curl_offsets[edge + 1]; ++i)
+        EXPECT_GE(plan.tet_level[dgatd::dga::decode_curl_piece(ops.edge_curl_entries[i]).tet], static_cast<int>(k));
+  EXPECT_THROW(dgatd::solver::local_step_plan(ops, std::vector<int>(3, 0)), dgatd::Error) << "levels of 3 tets";
 }
 
 } // namespace

@@ -1,0 +1,74 @@
+#include "dgatd/solver/local_step_plan.hpp"
+
+#include "dgatd/error.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace dgatd::solver {
+
+LocalStepPlan local_step_plan(dga::HostOperators const& ops, std::vector<int> const& tet_level_wished)
+{
+  auto const num_tets = static_cast<Index>(ops.tet_dofs.size());
+  if (static_cast<Index>(tet_level_wished.size()) != num_tets)
+    throw Error("local time stepping",
+                "the levels given are for " + std::to_string(tet_level_wished.size()) + " tets, the operators hold " +
+                    std::to_string(num_tets),
+                "give one level per tet");
+  auto const& layout = ops.layout;
+  Index const num_blocks = layout.num_blocks();
+  Index const num_free = layout.num_free;
+  // The block of each free unknown, to find a tet's blocks from its unknowns.
+  std::vector<Index> block_of_row(num_free);
+  for (Index b = 0; b < num_blocks; ++b)
+    for (Index r = layout.block_offset[b]; r < layout.block_offset[b + 1]; ++r) block_of_row[r] = b;
+
+  LocalStepPlan plan;
+  plan.block_level.assign(num_blocks, 0);
+  for (Index t = 0; t < num_tets; ++t) {
+    if (tet_level_wished[t] < 0)
+      throw Error("local time stepping",
+                  "tet " + std::to_string(t) + " wishes level " + std::to_string(tet_level_wished[t]),
+                  "levels count from 0, the coarsest");
+    for (Index const dof : ops.tet_dofs[t])
+      if (dof < num_free)
+        plan.block_level[block_of_row[dof]] = std::max(plan.block_level[block_of_row[dof]], tet_level_wished[t]);
+  }
+  plan.tet_level.assign(num_tets, 0);
+  int finest = 0;
+  for (Index t = 0; t < num_tets; ++t) {
+    int level = tet_level_wished[t];
+    for (Index const dof : ops.tet_dofs[t])
+      if (dof < num_free) level = std::max(level, plan.block_level[block_of_row[dof]]);
+    plan.tet_level[t] = level;
+    finest = std::max(finest, level);
+  }
+
+  plan.levels.resize(finest + 1);
+  double updates = 0;
+  for (Index t = 0; t < num_tets; ++t) {
+    int const level = plan.tet_level[t];
+    plan.levels[level].own_tets.push_back(t);
+    for (int k = 0; k <= level; ++k) plan.levels[k].tets.push_back(t);
+    updates += static_cast<double>(std::int64_t{1} << level);
+  }
+  plan.tet_updates_per_step = num_tets > 0 ? updates / num_tets : 1;
+  for (Index b = 0; b < num_blocks; ++b)
+    for (int k = 0; k <= plan.block_level[b]; ++k) plan.levels[k].blocks.push_back(b);
+  for (auto& level : plan.levels) {
+    for (Index const b : level.blocks)
+      for (Index r = layout.block_offset[b]; r < layout.block_offset[b + 1]; ++r)
+        level.curled_edges.push_back(ops.row_curl[r]);
+    std::sort(level.curled_edges.begin(), level.curled_edges.end());
+    level.curled_edges.erase(std::unique(level.curled_edges.begin(), level.curled_edges.end()),
+                             level.curled_edges.end());
+    for (Index const t : level.tets)
+      level.read_unknowns.insert(level.read_unknowns.end(), ops.tet_dofs[t].begin(), ops.tet_dofs[t].end());
+    std::sort(level.read_unknowns.begin(), level.read_unknowns.end());
+    level.read_unknowns.erase(std::unique(level.read_unknowns.begin(), level.read_unknowns.end()),
+                              level.read_unknowns.end());
+  }
+  return plan;
+}
+
+} // namespace dgatd::solver
