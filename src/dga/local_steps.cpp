@@ -155,6 +155,20 @@ StepLevels step_levels(mesh::Topology const& topology, std::vector<double> const
     updates += std::ldexp(1.0, -level);
   }
   levels.work_ratio = static_cast<double>(tet_dt.size()) / updates;
+
+  auto const num_vertices = static_cast<Index>(topology.v2t_offsets.size()) - 1;
+  std::vector<int> vertex_level(static_cast<std::size_t>(num_vertices), max_levels);
+  for (Index v = 0; v < num_vertices; ++v)
+    for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1]; ++i)
+      vertex_level[v] = std::min(vertex_level[v], levels.tet_level[topology.v2t[i]]);
+  double block_updates = 0;
+  for (Index t = 0; t < topology.num_tets(); ++t) {
+    int level = levels.tet_level[t];
+    for (Index const e : topology.tet_edges[t])
+      for (Index const v : topology.edge_vertices[e]) level = std::min(level, vertex_level[v]);
+    block_updates += std::ldexp(1.0, -level);
+  }
+  levels.whole_block_work_ratio = static_cast<double>(tet_dt.size()) / block_updates;
   return levels;
 }
 

@@ -121,8 +121,23 @@ TEST(LocalSteps, LevelsKeepEachTetWithinItsStepAndOneLevelOfItsNeighbours)
     for (auto n : levels.tets) counted += n;
     EXPECT_EQ(counted, static_cast<std::int64_t>(s.tet_dt.size()));
     EXPECT_NEAR(levels.work_ratio, s.tet_dt.size() / updates, 1e-12 * levels.work_ratio);
+    // With whole blocks: a vertex at the finest level of its tets, a tet at the finest of its vertices
+    // (from the mesh's own vertex lists here).
+    std::vector<int> vertex_level(s.problem.mesh.points.size(), max_levels);
+    for (std::size_t t = 0; t < s.tet_dt.size(); ++t)
+      for (auto v : s.problem.mesh.tets[t]) vertex_level[v] = std::min(vertex_level[v], levels.tet_level[t]);
+    double block_updates = 0;
+    for (auto const& tet : s.problem.mesh.tets) {
+      int level = max_levels;
+      for (auto v : tet) level = std::min(level, vertex_level[v]);
+      block_updates += std::ldexp(1.0, -level);
+    }
+    EXPECT_NEAR(levels.whole_block_work_ratio, s.tet_dt.size() / block_updates, 1e-12 * levels.work_ratio);
+    EXPECT_LE(levels.whole_block_work_ratio, levels.work_ratio);
+    EXPECT_GE(levels.whole_block_work_ratio, 1.0);
     if (max_levels == 1) {
       EXPECT_EQ(levels.work_ratio, 1.0);
+      EXPECT_EQ(levels.whole_block_work_ratio, 1.0);
     }
     // The vacuum takes about four times the volume's step: with three levels or more, most tets
     // step at least twice as far.

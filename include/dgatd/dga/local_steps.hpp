@@ -39,6 +39,10 @@ struct StepLevels {
   // The tets' updates per unit of simulated time with one global dt0 over those with the levels:
   // the work a local time stepping saves on the tets (the blocks and terms aside).
   double work_ratio = 1;
+  // The same where, as the scheme steps them (solver/local_step_plan.hpp), the unknowns around a
+  // vertex take the finest level of the tets around it and a tet the finest of its four vertices: a
+  // fine tet makes the stars of its vertices fine, so scattered fine tets cost more than their own.
+  double whole_block_work_ratio = 1;
 };
 StepLevels step_levels(mesh::Topology const& topology, std::vector<double> const& tet_dt, double safety,
                        int max_levels);
