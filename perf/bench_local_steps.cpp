@@ -28,19 +28,6 @@ namespace {
 
 using Space = Kokkos::DefaultExecutionSpace;
 
-dgatd::mesh::Mesh graded_box(int cells, double ratio)
-{
-  dgatd::mesh::StructuredBox box;
-  for (int a = 0; a < 3; ++a) box.cells[a] = cells;
-  auto mesh = dgatd::mesh::structured_box(box);
-  double const growth = std::pow(ratio, 1.0 / (cells - 1));
-  std::vector<double> line(cells + 1, 0.0);
-  for (int i = 0; i < cells; ++i) line[i + 1] = line[i] + std::pow(growth, i);
-  for (auto& p : mesh.points)
-    for (int a = 0; a < 3; ++a) p[a] = line[static_cast<int>(std::lround(p[a] * cells))] / line[cells];
-  return mesh;
-}
-
 template <class Stepper>
 double seconds_of(Stepper& stepper, std::int64_t count)
 {
@@ -81,7 +68,7 @@ int run(int argc, char* argv[])
     return 2;
   }
   if (smoke) rounds = 1;
-  auto mesh = mesh_file.empty() ? graded_box(smoke ? 5 : 20, 8.0) : dgatd::mesh::read_mesh(mesh_file);
+  auto mesh = mesh_file.empty() ? dgatd::mesh::graded_box(smoke ? 5 : 20, 8.0) : dgatd::mesh::read_mesh(mesh_file);
   std::size_t const num_tets = mesh.tets.size();
   auto const problem = dgatd::simulation::make_problem(
       std::move(mesh),

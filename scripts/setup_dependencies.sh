@@ -73,12 +73,10 @@ LIST
     -o "DPkg::Lock::Timeout=1200")
   # The private directories belong to root, so apt's unprivileged download user cannot write them.
   [ "$(id -u)" -eq 0 ] && opts+=(-o "APT::Sandbox::User=root")
-  if [ -z "$(ls "$APT_DIR/lists" 2>/dev/null | grep -v partial || true)" ] && [ "$1" != update ]; then
-    as_root apt-get "${opts[@]}" -q update >/dev/null
-  fi
+  [ "$1" = update ] || private_apt_lists
   as_root env DEBIAN_FRONTEND=noninteractive apt-get "${opts[@]}" "$@"
 }
-# The private package lists, fetched once (private_apt fetches them on first use too).
+# The private package lists, fetched once (private_apt fetches them on first use).
 private_apt_lists() {
   if [ -z "$(ls "$APT_DIR/lists" 2>/dev/null | grep -v partial || true)" ]; then private_apt update -q >/dev/null; fi
 }

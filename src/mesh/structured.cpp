@@ -3,8 +3,10 @@
 #include "dgatd/random.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace dgatd::mesh {
 namespace {
@@ -59,6 +61,19 @@ Mesh structured_box(StructuredBox const& box)
         }
   mesh.tet_region.assign(mesh.tets.size(), 1);
   mesh.groups.push_back({3, 1, "box"});
+  return mesh;
+}
+
+Mesh graded_box(int cells, double ratio)
+{
+  StructuredBox box;
+  for (int a = 0; a < 3; ++a) box.cells[a] = cells;
+  Mesh mesh = structured_box(box);
+  double const growth = std::pow(ratio, 1.0 / (cells - 1));
+  std::vector<double> line(cells + 1, 0.0);
+  for (int i = 0; i < cells; ++i) line[i + 1] = line[i] + std::pow(growth, i);
+  for (auto& p : mesh.points)
+    for (int a = 0; a < 3; ++a) p[a] = line[static_cast<int>(std::lround(p[a] * cells))] / line[cells];
   return mesh;
 }
 

@@ -18,4 +18,8 @@ struct StructuredBox {
 
 Mesh structured_box(StructuredBox const& box);
 
+// The unit cube of cells^3 cells whose grid lines are spaced geometrically along each axis, the last
+// cell `ratio` times the first: a mesh graded ratio:1 (the local time stepping's tests and benchmark).
+Mesh graded_box(int cells, double ratio);
+
 } // namespace dgatd::mesh

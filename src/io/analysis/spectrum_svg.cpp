@@ -1,6 +1,7 @@
 #include "dgatd/io/analysis/spectrum_svg.hpp"
 
 #include "dgatd/error.hpp"
+#include "io/xml_escape.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -23,30 +24,6 @@ constexpr double bottom = 390;
 // As scripts/plot_spectrum.py: a double-precision run's modes reach about seven decades below the
 // top, and the floor keeps the near-zero bin at f = 0 from squashing the plot.
 constexpr double decades = 7;
-
-std::string escaped(std::string const& text)
-{
-  std::string out;
-  for (char const c : text) {
-    switch (c) {
-    case '&':
-      out += "&amp;";
-      break;
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '"':
-      out += "&quot;";
-      break;
-    default:
-      out += c;
-    }
-  }
-  return out;
-}
 
 std::string number(double value, int significant)
 {
@@ -103,7 +80,7 @@ std::string spectrum_svg(Spectrum const& spectrum, std::vector<Peak> const& peak
   svg << R"(<svg xmlns="http://www.w3.org/2000/svg" width=")" << width << R"(" height=")" << height
       << R"(" viewBox="0 0 )" << width << ' ' << height << R"(" font-family="sans-serif" font-size="13">)" << '\n';
   svg << R"(<rect width="100%" height="100%" fill="white"/>)" << '\n';
-  svg << R"(<text x=")" << (left + right) / 2 << R"(" y="30" text-anchor="middle" font-size="15">)" << escaped(title)
+  svg << R"(<text x=")" << (left + right) / 2 << R"(" y="30" text-anchor="middle" font-size="15">)" << xml_escape(title)
       << "</text>\n";
 
   // Grid and tick labels: decades up the side, 1-2-5 steps along the bottom.
@@ -125,7 +102,7 @@ std::string spectrum_svg(Spectrum const& spectrum, std::vector<Peak> const& peak
     svg << R"(<text x=")" << axes.x(t) << R"(" y=")" << bottom + 20 << R"(" text-anchor="middle">)" << number(t, 6)
         << "</text>\n";
   svg << R"(<text x=")" << (left + right) / 2 << R"(" y=")" << bottom + 45 << R"(" text-anchor="middle">frequency ()"
-      << escaped(unit_name) << ")</text>\n";
+      << xml_escape(unit_name) << ")</text>\n";
   svg << R"(<text transform="translate(20 )" << (top + bottom) / 2
       << R"svg() rotate(-90)" text-anchor="middle">magnitude</text>)svg" << '\n';
   svg << R"(<rect x=")" << left << R"(" y=")" << top << R"(" width=")" << right - left << R"(" height=")"

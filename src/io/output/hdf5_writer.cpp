@@ -3,6 +3,7 @@
 #include "dgatd/error.hpp"
 #include "dgatd/version.hpp"
 #include "io/hdf5_handle.hpp"
+#include "io/xml_escape.hpp"
 
 #include <unistd.h>
 
@@ -24,30 +25,6 @@ using hdf5::rows_per_flush;
 using hdf5::Writer;
 
 void append_vec3(std::vector<double>& rows, Vec3 const& v) { rows.insert(rows.end(), v.begin(), v.end()); }
-
-std::string xml_escape(std::string const& text)
-{
-  std::string escaped;
-  for (char const c : text) {
-    switch (c) {
-    case '&':
-      escaped += "&amp;";
-      break;
-    case '<':
-      escaped += "&lt;";
-      break;
-    case '>':
-      escaped += "&gt;";
-      break;
-    case '"':
-      escaped += "&quot;";
-      break;
-    default:
-      escaped += c;
-    }
-  }
-  return escaped;
-}
 
 } // namespace
 

@@ -31,18 +31,10 @@ std::vector<double> host_values(View const& view)
   return std::vector<double>(host.data(), host.data() + host.span());
 }
 
-// The box's grid lines spaced geometrically along each axis, the last cell `ratio` times the first:
-// the cells of one corner are ratio^3 times smaller in volume than those of the opposite one.
+// The unit cube graded 8:1 along each axis (mesh::graded_box), vacuum in c = 1 units, PEC walls.
 dgatd::testing::Cavity graded_box(int cells, double ratio)
 {
-  dgatd::mesh::StructuredBox box;
-  for (int a = 0; a < 3; ++a) box.cells[a] = cells;
-  auto mesh = dgatd::mesh::structured_box(box);
-  double const growth = std::pow(ratio, 1.0 / (cells - 1));
-  std::vector<double> line(cells + 1, 0.0);
-  for (int i = 0; i < cells; ++i) line[i + 1] = line[i] + std::pow(growth, i);
-  for (auto& p : mesh.points)
-    for (int a = 0; a < 3; ++a) p[a] = line[static_cast<int>(std::lround(p[a] * cells))] / line[cells];
+  auto mesh = dgatd::mesh::graded_box(cells, ratio);
   std::size_t const num_tets = mesh.tets.size();
   return dgatd::simulation::make_problem(
       std::move(mesh),
