@@ -56,7 +56,7 @@ DefineConstant[ grade = lambda / 4 ];   // distance from the patch over which th
 W = c0 / (2 * fr) * Sqrt(2 / (eps_r + 1));
 eps_eff = (eps_r + 1) / 2 + (eps_r - 1) / 2 / Sqrt(1 + 12 * h / W);
 dL = 0.412 * h * (eps_eff + 0.3) * (W / h + 0.264) / ((eps_eff - 0.258) * (W / h + 0.8));
-L = c0 / (2 * fr * Sqrt(eps_eff)) - 2 * dL;
+DefineConstant[ L = c0 / (2 * fr * Sqrt(eps_eff)) - 2 * dL ]; // resonant length (a sweep sets it)
 y0 = L / Pi * Acos(Sqrt(R_feed / R_edge));
 x_feed = -L / 2 + y0;
 Printf("patch: W = %g m, L = %g m, eps_eff = %g, Delta L = %g m, inset y0 = %g m, x_feed = %g m",

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # README command 2: install what the tests need (as command 1 does), build everything with the
 # openmp preset (OpenMP + Serial) and run the whole suite: unit tests on Serial and on OpenMP at 1
-# and 2 threads, the physics regression cases, and a smoke run of every benchmark.
+# and 2 threads, the physics regression cases, a smoke run of every benchmark and the Python package.
 # DGATD_SANITIZE=1 also builds the debug-sanitize preset (address + undefined) and runs its unit tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +14,7 @@ phase() {
 }
 
 phase scripts/setup_dependencies.sh --tests
-scripts/configure_preset.sh openmp -DDGATD_ENABLE_TESTS=ON >/dev/null
+scripts/configure_preset.sh openmp -DDGATD_ENABLE_TESTS=ON -DDGATD_ENABLE_PYTHON=ON -DPython_EXECUTABLE=/usr/bin/python3 >/dev/null
 phase cmake --build --preset openmp -j "$(nproc)"
 phase ctest --preset openmp -j 1
 if [ "${DGATD_SANITIZE:-0}" = 1 ]; then

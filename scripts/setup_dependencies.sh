@@ -81,12 +81,13 @@ private_apt_lists() {
   if [ -z "$(ls "$APT_DIR/lists" 2>/dev/null | grep -v partial || true)" ]; then private_apt update -q >/dev/null; fi
 }
 
-# What building dgatd and running it need (README command 1: its spectrum plot is dgatd's own SVG);
-# the tests add theirs (--tests), and Python with matplotlib for the PNG plots of spectrum, sparams
-# and farfield.
+# What building dgatd and running it need (README command 1: its spectrum plot is dgatd's own SVG),
+# with the Python package (pybind11, numpy); the tests add theirs (--tests): pytest, and h5py and
+# matplotlib for the scripts and the PNG plots of spectrum, sparams and farfield.
 DEB_PACKAGES=(build-essential cmake ninja-build pkg-config dpkg-dev libgmsh-dev gmsh libhdf5-dev
-  libfftw3-dev libcli11-dev libtoml11-dev libfmt-dev libmetis-dev libopenmpi-dev openmpi-bin)
-TEST_PACKAGES=(libgtest-dev python3 python3-numpy python3-h5py python3-matplotlib)
+  libfftw3-dev libcli11-dev libtoml11-dev libfmt-dev libmetis-dev libopenmpi-dev openmpi-bin
+  python3-dev pybind11-dev python3-numpy)
+TEST_PACKAGES=(libgtest-dev python3-pytest python3-h5py python3-matplotlib)
 CUDA_PACKAGES=(nvidia-cuda-toolkit g++-11)
 
 missing_packages() {

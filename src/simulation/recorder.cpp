@@ -101,6 +101,13 @@ void Recorder::after_step(std::int64_t step)
   progress_.update(step, step * plan_.dt);
 }
 
+void Recorder::flush(std::int64_t step)
+{
+  if (step > unflushed_from_) flush_probes(step);
+  timed([&] { writer_->flush(); });
+  last_flush_ = std::chrono::steady_clock::now();
+}
+
 // The rows of the steps after unflushed_from_ up to step.
 void Recorder::flush_probes(std::int64_t step)
 {

@@ -72,6 +72,10 @@ public:
   // Seconds spent writing inside the time loop so far.
   double output_seconds() const { return output_seconds_; }
 
+  // Writes what was recorded up to `step` to the output and flushes it, for a reader of its .partial
+  // file while the run is paused (Simulation::flush).
+  void flush(std::int64_t step);
+
   // Ends the record after `step` steps: the probes' last rows, a checkpoint if the run was stopped
   // (not blown up), the ports' voltages; closes the output marked complete or not. Returns the
   // checkpoint written then, empty when none was.

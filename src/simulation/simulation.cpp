@@ -67,7 +67,7 @@ RecordingPlan Simulation::Impl::recording_plan(std::int64_t first_step) const
   p.energy_every = config.output.energy_every;
   p.snapshot_every = config.output.snapshot_every;
   p.checkpoint_every = config.output.checkpoint_every;
-  p.progress = config.output.progress && options.report != nullptr;
+  p.progress = config.output.progress && options.report != nullptr && options.progress;
   return p;
 }
 
@@ -208,7 +208,16 @@ try {
   throw config_error(impl_->config, e);
 }
 
-Simulation::~Simulation() = default;
+Simulation::~Simulation()
+{
+  // Over ranks the others may not be here to close the output with this one.
+  if (!impl_ || impl_->over_ranks || !impl_->recorder || impl_->ended) return;
+  try {
+    stop();
+  } catch (std::exception const&) {
+    // A destructor cannot report: the output is left as its writer's destructor leaves it.
+  }
+}
 
 io::Config const& Simulation::config() const { return impl_->config; }
 Problem const& Simulation::problem() const { return impl_->problem; }
@@ -224,61 +233,109 @@ void Simulation::write_checkpoint(std::string const& path) const
   if (impl_->communicator->rank() == 0) io::write_checkpoint(path, checkpoint);
 }
 
-RunResult Simulation::run()
+RunResult Simulation::run() { return advance(impl_->plan.steps); }
+
+RunResult Simulation::advance(std::int64_t last_step)
 {
   auto& s = *impl_;
-  if (s.ran) throw std::logic_error("Simulation::run called twice");
-  s.ran = true;
-  std::int64_t const first_step = std::max<std::int64_t>(s.restart_step, 0);
+  if (s.ended) throw std::logic_error("Simulation::advance after the run has ended");
+  last_step = std::min(last_step, s.plan.steps);
   Stopwatch clock;
-  Recorder recorder(
-      s.recording_plan(first_step), s.open_writer(first_step), *s.formulation,
-      [&s](std::vector<Vec3>& e, std::vector<Vec3>& h) { s.tet_fields(e, h); }, io::checkpoint_path(s.output_path),
-      [this](std::string const& path) { write_checkpoint(path); });
-  s.times.output += clock.lap();
-  s.report_start(first_step);
-
+  if (!s.recorder) {
+    s.first_step = s.step = std::max<std::int64_t>(s.restart_step, 0);
+    s.recorder = std::make_unique<Recorder>(
+        s.recording_plan(s.first_step), s.open_writer(s.first_step), *s.formulation,
+        [&s](std::vector<Vec3>& e, std::vector<Vec3>& h) { s.tet_fields(e, h); }, io::checkpoint_path(s.output_path),
+        [this](std::string const& path) { write_checkpoint(path); });
+    s.times.output += clock.lap();
+    s.report_start(s.first_step);
+    s.halo_seconds_before = s.formulation->halo().seconds;
+  }
+  auto& recorder = *s.recorder;
   // Every rank stops at the same step: a signal reaches the ranks at different moments.
   auto const stop_requested = [&] {
     bool const here = s.options.stop_requested && s.options.stop_requested->load();
     return s.over_ranks ? s.communicator->max(here ? 1 : 0) > 0 : here;
   };
-  double const halo_before = s.formulation->halo().seconds;
-  std::int64_t step = first_step;
-  while (step < s.plan.steps && !stop_requested() && recorder.blown_up_at() < 0) {
-    if (recorder.wants_energy(step))
-      recorder.record_energy(step, s.formulation->step_with_energy());
+  double const output_before = recorder.output_seconds();
+  bool stopped = false;
+  while (s.step < last_step && recorder.blown_up_at() < 0 && !(stopped = stop_requested())) {
+    if (recorder.wants_energy(s.step))
+      recorder.record_energy(s.step, s.formulation->step_with_energy());
     else
       s.formulation->step();
-    recorder.after_step(++step);
+    recorder.after_step(++s.step);
   }
   Kokkos::fence();
-  s.times.stepping += clock.lap() - recorder.output_seconds();
-  s.times.output += recorder.output_seconds();
-  if (s.over_ranks) {
-    s.part_halo_seconds.assign(s.communicator->size(), 0.0);
-    s.part_halo_seconds[s.communicator->rank()] = s.formulation->halo().seconds - halo_before;
-    s.communicator->sum(s.part_halo_seconds.data(), s.part_halo_seconds.size());
-  }
+  double const written = recorder.output_seconds() - output_before;
+  s.times.stepping += clock.lap() - written;
+  s.times.output += written;
+  if (s.step < s.plan.steps && !stopped && recorder.blown_up_at() < 0) return s.paused_result();
+  return s.end_run(clock);
+}
 
+RunResult Simulation::stop()
+{
+  auto& s = *impl_;
+  if (s.recorder && !s.ended) {
+    Stopwatch clock;
+    return s.end_run(clock);
+  }
+  auto result = s.paused_result();
+  result.ended = s.ended;
+  return result;
+}
+
+void Simulation::flush()
+{
+  auto& s = *impl_;
+  if (!s.recorder || s.ended) return;
+  Stopwatch clock;
+  s.recorder->flush(s.step);
+  s.times.output += clock.lap();
+}
+
+std::int64_t Simulation::steps_taken() const
+{
+  return impl_->recorder ? impl_->step : std::max<std::int64_t>(impl_->restart_step, 0);
+}
+
+RunResult Simulation::Impl::paused_result() const
+{
   RunResult result;
   result.steps = step;
-  result.complete = step == s.plan.steps && recorder.blown_up_at() < 0;
-  result.checkpoint = recorder.finish(step, result.complete);
-  s.times.output += clock.lap();
-  result.output = recorder.description();
-  result.times = s.times;
-  if (recorder.blown_up_at() >= 0) {
-    Error const error(s.config.name,
-                      "the field became infinite or NaN by step " + std::to_string(recorder.blown_up_at()) +
-                          " (t = " + format_number(recorder.blown_up_at() * s.plan.dt) + " s); " + s.output_path +
+  result.output = recorder ? recorder->description() : std::string();
+  result.times = times;
+  return result;
+}
+
+RunResult Simulation::Impl::end_run(Stopwatch& clock)
+{
+  ended = true;
+  if (over_ranks) {
+    part_halo_seconds.assign(communicator->size(), 0.0);
+    part_halo_seconds[communicator->rank()] = formulation->halo().seconds - halo_seconds_before;
+    communicator->sum(part_halo_seconds.data(), part_halo_seconds.size());
+  }
+  RunResult result;
+  result.steps = step;
+  result.ended = true;
+  result.complete = step == plan.steps && recorder->blown_up_at() < 0;
+  result.checkpoint = recorder->finish(step, result.complete);
+  times.output += clock.lap();
+  result.output = recorder->description();
+  result.times = times;
+  if (recorder->blown_up_at() >= 0) {
+    Error const error(config.name,
+                      "the field became infinite or NaN by step " + std::to_string(recorder->blown_up_at()) +
+                          " (t = " + format_number(recorder->blown_up_at() * plan.dt) + " s); " + output_path +
                           " holds the steps before it (complete = 0)",
-                      "use dt = \"auto\" or a dt below dt_max = " + format_number(s.plan.dt_max) + " s");
+                      "use dt = \"auto\" or a dt below dt_max = " + format_number(plan.dt_max) + " s");
     // Every rank sees the same energies and probes, so all stop here together.
-    if (s.over_ranks) throw parallel::CollectiveError(error.what());
+    if (over_ranks) throw parallel::CollectiveError(error.what());
     throw error;
   }
-  s.report_end(step - first_step, result);
+  report_end(step - first_step, result);
   return result;
 }
 

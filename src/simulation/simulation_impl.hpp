@@ -41,7 +41,13 @@ struct Simulation::Impl {
   std::string backend;
   int concurrency = 1;
   std::int64_t restart_step = -1; // the checkpoint's step when restarting
-  bool ran = false;
+  // The time loop between calls of Simulation::advance: the recorder (and through it the output)
+  // is opened by the first call and closed when the run ends.
+  std::unique_ptr<Recorder> recorder;
+  std::int64_t step = 0;       // steps taken, from the start of the run (across restarts)
+  std::int64_t first_step = 0; // where this process's time loop started
+  double halo_seconds_before = 0;
+  bool ended = false;
   // A run over several ranks: problem is this rank's part, whole the whole problem without
   // operators (what the output is written in).
   std::shared_ptr<parallel::Communicator> communicator;
@@ -161,6 +167,10 @@ struct Simulation::Impl {
   void restore(io::Checkpoint const& checkpoint);
   void report_start(std::int64_t first_step) const;
   void report_end(std::int64_t steps_taken, RunResult const& result) const;
+  // Closes the output after `step` steps (a checkpoint when the run did not reach its end), reports
+  // and, when the fields blew up, throws; collective over ranks.
+  RunResult end_run(Stopwatch& clock);
+  RunResult paused_result() const;
   RecordingPlan recording_plan(std::int64_t first_step) const;
   std::unique_ptr<io::RunWriter> open_writer(std::int64_t first_step) const;
 };

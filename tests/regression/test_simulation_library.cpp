@@ -241,6 +241,65 @@ TEST_P(Restart, HalfRunCheckpointedAndRestartedEqualsTheWholeRunBitForBit)
 
 INSTANTIATE_TEST_SUITE_P(Backends, Restart, ::testing::Values("serial", "default"));
 
+// A run paused by advance and gone on with is the run never paused: the front ends (Python) step in
+// pieces between progress updates. A paused run stopped early leaves a checkpoint that a restart
+// takes to the same end.
+TEST(Advance, PiecesOfARunEqualTheWholeRunBitForBit)
+{
+  ScratchDirectory scratch("advance_pieces");
+  std::string const text = replaced(restart_config("default"), "checkpoint_every = 250", "checkpoint_every = 0");
+  std::string const whole = (scratch.path() / "whole.h5").string();
+  std::vector<double> whole_e, whole_h;
+  ASSERT_TRUE(run(text, whole, "", &whole_e, &whole_h).complete);
+
+  dgatd::simulation::SimulationOptions options;
+  options.output_path = (scratch.path() / "pieces.h5").string();
+  dgatd::simulation::Simulation pieces(dgatd::io::parse_config(text, "test.toml", "."), options);
+  for (std::int64_t const until : {0, 1, 13, 13, 250, 377}) {
+    auto const paused = pieces.advance(until);
+    EXPECT_FALSE(paused.ended);
+    EXPECT_FALSE(paused.complete);
+    EXPECT_EQ(paused.steps, until);
+    EXPECT_EQ(pieces.steps_taken(), until);
+    EXPECT_TRUE(paused.checkpoint.empty());
+  }
+  auto const last = pieces.advance(1 << 20);
+  EXPECT_TRUE(last.ended);
+  EXPECT_TRUE(last.complete);
+  EXPECT_EQ(last.steps, 600);
+  EXPECT_THROW(pieces.advance(1 << 20), std::logic_error);
+  expect_same_output(whole, options.output_path);
+  auto const state = pieces.formulation().state();
+  EXPECT_EQ(whole_e, state.e_unknowns);
+  EXPECT_EQ(whole_h, state.h_unknowns);
+
+  std::string const stopped = (scratch.path() / "stopped.h5").string();
+  {
+    options.output_path = stopped;
+    dgatd::simulation::Simulation early(dgatd::io::parse_config(text, "test.toml", "."), options);
+    early.advance(222);
+    auto const end = early.stop();
+    EXPECT_TRUE(end.ended);
+    EXPECT_FALSE(end.complete);
+    ASSERT_EQ(end.checkpoint, dgatd::io::checkpoint_path(stopped));
+  }
+  std::vector<double> continued_e, continued_h;
+  ASSERT_TRUE(run(text, stopped, dgatd::io::checkpoint_path(stopped), &continued_e, &continued_h).complete);
+  expect_same_output(whole, stopped);
+  EXPECT_EQ(whole_e, continued_e);
+  EXPECT_EQ(whole_h, continued_h);
+
+  // Dropped while paused, a run closes its output as a stop would: readable, with its checkpoint.
+  std::string const dropped = (scratch.path() / "dropped.h5").string();
+  {
+    options.output_path = dropped;
+    dgatd::simulation::Simulation left(dgatd::io::parse_config(text, "test.toml", "."), options);
+    left.advance(100);
+  }
+  EXPECT_EQ(dgatd::io::read_probe(dropped, "p", 'E').values.size(), 100u); // a row after each step
+  EXPECT_EQ(dgatd::io::read_checkpoint(dgatd::io::checkpoint_path(dropped)).state.step, 100);
+}
+
 TEST(Restart, ARunWithoutProbesRestartsToo)
 {
   ScratchDirectory scratch("restart_no_probes");

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <utility>
 
@@ -24,8 +26,21 @@ struct Case {
   bool names_fix = true;
 };
 
+// DGATD_LIST_RUN_ERROR_CASES=DIR writes each case as DIR/NAME.toml and the words its message must
+// hold as DIR/NAME.expected instead of running it: the Python front end's test
+// (tests/python/test_errors.py) runs the same cases through dgatd.Simulation.
+bool listed(Case const& c)
+{
+  char const* directory = std::getenv("DGATD_LIST_RUN_ERROR_CASES");
+  if (directory == nullptr) return false;
+  std::ofstream(std::filesystem::path(directory) / (c.name + ".toml")) << c.config;
+  std::ofstream(std::filesystem::path(directory) / (c.name + ".expected")) << c.expected;
+  return true;
+}
+
 void expect_clean_failure(Case const& c)
 {
+  if (listed(c)) return;
   ScratchDirectory scratch("run_error_" + c.name);
   auto const config = scratch.write("bad.toml", c.config);
   auto const r = run_dgatd("run " + config, scratch.path());

@@ -48,6 +48,9 @@ struct SimulationOptions {
   std::string restart_from; // a checkpoint to continue from, empty for a fresh run
   // Where the run summary and the stage times go; nullptr for a silent run.
   std::ostream* report = nullptr;
+  // The progress line on stderr beside the report ([output] progress); a front end that draws its
+  // own (the Python module) turns it off.
+  bool progress = true;
   // Checked between steps: when it becomes true the run writes a checkpoint, closes its output as
   // interrupted and returns (what a signal handler sets on Ctrl-C or SIGTERM).
   std::atomic<bool> const* stop_requested = nullptr;
@@ -68,7 +71,8 @@ struct SimulationOptions {
 };
 
 struct RunResult {
-  bool complete = false;  // false: stopped by stop_requested
+  bool complete = false;  // reached the configured end (false: stopped, blown up, or paused)
+  bool ended = false;     // the output is closed: complete, stopped by stop_requested or stop()
   std::int64_t steps = 0; // steps taken in total (from the start of the run, across restarts)
   std::string output;     // what the writer wrote, e.g. "out.h5 and out.xdmf"
   std::string checkpoint; // the checkpoint written at the stop, empty when none was
@@ -91,6 +95,7 @@ public:
   // renumber it (a Config built in code may leave the rest empty). Its physical groups name the
   // regions and surfaces the configuration uses.
   Simulation(io::Config config, mesh::Mesh mesh, SimulationOptions options = {});
+  // A run paused by advance (in one process) is stopped as by stop(), so its output is readable.
   ~Simulation();
   Simulation(Simulation const&) = delete;
   Simulation& operator=(Simulation const&) = delete;
@@ -104,8 +109,21 @@ public:
 
   // Steps to the configured end (or until stop_requested), writing probes, energy, snapshots and
   // checkpoints as configured. A field that becomes infinite stops the run with a dgatd::Error
-  // after its output is closed (complete = 0). Call once.
+  // after its output is closed (complete = 0). The same as advance(plan().steps).
   RunResult run();
+  // Steps on to step last_step (at most the configured end) and pauses there with the output open
+  // (ended = false); the next call goes on from it, as if the run had not paused. Reaching the end,
+  // or stop_requested, ends the run as run() does. Throws std::logic_error once the run has ended.
+  // Over ranks every rank calls it with the same last_step.
+  RunResult advance(std::int64_t last_step);
+  // Ends a paused run before its end as stop_requested would: a checkpoint to continue from and the
+  // output closed as incomplete. Nothing when the run has ended or not started.
+  RunResult stop();
+  // Writes what a paused run recorded so far to its output (NAME.h5.partial until the run ends), so
+  // that a reader sees every step taken; nothing before the first step or after the end. Collective.
+  void flush();
+  // Steps taken from the start of the run (a restart counts the checkpoint's).
+  std::int64_t steps_taken() const;
 
   // Writes the checkpoint of the current state to path (atomically).
   void write_checkpoint(std::string const& path) const;

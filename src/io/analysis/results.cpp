@@ -109,6 +109,65 @@ std::vector<double> probe_component(ProbeRecord const& record, char component)
   return values;
 }
 
+namespace {
+
+std::vector<Vec3> vectors_of(std::vector<double> const& flat)
+{
+  std::vector<Vec3> values(flat.size() / 3);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = {flat[3 * i], flat[3 * i + 1], flat[3 * i + 2]};
+  return values;
+}
+
+} // namespace
+
+MeshRecord read_mesh(std::string const& path)
+{
+  hdf5::QuietErrors const quiet;
+  Handle const file = open_output(path);
+  if (H5Lexists(file.get(), "mesh", H5P_DEFAULT) <= 0)
+    throw Error(path, "has no /mesh group", "give the .h5 file of a dgatd run");
+  MeshRecord record;
+  hsize_t vertices = 0, tets = 0, regions = 0;
+  record.points = vectors_of(hdf5::read_rows<double>(file.get(), "/mesh/points", 3, path, vertices));
+  record.tets = hdf5::rows_of<std::int32_t, 4>(hdf5::read_rows<std::int32_t>(file.get(), "/mesh/tets", 4, path, tets));
+  record.region = hdf5::read_rows<std::int32_t>(file.get(), "/mesh/region", 0, path, regions);
+  if (regions != tets) throw Error(path, "/mesh/region and /mesh/tets differ in length", "the file may be damaged");
+  return record;
+}
+
+std::size_t snapshot_count(std::string const& path)
+{
+  hdf5::QuietErrors const quiet;
+  Handle const file = open_output(path);
+  if (H5Lexists(file.get(), "snapshots", H5P_DEFAULT) <= 0) return 0;
+  Handle const group(H5Gopen(file.get(), "snapshots", H5P_DEFAULT), H5Gclose);
+  H5G_info_t info{};
+  if (!group.valid() || H5Gget_info(group.get(), &info) < 0)
+    throw Error(path, "cannot list /snapshots", "the file may be damaged");
+  return static_cast<std::size_t>(info.nlinks);
+}
+
+SnapshotRecord read_snapshot(std::string const& path, std::size_t index)
+{
+  std::size_t const count = snapshot_count(path);
+  if (index >= count)
+    throw Error(path, "has no snapshot " + std::to_string(index),
+                count == 0 ? "the run wrote none; set [output] snapshot_every"
+                           : "it has snapshots 0 to " + std::to_string(count - 1));
+  hdf5::QuietErrors const quiet;
+  Handle const file = open_output(path);
+  std::string const group = "/snapshots/" + std::to_string(index);
+  SnapshotRecord record;
+  Handle const snapshot(H5Gopen(file.get(), group.c_str(), H5P_DEFAULT), H5Gclose);
+  if (!snapshot.valid() || !hdf5::read_attribute(snapshot.get(), "time", H5T_NATIVE_DOUBLE, &record.time))
+    throw Error(path, group + " has no time attribute", "the file may be damaged");
+  hsize_t rows_e = 0, rows_h = 0;
+  record.e = vectors_of(hdf5::read_rows<double>(file.get(), group + "/E", 3, path, rows_e));
+  record.h = vectors_of(hdf5::read_rows<double>(file.get(), group + "/H", 3, path, rows_h));
+  if (rows_e != rows_h) throw Error(path, group + "/E and /H differ in length", "the file may be damaged");
+  return record;
+}
+
 EnergyRecord read_energy(std::string const& path)
 {
   hdf5::QuietErrors const quiet;

@@ -6,6 +6,8 @@
 #include "dgatd/vec3.hpp"
 
 #include <array>
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -54,6 +56,23 @@ struct PortRecord {
   double resistance = 0;
   std::vector<double> current;
 };
+
+// The mesh the run at path stepped (/mesh), in its locality ordering.
+struct MeshRecord {
+  std::vector<Vec3> points;                      // metres
+  std::vector<std::array<std::int32_t, 4>> tets; // vertex ids, from 0
+  std::vector<std::int32_t> region;              // physical volume tag per tet (0: none)
+};
+MeshRecord read_mesh(std::string const& path);
+
+// Snapshot `index` (0, 1, ...) of the run at path: E and H averaged over each tet of its mesh.
+struct SnapshotRecord {
+  double time = 0; // s
+  std::vector<Vec3> e, h;
+};
+// How many snapshots the run at path wrote (0 without [output] snapshot_every).
+std::size_t snapshot_count(std::string const& path);
+SnapshotRecord read_snapshot(std::string const& path, std::size_t index);
 
 // The matched ports of the run at path (possibly none), sorted by name.
 std::vector<PortRecord> read_ports(std::string const& path);
