@@ -10,7 +10,7 @@ from pathlib import Path
 
 import dgatd
 
-ANALYTIC_MHZ = {"TM010": 114.74, "TM110": 182.82, "TM210": 245.04, "TM020": 263.38}
+ANALYTIC_MHZ = {"TM010": 114.74, "TM110": 182.82, "TM210": 245.04, "TM020": 263.38, "TM310": 304.42}
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--steps", type=int, help="stop after this many steps (default: the file's t_end)")
