@@ -286,7 +286,8 @@ class Results:
         return SParameters(_dgatd.s_parameters(self.path, float(fmin), float(fmax), int(points)))
 
     def far_fields(self, theta_step=2.0, phi_step=5.0, cuts=(0.0, 90.0)):
-        """{surface: [FarFieldPattern per frequency]}, as `dgatd farfield`."""
+        """{surface: [FarFieldPattern per frequency]}, as `dgatd farfield` (a run without a
+        [[farfield]] table raises dgatd.Error)."""
         surfaces = _dgatd.far_fields(self.path, float(theta_step), float(phi_step), [float(c) for c in cuts])
         return {s["name"]: [FarFieldPattern(p) for p in s["patterns"]] for s in surfaces}
 

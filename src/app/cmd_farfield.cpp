@@ -3,7 +3,6 @@
 // the bistatic radar cross section, as a table, CSVs of a theta-phi grid and of polar cuts, and a plot.
 #include "commands.hpp"
 
-#include "dgatd/error.hpp"
 #include "dgatd/io/analysis/far_field.hpp"
 #include "dgatd/io/analysis/results.hpp"
 #include "dgatd/io/analysis/sparams.hpp"
@@ -28,10 +27,7 @@ struct FarFieldOptions {
 
 int run_far_field(FarFieldOptions const& options)
 {
-  auto const records = io::read_far_fields(options.file);
-  if (records.empty())
-    throw Error(options.file, "the run has no far-field data",
-                "add a [[farfield]] table (a closed surface and frequencies) to its configuration and run it again");
+  auto const records = io::require_far_fields(options.file);
   auto const ports = io::read_ports(options.file);
   bool fed = false;
   for (auto const& port : ports) fed = fed || port.resistance > 0;

@@ -369,7 +369,7 @@ py::dict sample_columns(std::vector<io::FarFieldSample> const& samples)
 // power the lumped ports accepted and had available at that frequency (for gain and realised gain).
 py::list far_fields(std::string const& path, double theta_step, double phi_step, std::vector<double> const& cuts)
 {
-  auto const records = io::read_far_fields(path);
+  auto const records = io::require_far_fields(path);
   auto const port_records = io::read_ports(path);
   py::list surfaces;
   for (auto const& record : records) {

@@ -272,4 +272,13 @@ std::vector<solver::FarFieldRecord> read_far_fields(std::string const& path)
   return records;
 }
 
+std::vector<solver::FarFieldRecord> require_far_fields(std::string const& path)
+{
+  auto records = read_far_fields(path);
+  if (records.empty())
+    throw Error(path, "the run has no far-field data",
+                "add a [[farfield]] table (a closed surface and frequencies) to its configuration and run it again");
+  return records;
+}
+
 } // namespace dgatd::io

@@ -79,5 +79,7 @@ std::vector<PortRecord> read_ports(std::string const& path);
 
 // The far-field surfaces of the run at path (possibly none), sorted by name.
 std::vector<solver::FarFieldRecord> read_far_fields(std::string const& path);
+// The same for what needs one (dgatd farfield): a run without any is a dgatd::Error naming path.
+std::vector<solver::FarFieldRecord> require_far_fields(std::string const& path);
 
 } // namespace dgatd::io
