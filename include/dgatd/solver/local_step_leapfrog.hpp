@@ -12,22 +12,28 @@
 //   E^(n+1/2) = |u^(n+1) - u^n|^2_Meps / (2 dt^2) + <A_p u^(n+1), u^n>_Meps / 2
 // is conserved exactly. With one level this is the leapfrog, kernel for kernel.
 //
-// This first form holds no terms (sources, losses, layers, ports: a closed lossless problem from an
-// initial field), runs in double precision with the columns block pass (the host backends' default)
-// in one process.
+// Impressed currents enter at the coarse step, as the leapfrog adds them after its Ampere update,
+// wherever their unknowns lie (docs/method/local_time_stepping.md, section 4). No other term yet
+// (losses, layers, ports: a closed lossless problem); double precision, the columns block pass (the
+// host backends' default), one process.
 
 #include "dgatd/kernels/ampere.hpp"
 #include "dgatd/kernels/device_operators.hpp"
 #include "dgatd/kernels/faraday.hpp"
 #include "dgatd/kernels/upload.hpp"
+#include "dgatd/solver/current_source.hpp"
 #include "dgatd/solver/local_step_plan.hpp"
 #include "dgatd/solver/stability.hpp"
+#include "dgatd/solver/stencils.hpp"
+#include "dgatd/solver/waveform.hpp"
 
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace dgatd::solver {
@@ -71,10 +77,18 @@ public:
 
   // u^ (all unknowns, as from project_field) and zero f^.
   void set_initial_field(std::vector<double> const& u);
+  // The current amplitude waveform(t) times the stencil (solver/current_source.hpp), impressed at
+  // each coarse step: u^(n+1) -= dt waveform(t^(n+1/2)) Meps^-1 I after the coarse Ampere update.
+  void add_current_source(CurrentStencil const& stencil, double amplitude, Signal waveform)
+  {
+    sources_.push_back(std::make_unique<Source>(stencil, amplitude, std::move(waveform)));
+  }
   // One coarse step from (u^n, f^(n-1/2)) to (u^(n+1), f^(n+1/2)).
   void step()
   {
     advance();
+    StepContext<ExecutionSpace, TetLayout> const context{space_, ops_, fields_, dt_, steps_};
+    for (auto const& source : sources_) source->after_ampere(context);
     ++steps_;
   }
 
@@ -101,10 +115,13 @@ private:
   void integrate(std::size_t k) const;
   void add_finer(FieldSet const& fields, Level const& finer, Real kick) const;
 
+  using Source = CurrentSource<ExecutionSpace, TetLayout>;
+
   ExecutionSpace space_;
   Operators ops_;
   FieldSet fields_;
   std::vector<Level> levels_;
+  std::vector<std::unique_ptr<Source>> sources_;
   double dt_ = 0;
   std::int64_t steps_ = 0;
 };
