@@ -25,6 +25,7 @@ struct MeshOptions {
   std::vector<double> inner_box, inner_cylinder;
   std::vector<double> cuts;
   double tfsf = 0;
+  double h_sphere = 0;
   bool dielectric = false;
   std::optional<double> pml;
   std::string output;
@@ -40,8 +41,9 @@ mesh::GeneratorSpec spec_of(MeshOptions const& o)
   spec.shape = o.shape;
   spec.element_size = o.h;
   spec.reproducible = o.reproducible;
-  if (o.shape != "sphere" && (o.tfsf != 0 || o.dielectric))
-    throw Error(kWhere, "--tfsf and --dielectric only apply to a sphere", "leave them out for a " + o.shape);
+  if (o.shape != "sphere" && (o.tfsf != 0 || o.dielectric || o.h_sphere != 0))
+    throw Error(kWhere, "--tfsf, --h-sphere and --dielectric only apply to a sphere",
+                "leave them out for a " + o.shape);
   if (o.shape == "sphere") {
     if (o.size.size() != 1 || o.radius <= 0 || o.tfsf <= 0 || o.height != 0)
       throw Error(kWhere, "a sphere needs --radius R --tfsf S --size B (one number: the box's side)",
@@ -49,6 +51,7 @@ mesh::GeneratorSpec spec_of(MeshOptions const& o)
     spec.size = {o.size[0], o.size[0], o.size[0]};
     spec.sphere_radius = o.radius;
     spec.tfsf = o.tfsf;
+    spec.sphere_element_size = o.h_sphere;
     spec.dielectric = o.dielectric;
   } else if (o.shape == "cylinder") {
     if (!o.size.empty())
@@ -113,6 +116,9 @@ void add_mesh_command(CLI::App& app, Action* action)
   command->add_option("--tfsf", options->tfsf,
                       "Sphere: side S of the total-field cube around it (volume \"total\", surface \"tfsf\"); the "
                       "far-field cube (surface \"nf2ff\") lies halfway to the box");
+  command->add_option("--h-sphere", options->h_sphere,
+                      "Sphere: element size on the sphere (m), growing linearly to --h at the total-field cube's "
+                      "inscribed sphere: a mesh graded towards the scatterer");
   command->add_flag("--dielectric", options->dielectric,
                     "Sphere: a dielectric ball (volume \"scatterer\") instead of a PEC hole (surface \"sphere\")");
   command->add_option("--cuts", options->cuts,

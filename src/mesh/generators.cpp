@@ -51,7 +51,8 @@ std::string describe(GeneratorSpec const& spec)
     s << "r=" << spec.size[0] << " height=" << spec.size[1];
   else if (spec.shape == "sphere")
     s << "r=" << spec.sphere_radius << (spec.dielectric ? " (dielectric)" : " (PEC)") << " tfsf=" << spec.tfsf
-      << " in box " << spec.size[0];
+      << " in box " << spec.size[0]
+      << (spec.sphere_element_size > 0 ? " h_sphere=" + format_number(spec.sphere_element_size) : std::string());
   else
     s << spec.size[0] << 'x' << spec.size[1] << 'x' << spec.size[2];
   s << " h=" << spec.element_size;
@@ -142,6 +143,8 @@ void check_spec(std::string const& where, GeneratorSpec const& spec)
   if (spec.shape != "box" && spec.shape != "cylinder" && spec.shape != "waveguide" && spec.shape != "cell" &&
       spec.shape != "sphere")
     throw Error(where, "unknown shape '" + spec.shape + "'", "use box, cylinder, waveguide, cell or sphere");
+  if (spec.shape != "sphere" && spec.sphere_element_size != 0)
+    throw Error(where, "an element size on the sphere only applies to a sphere", "leave it out for a " + spec.shape);
   if (spec.shape == "sphere") {
     check_positive(where, "the sphere's radius", spec.sphere_radius);
     if (!(spec.tfsf > 2 * spec.sphere_radius && spec.tfsf < spec.size[0]))
@@ -152,6 +155,11 @@ void check_spec(std::string const& where, GeneratorSpec const& spec)
                   "give 2 radius < tfsf < size, with a few elements between each");
     if (!spec.inner.shape.empty())
       throw Error(where, "a sphere's box has no inner region", "leave out the inner region");
+    if (spec.sphere_element_size < 0 || spec.sphere_element_size > spec.element_size)
+      throw Error(where,
+                  "the element size on the sphere (" + format_number(spec.sphere_element_size) +
+                      ") must lie between 0 and h = " + format_number(spec.element_size),
+                  "give a size below h, or leave it out for h everywhere");
   }
   if (spec.shape != "cell" && !spec.cuts.empty())
     throw Error(where, "cuts only split a cell", "leave out cuts, or generate a cell");
@@ -338,6 +346,19 @@ void build_sphere(GeneratorSpec const& spec)
   add_named_group(2, tags_of(ball_surface), kSphereTag, "sphere");
   add_named_group(2, tags_of(total_surface), kTfsfTag, "tfsf");
   add_named_group(2, tags_of(far_surface), kFarFieldTag, "nf2ff");
+  if (spec.sphere_element_size > 0) {
+    // The size from the distance to the sphere, a formula rather than Gmsh's Distance field, whose
+    // options were renamed between Gmsh versions.
+    double const gap = half_tfsf - spec.sphere_radius;
+    std::ostringstream size;
+    size.precision(17);
+    size << spec.sphere_element_size << " + " << spec.element_size - spec.sphere_element_size
+         << " * Min(1, Max(0, (Sqrt((x - " << c << ")^2 + (y - " << c << ")^2 + (z - " << c << ")^2) - "
+         << spec.sphere_radius << ") / " << gap << "))";
+    int const field = gmsh::model::mesh::field::add("MathEval");
+    gmsh::model::mesh::field::setString(field, "F", size.str());
+    gmsh::model::mesh::field::setAsBackgroundMesh(field);
+  }
   gmsh::model::mesh::generate(3);
 }
 

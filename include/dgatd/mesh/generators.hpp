@@ -55,7 +55,10 @@ struct GeneratorSpec {
   double sphere_radius = 0; // sphere: r
   double tfsf = 0;          // sphere: S, the total-field cube's side
   bool dielectric = false;  // sphere: a ball (give it a material) rather than a PEC hole
-  double pml = 0;           // thickness of the perfectly matched layer in metres, 0 for none
+  // sphere: the element size on the sphere, growing linearly to element_size at the total-field
+  // cube's inscribed sphere (a mesh graded towards the scatterer); 0 for element_size everywhere.
+  double sphere_element_size = 0;
+  double pml = 0; // thickness of the perfectly matched layer in metres, 0 for none
 };
 
 // Generates the mesh (metres), validates and orients it; writes it to output_path too when that

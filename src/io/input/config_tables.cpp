@@ -27,8 +27,8 @@ MeshConfig mesh_of(TableReader const& t, std::string const& base_dir)
     t.fail_table("[mesh] needs 'file' (a mesh file) or 'generate' (box, cylinder, waveguide, cell or sphere)");
 
   if (t.has("file")) {
-    for (auto const* key : {"generate", "size", "radius", "height", "h", "inner", "cuts", "tfsf", "dielectric",
-                            "output", "reproducible", "pml"})
+    for (auto const* key : {"generate", "size", "radius", "height", "h", "inner", "cuts", "tfsf", "h_sphere",
+                            "dielectric", "output", "reproducible", "pml"})
       t.forbid(key, "only applies to generated meshes (generate = ...)");
     std::string const file = t.string("file");
     if (file.empty()) t.fail("file", "must not be empty");
@@ -48,7 +48,7 @@ MeshConfig mesh_of(TableReader const& t, std::string const& base_dir)
   double const s = mesh.scale;
   bool const sphere = spec.shape == "sphere";
   if (!sphere)
-    for (auto const* key : {"tfsf", "dielectric"}) t.forbid(key, "only applies to generate = \"sphere\"");
+    for (auto const* key : {"tfsf", "h_sphere", "dielectric"}) t.forbid(key, "only applies to generate = \"sphere\"");
   if (spec.shape == "cylinder") {
     t.forbid("size", "does not apply to a cylinder (give radius and height)");
     t.forbid("pml", "does not apply to a cylinder (only a box or a waveguide gets a PML)");
@@ -59,6 +59,7 @@ MeshConfig mesh_of(TableReader const& t, std::string const& base_dir)
     spec.size = {box, box, box};
     spec.sphere_radius = t.positive("radius") * s;
     spec.tfsf = t.positive("tfsf") * s;
+    if (t.has("h_sphere")) spec.sphere_element_size = t.positive("h_sphere") * s;
     spec.dielectric = t.boolean("dielectric", false);
   } else {
     t.forbid("radius", "only applies to generate = \"cylinder\" or \"sphere\"");
