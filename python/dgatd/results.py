@@ -52,21 +52,14 @@ class Spectrum:
         self.bin_width = d["bin_width"]
         self.resolution = d["resolution"]
         self.peaks = Peaks(d["peaks"])
+        self._table = d["table"]
         self.dt = d.get("dt")
         self.label = label
 
     def table(self):
-        """The peaks as `dgatd spectrum` prints them: number, frequency in the unit of the highest
-        peak (decimals down to a hundredth of the resolution), relative amplitude."""
-        if not len(self.peaks):
-            return "no peaks in the band\n"
-        top = self.peaks.frequency[-1]
-        name, hertz = next((u for u in (("GHz", 1e9), ("MHz", 1e6), ("kHz", 1e3)) if top >= u[1]), ("Hz", 1.0))
-        decimals = min(max(math.ceil(-math.log10(0.01 * self.resolution / hertz)), 0), 9)
-        lines = [f"{'#':>4s}  {'frequency (' + name + ')':>18s}  {'relative amplitude':>18s}"]
-        for k, (f, r) in enumerate(zip(self.peaks.frequency, self.peaks.relative), 1):
-            lines.append(f"{k:4d}  {f / hertz:18.{decimals}f}  {r:18.4e}")
-        return "\n".join(lines) + "\n"
+        """The peaks as `dgatd spectrum` prints them (dgatd's own formatting): number, frequency in
+        the unit of the highest peak, relative amplitude."""
+        return self._table
 
     def plot(self, ax=None, peaks=True):
         """Magnitude against frequency (MHz), the peaks marked."""

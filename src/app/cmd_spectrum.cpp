@@ -8,10 +8,7 @@
 #include "dgatd/io/analysis/spectrum_plot.hpp"
 #include "dgatd/io/analysis/spectrum_svg.hpp"
 
-#include <algorithm>
-#include <cmath>
 #include <cstddef>
-#include <cstdio>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -36,19 +33,6 @@ struct SpectrumOptions {
   std::size_t padding = io::SpectrumOptions{}.padding;
 };
 
-struct Unit {
-  char const* name;
-  double hertz;
-};
-
-Unit unit_for(double frequency)
-{
-  if (frequency >= 1e9) return {"GHz", 1e9};
-  if (frequency >= 1e6) return {"MHz", 1e6};
-  if (frequency >= 1e3) return {"kHz", 1e3};
-  return {"Hz", 1.0};
-}
-
 int run_spectrum(SpectrumOptions const& options)
 {
   char const field = options.field == "H" ? 'H' : 'E';
@@ -65,28 +49,13 @@ int run_spectrum(SpectrumOptions const& options)
   auto const& peaks = result.peaks;
 
   std::string const label = options.field + options.component;
-  Unit const unit = unit_for(peaks.empty() ? spectrum.frequency.back() : peaks.back().frequency);
-  // Enough decimals to show a hundredth of the record's resolution.
-  int const decimals =
-      std::clamp(static_cast<int>(std::ceil(-std::log10(0.01 * spectrum.resolution / unit.hertz))), 0, 9);
-  Unit const fine = unit_for(spectrum.resolution);
+  auto const unit = io::frequency_unit(peaks.empty() ? spectrum.frequency.back() : peaks.back().frequency);
+  auto const fine = io::frequency_unit(spectrum.resolution);
   std::cout << "probe " << options.probe << ", " << label << ": " << result.samples << " samples, dt = " << result.dt
             << " s, resolution " << spectrum.resolution / fine.hertz << ' ' << fine.name << ", band "
             << spectrum.frequency.front() / unit.hertz << " to " << spectrum.frequency.back() / unit.hertz << ' '
             << unit.name << "\n";
-  if (peaks.empty()) {
-    std::cout << "no peaks in the band\n";
-  } else {
-    char line[128];
-    std::snprintf(line, sizeof line, "%4s  %18s  %18s\n", "#", (std::string("frequency (") + unit.name + ")").c_str(),
-                  "relative amplitude");
-    std::cout << line;
-    for (std::size_t i = 0; i < peaks.size(); ++i) {
-      std::snprintf(line, sizeof line, "%4zu  %18.*f  %18.4e\n", i + 1, decimals, peaks[i].frequency / unit.hertz,
-                    peaks[i].relative);
-      std::cout << line;
-    }
-  }
+  std::cout << io::peak_table(spectrum, peaks);
 
   std::string const csv =
       !options.csv.empty() ? options.csv : io::spectrum_csv_path(options.file, options.probe, label);
@@ -94,7 +63,7 @@ int run_spectrum(SpectrumOptions const& options)
   std::cout << "wrote " << csv << '\n';
   std::string const title = options.probe + ": " + options.field + "_" + options.component;
   if (!options.svg.empty()) {
-    Unit const axis = unit_for(spectrum.frequency.back());
+    auto const axis = io::frequency_unit(spectrum.frequency.back());
     io::write_spectrum_svg(options.svg, spectrum, peaks, title, axis.name, axis.hertz);
     std::cout << "wrote " << options.svg << '\n';
   }

@@ -32,7 +32,6 @@
 #include <set>
 #include <sstream>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 namespace py = pybind11;
@@ -269,9 +268,8 @@ py::dict load_config(std::string const& path)
 void check_config(std::string const& text, std::string const& name, std::string const& base_dir)
 {
   auto const config = io::parse_config(text, name, base_dir);
-  bool const on_gpu = config.solver.backend == io::Backend::default_space &&
-                      !std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>;
-  simulation::refuse_unsupported(config, simulation::run_modes(config, false, on_gpu), nullptr);
+  simulation::refuse_unsupported(config, simulation::run_modes(config, false, simulation::steps_on_gpu(config)),
+                                 nullptr);
 }
 
 py::dict probe(std::string const& path, std::string const& name)
@@ -421,6 +419,7 @@ py::dict spectrum_dict(io::Spectrum const& spectrum, std::vector<io::Peak> const
   p["magnitude"] = array_of(magnitude);
   p["relative"] = array_of(relative);
   d["peaks"] = p;
+  d["table"] = io::peak_table(spectrum, peaks);
   return d;
 }
 

@@ -2,8 +2,11 @@
 
 #include "capability_models.hpp"
 
+#include <Kokkos_Core.hpp>
+
 #include <algorithm>
 #include <cstdio>
+#include <type_traits>
 #include <utility>
 
 namespace dgatd::simulation {
@@ -191,6 +194,12 @@ std::vector<Capability> const& capabilities()
     return rows;
   }();
   return table;
+}
+
+bool steps_on_gpu(io::Config const& config)
+{
+  return config.solver.backend == io::Backend::default_space &&
+         !std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>;
 }
 
 std::vector<RunMode> run_modes(io::Config const& config, bool over_ranks, bool on_gpu)

@@ -124,9 +124,7 @@ struct Simulation::Impl {
   // in one line before anything is built; groups: the mesh's physical groups once known.
   void refuse_unsupported(std::vector<mesh::PhysicalGroup> const* groups) const
   {
-    bool const on_gpu = config.solver.backend == io::Backend::default_space &&
-                        !std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>;
-    simulation::refuse_unsupported(config, run_modes(config, over_ranks, on_gpu), groups);
+    simulation::refuse_unsupported(config, run_modes(config, over_ranks, steps_on_gpu(config)), groups);
     if (over_ranks && !options.partitioner)
       throw std::logic_error("a simulation over several ranks needs SimulationOptions::partitioner");
   }

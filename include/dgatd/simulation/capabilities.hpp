@@ -65,6 +65,8 @@ std::string baseline_lacks(std::string const& what);
 
 // The modes config steps in: over_ranks for a run of several ranks, gpu when it steps on a GPU.
 std::vector<RunMode> run_modes(io::Config const& config, bool over_ranks, bool on_gpu);
+// Whether config steps on a GPU: on the build's default execution space when that is not a host one.
+bool steps_on_gpu(io::Config const& config);
 
 // The first capability config asks for that one of modes refuses (modes in RunMode order, then
 // capabilities in table order), as the one-line Error a user reads; nothing when all of it runs.

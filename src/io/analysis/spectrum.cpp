@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <stdexcept>
 
@@ -117,6 +118,32 @@ double uniform_step(std::vector<double> const& time, std::string const& where)
       throw Error(where, "the time step is not uniform (at step " + std::to_string(i) + ")",
                   "a spectrum needs uniformly sampled probes");
   return step;
+}
+
+FrequencyUnit frequency_unit(double frequency)
+{
+  if (frequency >= 1e9) return {"GHz", 1e9};
+  if (frequency >= 1e6) return {"MHz", 1e6};
+  if (frequency >= 1e3) return {"kHz", 1e3};
+  return {"Hz", 1.0};
+}
+
+std::string peak_table(Spectrum const& spectrum, std::vector<Peak> const& peaks)
+{
+  if (peaks.empty()) return "no peaks in the band\n";
+  FrequencyUnit const unit = frequency_unit(peaks.back().frequency);
+  int const decimals =
+      std::clamp(static_cast<int>(std::ceil(-std::log10(0.01 * spectrum.resolution / unit.hertz))), 0, 9);
+  char line[128];
+  std::snprintf(line, sizeof line, "%4s  %18s  %18s\n", "#", (std::string("frequency (") + unit.name + ")").c_str(),
+                "relative amplitude");
+  std::string table = line;
+  for (std::size_t i = 0; i < peaks.size(); ++i) {
+    std::snprintf(line, sizeof line, "%4zu  %18.*f  %18.4e\n", i + 1, decimals, peaks[i].frequency / unit.hertz,
+                  peaks[i].relative);
+    table += line;
+  }
+  return table;
 }
 
 } // namespace dgatd::io

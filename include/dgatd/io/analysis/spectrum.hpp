@@ -55,4 +55,16 @@ std::vector<Peak> find_peaks(Spectrum const& spectrum, PeakOptions const& option
 // accumulated step by step drift by ~n^2 rounding errors, so a tight bound would reject good runs).
 double uniform_step(std::vector<double> const& time, std::string const& where);
 
+// The unit a frequency reads best in: GHz, MHz, kHz or Hz, and its size in hertz.
+struct FrequencyUnit {
+  char const* name;
+  double hertz;
+};
+FrequencyUnit frequency_unit(double frequency);
+
+// The peaks as `dgatd spectrum` prints them, a line each after a header: number, frequency in the
+// unit of the highest peak with decimals down to a hundredth of the record's resolution, relative
+// amplitude; "no peaks in the band" without any. The command line and the Python package print this.
+std::string peak_table(Spectrum const& spectrum, std::vector<Peak> const& peaks);
+
 } // namespace dgatd::io
