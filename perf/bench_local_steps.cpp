@@ -1,5 +1,5 @@
 // The local time stepping's cycle against the leapfrog's steps over the same simulated time, on a
-// closed vacuum problem (PEC walls, an initial field): solver::LocalStepLeapfrog with the levels of
+// closed vacuum problem (PEC walls, an initial field): solver::FractionedLeapfrog with the local steps of
 // dga::step_levels against solver::FractionedLeapfrog at its own 0.9 dt_max, the two timed in turns
 // (same round) and the median of the rounds' ratios printed beside the ratio the levels predict
 // (tet updates). Default mesh: a box of 20^3 cells graded 8:1 along each axis; --mesh FILE takes any
@@ -9,7 +9,6 @@
 #include "dgatd/mesh/structured.hpp"
 #include "dgatd/simulation/problem.hpp"
 #include "dgatd/solver/leapfrog.hpp"
-#include "dgatd/solver/local_step_leapfrog.hpp"
 #include "dgatd/solver/local_step_plan.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -77,21 +76,18 @@ int run(int argc, char* argv[])
 
   auto const tet_dt = dgatd::dga::tet_steps(problem.view(), problem.materials.eps, problem.materials.mu);
   auto const levels = dgatd::dga::step_levels(problem.topology, tet_dt, 1.0, max_levels);
-  int const finest = *std::max_element(levels.tet_level.begin(), levels.tet_level.end());
-  std::vector<int> wished(num_tets);
-  for (std::size_t t = 0; t < num_tets; ++t) wished[t] = finest - levels.tet_level[t];
-  auto const plan = dgatd::solver::local_step_plan(problem.operators, wished);
+  auto const plan = dgatd::solver::local_step_plan_for_steps(problem.operators, levels.tet_level, max_levels, {});
 
   Space const space;
   dgatd::solver::FractionedLeapfrog<Space> leapfrog(space, problem.operators);
   double const dt_max = leapfrog.estimate_stability().dt_max;
   double const leapfrog_dt = 0.9 * dt_max;
   leapfrog.set_dt(leapfrog_dt);
-  dgatd::solver::LocalStepLeapfrog<Space> local(space, problem.operators, plan);
-  int const num_levels = local.levels();
+  dgatd::solver::FractionedLeapfrog<Space> local(space, problem.operators, dgatd::kernels::AmpereBlockPass::columns);
+  local.set_local_steps(plan);
+  int const num_levels = local.local_steps()->levels();
   std::int64_t const cycle = std::int64_t{1} << (num_levels - 1);
-  double const coarse_dt = 0.9 * dgatd::solver::LocalStepLeapfrog<Space>::finest_step_factor(num_levels) * dt_max *
-                           static_cast<double>(cycle);
+  double const coarse_dt = local.local_steps()->coarse_step(dt_max, 0.9);
   local.set_dt(coarse_dt);
   auto const u0 =
       dgatd::solver::random_free_unknowns(leapfrog.operators().num_unknowns, leapfrog.operators().num_free, 11);

@@ -48,7 +48,7 @@ std::vector<Capability> make_capabilities()
       {"an edge current", "[[source]] kind = \"edge_current\"", "current on the nearest edge", runs_except(), {}},
       {"a prescribed port", "[[source]] kind = \"port_te10\"", "TE10 field prescribed on a port", runs_except(), {}},
       {"a matched port", "[[source]] kind = \"port_te10\", matched = true", "TE10 launched and absorbed",
-       runs_except({no_single, no_assembled("matched ports")}),
+       runs_except({no_single, no_assembled("matched ports"), {M::local_steps, ""}}),
        [](io::Config const& c, auto) { return lines_where(c.sources, [](io::Source const& s) { return s.matched; }); }},
       {"a plane wave", "[[source]] kind = \"plane_wave\"", "total-field/scattered-field",
        runs_except({no_single, no_assembled("plane waves")}),
@@ -120,12 +120,19 @@ std::vector<Capability> make_capabilities()
       {"the assembled formulation", "[solver] formulation = \"assembled\"", "edge/face unknowns, two SpMVs",
        runs_except({{M::over_ranks, "remove [solver] formulation = \"assembled\", or run without mpirun"},
                     {M::single_precision, "remove [solver] formulation = \"assembled\" (it runs in double)"},
-                    {M::mixed_precision, "remove [solver] formulation = \"assembled\" (it runs in double)"}},
+                    {M::mixed_precision, "remove [solver] formulation = \"assembled\" (it runs in double)"},
+                    {M::local_steps, "remove [solver] formulation = \"assembled\" (local steps are the fractioned "
+                                     "scheme's)"}},
                    {M::assembled}),
        [](io::Config const& c, auto) {
          bool const assembled = c.solver.formulation == solver::FormulationKind::assembled;
          return line_if(assembled, c.solver.formulation_line);
        }},
+      {"[time] local_steps", "[time] local_steps", "levels of halving steps (graded meshes)",
+       runs_except({{M::over_ranks, "set [time] local_steps = \"off\", or run without mpirun"},
+                    {M::assembled, "set [time] local_steps = \"off\" (local steps are the fractioned scheme's)"}},
+                   {M::local_steps}),
+       [](io::Config const& c, auto) { return line_if(c.time.local_steps > 1, c.time.local_steps_line); }},
   };
 }
 
@@ -152,6 +159,9 @@ Error refused(io::Config const& config, Capability const& capability, RunMode mo
   case RunMode::gpu:
     return Error(where, capability.item + " runs on the host backends only",
                  fix("set [solver] backend = \"serial\", or run an OpenMP build"));
+  case RunMode::local_steps:
+    return Error(where, capability.item + " runs with one global time step only (for now)",
+                 fix("set [time] local_steps = \"off\""));
   }
   throw std::logic_error("unknown run mode");
 }
@@ -182,6 +192,8 @@ char const* to_string(RunMode mode)
     return "assembled";
   case RunMode::gpu:
     return "GPU";
+  case RunMode::local_steps:
+    return "local";
   }
   return "";
 }
@@ -212,6 +224,7 @@ std::vector<RunMode> run_modes(io::Config const& config, bool over_ranks, bool o
   else if (config.solver.precision == kernels::MatrixPrecision::float32)
     modes.push_back(RunMode::mixed_precision);
   if (on_gpu) modes.push_back(RunMode::gpu);
+  if (config.time.local_steps > 1) modes.push_back(RunMode::local_steps);
   return modes;
 }
 
@@ -260,8 +273,9 @@ void print_capabilities(std::ostream& out)
     row(c.summary, c.key, cells);
   }
   out << "\nranks: over MPI ranks (mpirun -n N dgatd run); assembled: [solver] formulation = \"assembled\" (the\n"
-         "baseline); single, mixed: [solver] precision; GPU: a CUDA build's default backend. A \"no\" is refused\n"
-         "before the run starts, in one line at the configuration line that asks for it, with the fix.\n";
+         "baseline); single, mixed: [solver] precision; GPU: a CUDA build's default backend; local: [time]\n"
+         "local_steps (levels of halving steps on graded meshes). A \"no\" is refused before the run starts, in one\n"
+         "line at the configuration line that asks for it, with the fix.\n";
 }
 
 } // namespace dgatd::simulation

@@ -61,6 +61,24 @@ void Simulation::Impl::report_start(std::int64_t first_step) const
           : config.solver.precision == kernels::MatrixPrecision::float32 ? "mixed precision (float matrices)"
                                                                          : "double precision")
       << ", on " << backend << " (concurrency " << concurrency << ")\n";
+  if (config.time.local_steps > 1) {
+    // A restart's dt was checked by the run that wrote its checkpoint.
+    char spectrum[96] = "";
+    if (plan.local_spectrum_highest > 0)
+      std::snprintf(spectrum, sizeof spectrum, "; the scheme's dt^2 lambda / 4 at most %.4f",
+                    plan.local_spectrum_highest);
+    char line[400];
+    std::snprintf(line, sizeof line,
+                  "  local steps: %d levels (dt down to dt/%lld), %.2fx fewer tet updates than one global step at the "
+                  "finest level's%s\n",
+                  plan.local_levels, static_cast<long long>(std::int64_t{1} << (plan.local_levels - 1)),
+                  plan.local_work_ratio, spectrum);
+    out << line;
+    if (plan.local_levels < plan.local_levels_of_the_steps)
+      out << "  (the tets' own steps allow " << plan.local_levels_of_the_steps << " levels; " << plan.local_pinned_tets
+          << " tets beside matched layers and plane-wave surfaces step the coarse step, and "
+          << plan.local_limiting_tets << " of them allow fewer: dgatd info names the mesh's smallest steps)\n";
+  }
   if (over_ranks) {
     auto const [fewest, most] = std::minmax_element(part_tets.begin(), part_tets.end());
     double const halo = std::accumulate(part_halo_values.begin(), part_halo_values.end(), 0.0);

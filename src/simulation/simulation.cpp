@@ -1,5 +1,6 @@
 #include "simulation_impl.hpp"
 
+#include "dgatd/dga/local_steps.hpp"
 #include "dgatd/io/output/hdf5_writer.hpp"
 #include "dgatd/mesh/ordering.hpp"
 #include "dgatd/solver/formulations.hpp"
@@ -15,8 +16,9 @@
 namespace dgatd::simulation {
 namespace {
 
-// dt from the stability bound and the [time] table.
-TimePlan plan_time_steps(io::Config const& config, solver::StabilityBound const& bound)
+// dt from the stability bound and the [time] table; with local steps dt is the coarse step, whose
+// limit is coarse_limit times dt_max.
+TimePlan plan_time_steps(io::Config const& config, solver::StabilityBound const& bound, double coarse_limit)
 {
   TimePlan plan;
   plan.dt_max = bound.dt_max;
@@ -31,15 +33,17 @@ TimePlan plan_time_steps(io::Config const& config, solver::StabilityBound const&
                 "the stability bound did not converge in " + std::to_string(bound.iterations) +
                     " Lanczos iterations (last estimate dt_max = " + format_number(bound.dt_max) + " s)",
                 "check the mesh quality (dgatd info), or set [time] dt with allow_unstable = true");
+  double const limit = coarse_limit * plan.dt_max;
+  std::string const bound_name = coarse_limit == 1 ? "the stability bound dt_max" : "the local steps' coarse limit";
   if (config.time.dt) {
     plan.dt = *config.time.dt;
-    if (plan.dt > plan.dt_max && !config.time.allow_unstable)
+    if (plan.dt > limit && !config.time.allow_unstable)
       throw Error(config.name,
-                  "[time] dt = " + format_number(plan.dt) +
-                      " s exceeds the stability bound dt_max = " + format_number(plan.dt_max) + " s",
+                  "[time] dt = " + format_number(plan.dt) + " s exceeds " + bound_name + " = " + format_number(limit) +
+                      " s",
                   "set dt below the bound, dt = \"auto\", or allow_unstable = true for experiments");
   } else {
-    plan.dt = config.time.safety * plan.dt_max;
+    plan.dt = config.time.safety * limit;
   }
   return plan;
 }
@@ -113,7 +117,7 @@ void Simulation::Impl::make_formulation_on()
   concurrency = space.concurrency();
   auto const kind = config.solver.formulation;
   formulation = solver::make_formulation(kind, space, problem.topology, problem.operators, config.solver.precision,
-                                         config.solver.field_precision, held_terms);
+                                         config.solver.field_precision, held_terms, config.time.local_steps > 1);
 }
 
 void Simulation::Impl::make_formulation()
@@ -124,8 +128,58 @@ void Simulation::Impl::make_formulation()
     make_formulation_on<Kokkos::DefaultExecutionSpace>();
 }
 
+// The levels from each tet's own step in its materials (dga::tet_steps, dga::step_levels), with the
+// tets the terms need on the coarse level there (solver::local_step_plan_for_steps).
+void Simulation::Impl::set_local_steps()
+{
+  auto const& ops = problem.operators;
+  auto const tet_dt = dga::tet_steps(problem.view(), problem.materials.eps, problem.materials.mu);
+  auto const levels = dga::step_levels(problem.topology, tet_dt, 1.0, config.time.local_steps);
+  auto const local = solver::local_step_plan_for_steps(ops, levels.tet_level, config.time.local_steps,
+                                                       formulation->local_step_coarse_tets());
+  // One level is the leapfrog: its own Faraday pass over all tets, not the levels' lists.
+  if (local.levels.size() > 1) formulation->set_local_steps(local);
+  plan.local_levels = static_cast<int>(local.levels.size());
+  plan.local_work_ratio = local.work_ratio();
+  plan.local_levels_of_the_steps = local.levels_of_the_steps;
+  plan.local_pinned_tets = local.pinned_tets;
+  plan.local_limiting_tets = local.limiting_tets;
+}
+
+// The coarse step against the scheme's own spectrum: the levels come from each tet's own step, whose
+// ratio to the finest level's is right for the tet alone, not for the steps of its neighbours' levels
+// together (measured on the strip dipole's mesh: the limit of three levels had dt^2 lambda / 4 up to
+// 1.6 and down to -2.1; 0.7 of it was stable). dt = "auto" shrinks until every ratio lies in [0, 1);
+// a dt given is refused where one does not. A restart takes the checked dt of its checkpoint.
+void Simulation::Impl::check_local_spectrum()
+{
+  bool const may_shrink = !config.time.dt;
+  for (int attempt = 0;; ++attempt) {
+    auto const spectrum = formulation->local_step_spectrum(plan.dt, local_spectrum_tolerance, local_spectrum_tolerance);
+    plan.local_spectrum_highest = spectrum.highest;
+    bool const stable = spectrum.lowest > -local_spectrum_tolerance && spectrum.highest < 1 - local_spectrum_tolerance;
+    if (stable || config.time.allow_unstable) return;
+    if (!may_shrink || attempt == max_local_step_shrinks)
+      throw Error(config.name,
+                  "the local steps' scheme is unstable at dt = " + format_number(plan.dt) +
+                      " s (dt^2 lambda / 4 of its "
+                      "operator from " +
+                      format_number(spectrum.lowest) + " to " + format_number(spectrum.highest) + ")",
+                  "set [time] dt = \"auto\", fewer levels in [time] local_steps, or local_steps = \"off\"");
+    // A mode of the coarse level above the limit scales as dt^2; the levels' resonances do not.
+    plan.dt *= spectrum.highest > 1 ? std::min(config.time.safety, std::sqrt(config.time.safety / spectrum.highest))
+                                    : config.time.safety;
+  }
+}
+
 void Simulation::Impl::plan_steps(io::Checkpoint const* checkpoint)
 {
+  TimePlan local;
+  if (config.time.local_steps > 1) {
+    set_local_steps();
+    local = plan;
+  }
+  double const coarse_limit = solver::coarse_step_limit(local.local_levels);
   if (checkpoint) {
     // The checkpoint's dt, not a new estimate: the Lanczos iteration's reductions may round differently
     // on another thread count, and the continuation must be the same run.
@@ -133,8 +187,14 @@ void Simulation::Impl::plan_steps(io::Checkpoint const* checkpoint)
     plan.dt_max = checkpoint->dt_max;
     plan.bound_iterations = checkpoint->bound_iterations;
   } else {
-    plan = plan_time_steps(config, formulation->estimate_stability());
+    plan = plan_time_steps(config, formulation->estimate_stability(), coarse_limit);
   }
+  plan.local_levels = local.local_levels;
+  plan.local_work_ratio = local.local_work_ratio;
+  plan.local_levels_of_the_steps = local.local_levels_of_the_steps;
+  plan.local_pinned_tets = local.local_pinned_tets;
+  plan.local_limiting_tets = local.local_limiting_tets;
+  if (plan.local_levels > 1 && !checkpoint) check_local_spectrum();
   plan.steps = steps_to_end(config, plan.dt);
   formulation->set_dt(plan.dt);
 }

@@ -139,6 +139,11 @@ struct Simulation::Impl {
     held_terms.magnetic_stretch = communicator->max(problem.operators.stretched_tets.empty() ? 0 : 1) > 0;
   }
   void plan_steps(io::Checkpoint const* checkpoint);
+  void set_local_steps();
+  void check_local_spectrum();
+  // The Lanczos iteration finds the extreme ratios to about 1e-7 of the largest.
+  static constexpr double local_spectrum_tolerance = 1e-6;
+  static constexpr int max_local_step_shrinks = 20;
   // The sources, probes, far fields and the capabilities' terms where placement puts them; collective.
   void add_sources_and_probes(Placement const& placement);
   void add_lumped_elements();

@@ -71,4 +71,45 @@ LocalStepPlan local_step_plan(dga::HostOperators const& ops, std::vector<int> co
   return plan;
 }
 
+LocalStepPlan local_step_plan_for_steps(dga::HostOperators const& ops, std::vector<int> const& doublings,
+                                        int max_levels, std::vector<Index> const& coarse_tets)
+{
+  auto const num_tets = static_cast<Index>(ops.tet_dofs.size());
+  if (static_cast<Index>(doublings.size()) != num_tets || num_tets == 0 || max_levels < 1)
+    throw Error("local time stepping",
+                "the steps given are for " + std::to_string(doublings.size()) + " tets with " +
+                    std::to_string(max_levels) + " levels, the operators hold " + std::to_string(num_tets) + " tets",
+                "give one step per tet and at least one level");
+  int const steps_allow = std::min(max_levels, 1 + *std::max_element(doublings.begin(), doublings.end()));
+  // The tets that must wish the coarse level: every tet touching a block of a pinned tet.
+  std::vector<char> forced(num_tets, 0);
+  if (!coarse_tets.empty()) {
+    auto const& layout = ops.layout;
+    std::vector<Index> block_of_row(layout.num_free);
+    for (Index b = 0; b < layout.num_blocks(); ++b)
+      for (Index r = layout.block_offset[b]; r < layout.block_offset[b + 1]; ++r) block_of_row[r] = b;
+    std::vector<char> pinned_block(layout.num_blocks(), 0);
+    for (Index const t : coarse_tets)
+      for (Index const dof : ops.tet_dofs.at(t))
+        if (dof < layout.num_free) pinned_block[block_of_row[dof]] = 1;
+    for (Index t = 0; t < num_tets; ++t)
+      for (Index const dof : ops.tet_dofs[t])
+        if (dof < layout.num_free && pinned_block[block_of_row[dof]]) forced[t] = 1;
+  }
+  int levels = steps_allow;
+  std::int64_t limiting = 0;
+  for (Index t = 0; t < num_tets; ++t)
+    if (forced[t]) {
+      levels = std::min(levels, 1 + doublings[t]);
+      if (1 + doublings[t] < steps_allow) ++limiting;
+    }
+  std::vector<int> wished(num_tets);
+  for (Index t = 0; t < num_tets; ++t) wished[t] = forced[t] ? 0 : std::max(0, levels - 1 - doublings[t]);
+  auto plan = local_step_plan(ops, wished);
+  plan.levels_of_the_steps = steps_allow;
+  plan.pinned_tets = std::count(forced.begin(), forced.end(), char{1});
+  plan.limiting_tets = limiting;
+  return plan;
+}
+
 } // namespace dgatd::solver

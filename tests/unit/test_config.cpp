@@ -270,7 +270,7 @@ TEST(Config, LoadResolvesPathsFromTheFilesDirectory)
 TEST(Config, UnknownKeyListsTheKnownOnes)
 {
   EXPECT_EQ(error_of(minimal + "foo = 1\n"), "cavity.toml:5: unknown key 'foo' in [time] (known keys: t_end, steps, "
-                                             "dt, safety, allow_unstable)");
+                                             "dt, safety, allow_unstable, local_steps)");
 }
 
 TEST(Config, UnknownTable)
@@ -359,7 +359,8 @@ TEST(Config, SyntaxErrorIsOneLine)
 TEST(Config, ControlCharactersInMessagesAreEscaped)
 {
   EXPECT_EQ(error_of(minimal + "\"safety\\nx\" = 1\n"),
-            "cavity.toml:5: unknown key 'safety\\nx' in [time] (known keys: t_end, steps, dt, safety, allow_unstable)");
+            "cavity.toml:5: unknown key 'safety\\nx' in [time] (known keys: t_end, steps, dt, safety, allow_unstable, "
+            "local_steps)");
   expect_mentions(error_of("[mesh]\nfile = \"\x01\rcavity.msh\"\n[time]\nsteps = 10\n"),
                   {"cavity.toml:2:", "TOML syntax error", "\\x01\\rcavity.msh"});
 }

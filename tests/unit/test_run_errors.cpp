@@ -94,6 +94,13 @@ TEST(RunErrors, TimeStepAboveTheStabilityBound)
                         "exceeds the stability bound dt_max"});
 }
 
+TEST(RunErrors, LocalStepsOutOfRange)
+{
+  expect_clean_failure(
+      {"local_steps_range", base_mesh + "[time]\nsteps = 20\nlocal_steps = 9\n[output]\nfile = \"out.h5\"\n",
+       "bad.toml:7: [time] local_steps must be \"auto\", \"off\" or a number of levels from 1 to 8", false});
+}
+
 TEST(RunErrors, AbsurdPermittivity)
 {
   expect_clean_failure({"absurd_eps", base_mesh + "[[material]]\nregion = \"domain\"\neps_r = 1e300\n" + base_tail,
@@ -264,6 +271,16 @@ std::string matched_port(std::string const& surface)
 {
   return "[[source]]\nkind = \"port_te10\"\nsurface = \"" + surface +
          "\"\nmatched = true\nwaveform = \"gaussian\"\nsigma = 1e-9\n";
+}
+
+// The capabilities table refuses what local time steps cannot run yet, at the line that asks for it.
+TEST(RunErrors, LocalStepsWithAMatchedPort)
+{
+  expect_clean_failure({"local_steps_matched_port",
+                        base_mesh + matched_port("boundary") +
+                            "[time]\nsteps = 20\nlocal_steps = \"auto\"\n[output]\nfile = \"out.h5\"\n",
+                        "a matched port runs with one global time step only (for now) (fix: set [time] "
+                        "local_steps = \"off\")"});
 }
 
 TEST(RunErrors, MatchedPortOnASurfaceThatIsNotPlanar)

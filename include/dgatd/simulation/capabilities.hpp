@@ -1,7 +1,7 @@
 #pragma once
 // What runs with what, as data: every capability a configuration can ask for, and whether it runs
 // in each mode a run can step in (over MPI ranks, in single or mixed precision, with the assembled
-// formulation, on a GPU). `dgatd capabilities` prints this table, and every refusal of a
+// formulation, on a GPU, with local time steps). `dgatd capabilities` prints this table, and every refusal of a
 // combination a user meets is worded from it, at the configuration line that asked for the item.
 // A capability the core sets up has its line in capabilities.cpp; one in its own home
 // (src/capabilities/) brings its line with its model. Nothing else lists what a capability refuses.
@@ -22,8 +22,8 @@
 namespace dgatd::simulation {
 
 // The modes a run steps in that not every capability supports, in the order refusals are looked for.
-enum class RunMode { over_ranks, assembled, single_precision, mixed_precision, gpu };
-inline constexpr std::size_t run_mode_count = 5;
+enum class RunMode { over_ranks, assembled, single_precision, mixed_precision, gpu, local_steps };
+inline constexpr std::size_t run_mode_count = 6;
 char const* to_string(RunMode mode);
 
 // Whether a capability runs in one mode, and when it does not, the mode's fix made specific: for the

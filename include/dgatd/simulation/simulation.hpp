@@ -41,6 +41,16 @@ struct TimePlan {
   double dt_max = 0;
   std::int64_t steps = 0; // to the configured end
   int bound_iterations = 0;
+  // Local time steps ([time] local_steps; docs/method/local_time_stepping.md): the levels stepped (1:
+  // one global step, dt) and dt the coarse step; the tet updates they save against one global step
+  // at the finest level's; the levels the tets' own steps allowed before the terms that need theirs
+  // on the coarse level took that many tets there; the highest dt^2 lambda / 4 of the scheme at dt.
+  int local_levels = 1;
+  double local_work_ratio = 1;
+  int local_levels_of_the_steps = 1;
+  std::int64_t local_pinned_tets = 0;
+  std::int64_t local_limiting_tets = 0; // of those, the ones whose own steps allow fewer levels
+  double local_spectrum_highest = 0;
 };
 
 struct SimulationOptions {

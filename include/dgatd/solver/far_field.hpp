@@ -75,6 +75,8 @@ public:
   explicit FarField(FarFieldStencil stencil);
 
   std::string name() const override { return "far_field"; }
+  // It only reads the fields, at the coarse step.
+  LocalStepSupport local_step_support() const override { return {true, {}}; }
   // Per face: its unknowns' indices and weights, the six u^ and eight f^ it reads, the tets' indices
   // and weights, and its transforms read and written.
   std::int64_t bytes_per_step() const override;

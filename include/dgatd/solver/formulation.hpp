@@ -10,6 +10,7 @@
 
 #include "dgatd/parallel/decomposition.hpp"
 #include "dgatd/solver/formulation_kind.hpp"
+#include "dgatd/solver/local_step_plan.hpp"
 #include "dgatd/solver/stencils.hpp"
 #include "dgatd/solver/term_records.hpp"
 #include "dgatd/solver/waveform.hpp"
@@ -19,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -152,6 +154,17 @@ public:
   virtual void distribute(Distribution distribution) = 0;
   // This rank's halo exchange (zero in one process).
   virtual HaloStatistics halo() const { return {}; }
+
+  // Local time steps (solver/local_steps.hpp; the fractioned formulation in one process, made with
+  // full block inverses): the tets its terms need on the coarse level, then the plan, after which dt
+  // is the coarse step; the spectrum of the scheme's operator at a coarse step dt (LocalSteps::spectrum,
+  // stopped where it proves the step unstable by margin).
+  virtual std::vector<Index> local_step_coarse_tets() const { throw std::logic_error("no local steps here"); }
+  virtual void set_local_steps(LocalStepPlan const&) { throw std::logic_error("no local steps here"); }
+  virtual LocalStepSpectrum local_step_spectrum(double /*dt*/, double /*tolerance*/, double /*margin*/) const
+  {
+    throw std::logic_error("no local steps here");
+  }
 
   virtual void step() = 0;
   // The leapfrog's conserved energy W^n of the step taken (see FractionedLeapfrog); only where

@@ -150,6 +150,15 @@ public:
   }
   bool has_energy() const override { return true; }
   double step_with_energy() override { return this->leapfrog_.step_with_energy(); }
+  std::vector<Index> local_step_coarse_tets() const override { return this->leapfrog_.local_step_coarse_tets(); }
+  void set_local_steps(LocalStepPlan const& plan) override { this->leapfrog_.set_local_steps(plan); }
+  LocalStepSpectrum local_step_spectrum(double dt, double tolerance, double margin) const override
+  {
+    auto const* local = this->leapfrog_.local_steps();
+    if (!local) throw std::logic_error("the formulation has no local steps");
+    return local->spectrum(this->space_, this->leapfrog_.operators(), dt, max_local_spectrum_iterations, tolerance,
+                           margin);
+  }
   // A rank that reads a probe finishes the step's halo exchange first; the others read zeros.
   void record_probes() override
   {
@@ -213,6 +222,8 @@ public:
   }
 
 private:
+  static constexpr int max_local_spectrum_iterations = 400;
+
   // The state of the whole problem in its numbering, on rank 0 from what each rank owns: the
   // unknowns, f^ per tet and the terms' state (parallel::TermStatesOverRanks). The other ranks'
   // state holds no arrays.
@@ -307,21 +318,24 @@ private:
 };
 
 // matrix_precision, field_precision: the fractioned step's local matrices and fields (the assembled
-// baseline is double); float fields take float matrices (single precision).
+// baseline is double); float fields take float matrices (single precision). local_steps: the
+// fractioned operators keep full block inverses, which the levels' passes multiply (LocalSteps).
 template <class ExecutionSpace>
 std::unique_ptr<Formulation>
 make_formulation(FormulationKind kind, ExecutionSpace const& space, mesh::Topology const& topology,
                  dga::HostOperators const& host, kernels::MatrixPrecision matrix_precision,
                  kernels::FieldPrecision field_precision = kernels::FieldPrecision::float64,
-                 OperatorTermsHeld const& held = {})
+                 OperatorTermsHeld const& held = {}, bool local_steps = false)
 {
   if (kind == FormulationKind::assembled)
     return std::make_unique<AssembledFormulation<ExecutionSpace>>(space, topology, host);
+  auto const block_pass =
+      local_steps ? kernels::AmpereBlockPass::columns : kernels::default_block_pass<ExecutionSpace>();
   if (field_precision == kernels::FieldPrecision::float32)
-    return std::make_unique<FractionedFormulation<ExecutionSpace, float>>(
-        space, topology, host, kernels::default_block_pass<ExecutionSpace>(), matrix_precision, held);
-  return std::make_unique<FractionedFormulation<ExecutionSpace>>(
-      space, topology, host, kernels::default_block_pass<ExecutionSpace>(), matrix_precision, held);
+    return std::make_unique<FractionedFormulation<ExecutionSpace, float>>(space, topology, host, block_pass,
+                                                                          matrix_precision, held);
+  return std::make_unique<FractionedFormulation<ExecutionSpace>>(space, topology, host, block_pass, matrix_precision,
+                                                                 held);
 }
 
 #define DGATD_FORMULATION_INSTANCES(PREFIX, SPACE)                                                                     \
@@ -332,9 +346,9 @@ make_formulation(FormulationKind kind, ExecutionSpace const& space, mesh::Topolo
   PREFIX template class FractionedFormulation<SPACE>;                                                                  \
   PREFIX template class FractionedFormulation<SPACE, float>;                                                           \
   PREFIX template class AssembledFormulation<SPACE>;                                                                   \
-  PREFIX template std::unique_ptr<Formulation> make_formulation(FormulationKind, SPACE const&, mesh::Topology const&,  \
-                                                                dga::HostOperators const&, kernels::MatrixPrecision,   \
-                                                                kernels::FieldPrecision, OperatorTermsHeld const&);
+  PREFIX template std::unique_ptr<Formulation> make_formulation(                                                       \
+      FormulationKind, SPACE const&, mesh::Topology const&, dga::HostOperators const&, kernels::MatrixPrecision,       \
+      kernels::FieldPrecision, OperatorTermsHeld const&, bool);
 DGATD_FOR_EACH_INSTANCE_SPACE(DGATD_FORMULATION_INSTANCES, extern)
 
 } // namespace dgatd::solver

@@ -4,7 +4,8 @@
 // everything else (sources, losses, the matched layers, ports, the halo exchange of a run over
 // ranks, and whatever comes next) is a Term (solver/term.hpp, which names the points of the step and
 // the hooks the core asks the terms through) with its own state for checkpoints. It also gives the
-// energy invariant and the stability bound (solver/stability.hpp).
+// energy invariant and the stability bound (solver/stability.hpp). With local time steps
+// (set_local_steps, solver/local_steps.hpp) the Faraday update is the levels' and dt the coarse step.
 
 #include "dgatd/instances.hpp"
 #include "dgatd/kernels/ampere.hpp"
@@ -14,6 +15,7 @@
 #include "dgatd/kernels/upload.hpp"
 #include "dgatd/parallel/communicator.hpp"
 #include "dgatd/solver/formulation.hpp"
+#include "dgatd/solver/local_steps.hpp"
 #include "dgatd/solver/operator_terms.hpp"
 #include "dgatd/solver/stability.hpp"
 #include "dgatd/solver/term.hpp"
@@ -24,6 +26,7 @@
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -58,6 +61,7 @@ public:
   template <class SomeTerm>
   SomeTerm& add_term(std::unique_ptr<SomeTerm> term)
   {
+    if (local_steps_) check_local_step_support(*term);
     return terms_.add(std::move(term), context());
   }
 
@@ -87,6 +91,15 @@ public:
   // holds its value between two steps (state, probes, snapshots call it); collective over ranks.
   void settle_terms() const { terms_.settle(context()); }
 
+  // Steps every unknown at the level of plan (solver/local_steps.hpp) from now on, dt the coarse step:
+  // one process, operators with full block inverses, and terms that run with local steps
+  // (Term::local_step_support) whose coarse tets the plan puts on the coarse level.
+  void set_local_steps(LocalStepPlan const& plan);
+  // Null without local steps.
+  LocalSteps<ExecutionSpace, TetLayout, FieldScalar> const* local_steps() const { return local_steps_.get(); }
+  // The tets the terms need on the coarse level, or why they cannot run with local steps.
+  std::vector<Index> local_step_coarse_tets() const;
+
   // Steps taken since the initial field: the sources' clock.
   std::int64_t steps() const { return steps_; }
   // The whole state between two steps (u^n, f^(n-1/2), n), on the host, f^ row-major: with the
@@ -108,7 +121,8 @@ public:
   void step() { advance(false); }
 
   // Takes one step and returns W^n = 1/2 u^n.Meps u^n + 1/2 f^(n-1/2).Mmu f^(n+1/2), the quantity
-  // the leapfrog conserves exactly without sources.
+  // the leapfrog conserves exactly without sources. With local steps the same sum is the energy to
+  // the scheme's second order, bounded by the scheme's own invariant (solver/local_steps.hpp).
   double step_with_energy() { return advance(true); }
 
   // u.Meps u over the free unknowns.
@@ -121,6 +135,9 @@ public:
 
 private:
   Context context() const { return {space_, ops_, fields_, dt_, steps_}; }
+
+  // Throws unless term runs with the local steps set, its coarse tets on their coarse level.
+  void check_local_step_support(TermType const& term) const;
 
   // f^(n-1/2).Mmu f^(n+1/2), with f^(n-1/2) saved in f_previous_.
   double magnetic_cross_energy() const;
@@ -137,6 +154,7 @@ private:
   std::shared_ptr<parallel::Communicator> communicator_;
   kernels::OwnedMask<memory_space> owned_blocks_, owned_tets_, owned_rows_;
   std::vector<double> lanczos_start_;
+  std::unique_ptr<LocalSteps<ExecutionSpace, TetLayout, FieldScalar> const> local_steps_;
   double dt_ = 0;
   std::int64_t steps_ = 0;
 };
@@ -204,6 +222,7 @@ void FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::distribute(
     throw std::invalid_argument("single precision runs in one process");
   } else {
     if (communicator_) throw std::logic_error("FractionedLeapfrog::distribute called twice");
+    if (local_steps_) throw std::logic_error("local steps run in one process");
     if (owned_blocks.size() != static_cast<std::size_t>(ops_.num_blocks) ||
         owned_tets.size() != static_cast<std::size_t>(ops_.num_tets) ||
         lanczos_start.size() != static_cast<std::size_t>(ops_.num_unknowns))
@@ -221,6 +240,43 @@ void FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::distribute(
     for (std::size_t i = 0; i < terms_.size(); ++i) terms_[i].distribute(*communicator_, context());
     add_term(std::move(exchange));
   }
+}
+
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+std::vector<Index> FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::local_step_coarse_tets() const
+{
+  std::vector<Index> tets;
+  for (std::size_t i = 0; i < terms_.size(); ++i) {
+    auto const support = terms_[i].local_step_support();
+    if (!support.supported) throw std::logic_error("the term " + terms_[i].name() + " does not run with local steps");
+    tets.insert(tets.end(), support.coarse_tets.begin(), support.coarse_tets.end());
+  }
+  return tets;
+}
+
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+void FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::set_local_steps(LocalStepPlan const& plan)
+{
+  if (communicator_) throw std::logic_error("local steps run in one process");
+  local_steps_ = std::make_unique<LocalSteps<ExecutionSpace, TetLayout, FieldScalar> const>(ops_, plan);
+  try {
+    for (std::size_t i = 0; i < terms_.size(); ++i) check_local_step_support(terms_[i]);
+  } catch (...) {
+    local_steps_.reset();
+    throw;
+  }
+}
+
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+void FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::check_local_step_support(TermType const& term) const
+{
+  auto const support = term.local_step_support();
+  if (!support.supported) throw std::logic_error("the term " + term.name() + " does not run with local steps");
+  auto const& tet_level = local_steps_->plan().tet_level;
+  for (Index const t : support.coarse_tets)
+    if (tet_level.at(t) != 0)
+      throw std::logic_error("the local step plan steps a tet the term " + term.name() +
+                             " needs on the coarse level at level " + std::to_string(tet_level[t]));
 }
 
 template <class ExecutionSpace, class TetLayout, class FieldScalar>
@@ -271,7 +327,9 @@ double FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::advance(bool 
   terms_.at(&TermType::before_faraday, c);
   auto const dt = static_cast<FieldScalar>(dt_);
   auto const passes = terms_.faraday_passes();
-  if (passes.split) {
+  if (local_steps_) {
+    local_steps_->faraday(space_, ops_, fields_, dt_);
+  } else if (passes.split) {
     kernels::faraday_update(space_, ops_, fields_, dt, passes.before_settling);
     settle_terms();
     kernels::faraday_update(space_, ops_, fields_, dt, passes.after_settling);

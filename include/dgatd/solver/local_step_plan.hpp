@@ -11,6 +11,8 @@
 #include "dgatd/dga/operators.hpp"
 #include "dgatd/index.hpp"
 
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -30,10 +32,60 @@ struct LocalStepPlan {
   // Tet updates per coarse step over the tets' count: what the levels cost against one step of the
   // coarse level for every tet (1 with one level; 2^(L-1) would be the finest step everywhere).
   double tet_updates_per_step = 1;
+  // Where the terms pinned tets to the coarse level (local_step_plan_for_steps): the levels the tets'
+  // own steps allowed, how many tets the pins put on the coarse level, and how many of those allow
+  // fewer levels than the rest (slivers beside a matched layer cost every tet its levels).
+  int levels_of_the_steps = 1;
+  std::int64_t pinned_tets = 0;
+  std::int64_t limiting_tets = 0;
+
+  // Tet updates per unit of simulated time with one global step at the finest level over those with
+  // the levels (the work the levels save on the tets; 1 with one level).
+  double work_ratio() const
+  {
+    return static_cast<double>(std::int64_t{1} << (levels.size() - 1)) / tet_updates_per_step;
+  }
+};
+
+// The stabilisation of level k >= 1 (Grote, Mehlin and Sauter's nu, as 1 + nu / p^2 with p = 2):
+// its two steps advance a mode of A's fine part by T_2(nu_k - w lambda) / T_2(nu_k) instead of
+// T_2(1 - h^2 lambda / 2), which stays above -1, so no mode of A_p sits on the stability limit
+// (the plain scheme's resonances). nu_k grows towards the finer levels: level k passes to level
+// k - 1 eigenvalues mu with h_(k-1)^2 mu <= 2 + 2 / T_2(nu_k), and level k - 1's two steps are stable
+// for h_(k-1)^2 mu <= 2 + 2 / T_2(nu_(k-1)) (level 0, the leapfrog, for 4): strictly inside where
+// nu_k > nu_(k-1); equal nu put them exactly on the limit, and a mesh graded 8:1 then grew.
+inline double local_step_stabilisation(std::size_t k) { return 1 + 0.05 * static_cast<double>(k); }
+// The finest level's step over the leapfrog's dt_max (the Lanczos bound of the whole operator) at
+// the limit of its stabilised two steps, nu / sqrt(2 nu^2 - 1) (1 with one level), and the coarse
+// step's limit over dt_max, 2^(levels - 1) times that.
+inline double finest_step_factor(int levels)
+{
+  if (levels <= 1) return 1;
+  double const nu = local_step_stabilisation(static_cast<std::size_t>(levels - 1));
+  return nu / std::sqrt(2 * nu * nu - 1);
+}
+inline double coarse_step_limit(int levels)
+{
+  return static_cast<double>(std::int64_t{1} << (levels - 1)) * finest_step_factor(levels);
+}
+
+// dt^2 lambda / 4 for the lowest and highest eigenvalues lambda of the local-step scheme's operator
+// A_p at a coarse step (LocalSteps::spectrum): stable where both lie in [0, 1).
+struct LocalStepSpectrum {
+  double lowest = 0, highest = 0;
+  int iterations = 0;
 };
 
 // The plan for ops with each tet's level wished (0 the coarsest, any number of levels): blocks and
 // tets then take the finest level they touch, as above.
 LocalStepPlan local_step_plan(dga::HostOperators const& ops, std::vector<int> const& tet_level_wished);
+
+// The plan from each tet's own step as doublings of the finest (dga::StepLevels::tet_level: the tet
+// may step 2^j times the finest level's step), at most max_levels levels, with the tets of
+// coarse_tets on the coarse level (the terms that need it, Term::local_step_support). A tet steps the
+// coarse level only when every block around its vertices does, that is when every tet sharing a
+// vertex with it wishes the coarse level; the levels drop until the steps of those tets allow it.
+LocalStepPlan local_step_plan_for_steps(dga::HostOperators const& ops, std::vector<int> const& doublings,
+                                        int max_levels, std::vector<Index> const& coarse_tets);
 
 } // namespace dgatd::solver

@@ -49,7 +49,8 @@ public:
 
   explicit Losses(dga::HostOperators const& host,
                   kernels::MatrixPrecision precision = kernels::MatrixPrecision::float64)
-      : lossy_(lossy_rows(host)), precision_(with_integrators() ? kernels::MatrixPrecision::float64 : precision)
+      : lossy_(lossy_rows(host)), layer_tets_(host.stretched_tets),
+        precision_(with_integrators() ? kernels::MatrixPrecision::float64 : precision)
   {
     round_directions(lossy_.one_mode);
     round_directions(lossy_.three_modes);
@@ -144,6 +145,9 @@ public:
   }
 
   std::string name() const override { return with_layers() ? "losses_and_layer_electric" : "losses"; }
+  // Conductivity and absorbing faces are dissipative at the coarse step wherever they lie; the layers'
+  // auxiliaries follow the field of a step at their own dt, so the stretched tets step the coarse step.
+  LocalStepSupport local_step_support() const override { return {true, layer_tets_}; }
   // Per lossy row: its index, block start, size and first entry, u^ read twice and written once, the
   // row sums written, read and written, and its row of L (and of K with layers) from the block's
   // entries, in the matrices' precision; with layers also the force per row (its offset, written and read), per
@@ -345,6 +349,7 @@ private:
   }
 
   LossyRows lossy_;
+  std::vector<Index> layer_tets_;
   kernels::MatrixPrecision precision_;
   double dt_ = 0; // the one the auxiliaries are scaled by
   Kokkos::View<Index*, memory_space> rows_, block_first_, block_size_;

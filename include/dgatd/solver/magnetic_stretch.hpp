@@ -37,7 +37,8 @@ public:
 
   explicit MagneticStretch(dga::HostOperators const& host,
                            kernels::MatrixPrecision precision = kernels::MatrixPrecision::float64)
-      : layer_(rounded(magnetic_layer(host), precision)), precision_(effective(precision, layer_.shift)),
+      : layer_(rounded(magnetic_layer(host), precision)), layer_tets_(host.stretched_tets),
+        precision_(effective(precision, layer_.shift)),
         tets_(kernels::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::stretched_tets", layer_.tets)),
         previous_("dgatd::stretched_f_previous", layer_.tets.size()), phi_("dgatd::phi", layer_.tets.size()),
         basis_(kernels::upload_table<48, memory_space>("dgatd::stretched_tet_basis", layer_.basis)),
@@ -72,6 +73,8 @@ public:
   std::string name() const override { return "layer_magnetic"; }
   // set_dt writes the implicit step of the modal tets into the lossless Faraday matrices.
   bool writes_operators_on_set_dt() const override { return true; }
+  // The layer's step matrices replace its tets' Faraday matrices for the coarse dt.
+  LocalStepSupport local_step_support() const override { return {true, layer_tets_}; }
   // Per stretched tet of the general form: its index twice, f^ read twice and written once,
   // f^(n-1/2) written and read, L and K (16 each, in the matrices' precision), X (18), the bases
   // (48), phi (24) read and written, the advance (36) and drive (18) matrices, the edge signs and
@@ -251,6 +254,7 @@ private:
   };
 
   MagneticLayer layer_;
+  std::vector<Index> layer_tets_;
   kernels::MatrixPrecision precision_;
   double dt_ = 0; // the one the general form's auxiliaries are scaled by
   Kokkos::View<Index*, memory_space> tets_;

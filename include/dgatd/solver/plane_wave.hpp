@@ -122,6 +122,9 @@ public:
   explicit PlaneWave(PlaneWaveStencil const& stencil);
 
   std::string name() const override { return "plane_wave"; }
+  // The surface's corrections are the coarse step's own curls of the incident field: the tets beside
+  // it step the coarse step.
+  LocalStepSupport local_step_support() const override { return {true, corrected_tets_}; }
   // Faraday's side: per tet its index, (Mmu_t)^-1, f^ read and written, its edge signs and pieces;
   // Ampere's side: the curl values written and read, the update's rows and entries, u^ read and
   // written; both sides' samples.
@@ -132,6 +135,7 @@ public:
 
 private:
   Waveform waveform_;
+  std::vector<Index> corrected_tets_;
   Kokkos::View<Index*, memory_space> tets_;
   Kokkos::View<Real* [10], memory_space> mu_inverse_;
   DeviceSignals<memory_space> faces_;
@@ -145,7 +149,8 @@ private:
 
 template <class ExecutionSpace, class TetLayout>
 PlaneWave<ExecutionSpace, TetLayout>::PlaneWave(PlaneWaveStencil const& stencil)
-    : waveform_(stencil.waveform), tets_(kernels::upload_flat<decltype(tets_)>("dgatd::plane_wave_tets", stencil.tets)),
+    : waveform_(stencil.waveform), corrected_tets_(stencil.tets),
+      tets_(kernels::upload_flat<decltype(tets_)>("dgatd::plane_wave_tets", stencil.tets)),
       mu_inverse_(kernels::upload_rows<decltype(mu_inverse_)>("dgatd::plane_wave_mu_inverse", stencil.mu_inverse)),
       faces_(stencil.face_circulations), curl_(stencil.missing_curl),
       curl_values_("dgatd::plane_wave_curl", stencil.missing_curl.size()),

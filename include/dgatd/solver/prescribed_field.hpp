@@ -25,6 +25,8 @@ public:
   }
 
   std::string name() const override { return "prescribed_port"; }
+  // Prescribed unknowns are held through the finer levels' steps, as the coarser unknowns are.
+  LocalStepSupport local_step_support() const override { return {true, {}}; }
   // Per row: its index and weight, u^ written.
   std::int64_t bytes_per_step() const override
   {

@@ -52,6 +52,17 @@ struct FaradayPasses {
   bool split = false;
 };
 
+// How a term runs with local time steps (solver/local_steps.hpp): at the coarse step, wherever its
+// unknowns lie, as the leapfrog runs it at its step. A term whose points assume that every tet and
+// block it touches stepped the coarse step itself (one that writes the Faraday matrices with dt, or
+// corrects f^ with the coarse step's own curl) names those tets: they and the tets around their
+// vertices then step the coarse step, which can cost levels. Not supported: the capabilities table
+// refuses the combination before a run gets here.
+struct LocalStepSupport {
+  bool supported = false;
+  std::vector<Index> coarse_tets;
+};
+
 template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>, class FieldScalar = Real>
 class Term {
 public:
@@ -86,6 +97,7 @@ public:
   // Whether set_dt writes into the core's operators (the matched layers' implicit step in the
   // Faraday matrices), so that the stability bound must be estimated before it.
   virtual bool writes_operators_on_set_dt() const { return false; }
+  virtual LocalStepSupport local_step_support() const { return {}; }
 
   virtual void before_faraday(Context const&) {}
   virtual void after_faraday(Context const&) {}

@@ -24,7 +24,7 @@ std::vector<TableSchema> make_config_schema()
        true,
        {"kind", "position", "direction", "surface", "matched", "region", "polarization", "origin", "resistance",
         "amplitude", "waveform", "t0", "sigma", "frequency", "ramp"}},
-      {"[time]", "time", false, {"t_end", "steps", "dt", "safety", "allow_unstable"}},
+      {"[time]", "time", false, {"t_end", "steps", "dt", "safety", "allow_unstable", "local_steps"}},
       {"[[probe]]", "probe", true, {"name", "position"}},
       {"[[farfield]]", "farfield", true, {"surface", "frequencies"}},
       {"[output]", "output", false, {"file", "snapshot_every", "energy_every", "checkpoint_every", "progress"}},

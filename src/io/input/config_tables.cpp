@@ -351,6 +351,22 @@ TimeConfig time_of(TableReader const& t)
   if (!(time.safety > 0 && time.safety < 1))
     t.fail("safety", "= " + format_number(time.safety) + " must lie strictly between 0 and 1");
   time.allow_unstable = t.boolean("allow_unstable", false);
+  if (t.has("local_steps")) {
+    time.local_steps_line = t.line("local_steps");
+    auto const& levels = t.at("local_steps");
+    std::string const expected = "must be \"auto\", \"off\" or a number of levels from 1 to " +
+                                 std::to_string(TimeConfig::max_local_step_levels);
+    if (levels.is_string()) {
+      auto const& word = levels.as_string().str;
+      if (word != "auto" && word != "off") t.fail("local_steps", expected);
+      time.local_steps = word == "auto" ? TimeConfig::max_local_step_levels : 1;
+    } else if (levels.is_integer() && levels.as_integer() >= 1 &&
+               levels.as_integer() <= TimeConfig::max_local_step_levels) {
+      time.local_steps = static_cast<int>(levels.as_integer());
+    } else {
+      t.fail("local_steps", expected);
+    }
+  }
   return time;
 }
 

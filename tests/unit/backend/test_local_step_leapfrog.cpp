@@ -1,14 +1,13 @@
-// The leapfrog with local time steps (solver/local_step_leapfrog.hpp): with one level it is the
-// leapfrog, kernel for kernel, with an impressed current too; on a mesh graded 8:1 with four levels
-// it conserves its energy E^(n+1/2) = |u^(n+1) - u^n|^2_Meps / (2 dt^2) + <A_p u^(n+1), u^n>_Meps / 2
-// to rounding and stays bounded below the finest level's stabilised limit, has a growing mode above
-// it, and a dipole's pulse leaves in it the energy it leaves in the leapfrog, to the schemes' order.
+// The leapfrog with local time steps (solver/local_steps.hpp, FractionedLeapfrog::set_local_steps): with one level it
+// is the leapfrog, kernel for kernel, with an impressed current too; on a mesh graded 8:1 with four levels it conserves
+// its energy E^(n+1/2) = |u^(n+1) - u^n|^2_Meps / (2 dt^2) + <A_p u^(n+1), u^n>_Meps / 2 to rounding and stays bounded
+// below the finest level's stabilised limit, has a growing mode above it, and a dipole's pulse leaves in it the energy
+// it leaves in the leapfrog, to the schemes' order.
 #include "cavity_fixture.hpp"
 
 #include "dgatd/dga/local_steps.hpp"
 #include "dgatd/solver/current_source.hpp"
 #include "dgatd/solver/leapfrog.hpp"
-#include "dgatd/solver/local_step_leapfrog.hpp"
 #include "dgatd/solver/local_step_plan.hpp"
 #include "dgatd/solver/stencils.hpp"
 
@@ -18,6 +17,8 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace {
@@ -25,7 +26,6 @@ namespace {
 using TestSpace = DGATD_TEST_EXEC_SPACE;
 using dgatd::Index;
 using dgatd::solver::FractionedLeapfrog;
-using dgatd::solver::LocalStepLeapfrog;
 using dgatd::solver::LocalStepPlan;
 
 template <class View>
@@ -57,26 +57,36 @@ LocalStepPlan plan_for(dgatd::testing::Cavity const& cavity, int max_levels)
   return dgatd::solver::local_step_plan(cavity.operators, wished);
 }
 
+// The leapfrog on cavity's operators with full block inverses, stepping plan's levels.
+std::unique_ptr<FractionedLeapfrog<TestSpace>> with_local_steps(dgatd::testing::Cavity const& cavity,
+                                                                LocalStepPlan const& plan)
+{
+  auto leapfrog = std::make_unique<FractionedLeapfrog<TestSpace>>(TestSpace(), cavity.operators,
+                                                                  dgatd::kernels::AmpereBlockPass::columns);
+  leapfrog->set_local_steps(plan);
+  return leapfrog;
+}
+
 TEST(LocalStepLeapfrog, OneLevelIsTheLeapfrogKernelForKernel)
 {
   auto const cavity = dgatd::testing::pec_box(1.0, 0.8, 0.6, 4, 4, 3, 0.2);
   auto const plan = dgatd::solver::local_step_plan(cavity.operators, std::vector<int>(cavity.mesh.tets.size(), 0));
   ASSERT_EQ(plan.levels.size(), 1u);
   FractionedLeapfrog<TestSpace> leapfrog(TestSpace(), cavity.operators, dgatd::kernels::AmpereBlockPass::columns);
-  LocalStepLeapfrog<TestSpace> local(TestSpace(), cavity.operators, plan);
+  auto local = with_local_steps(cavity, plan);
   double const dt = 0.9 * leapfrog.estimate_stability().dt_max;
   leapfrog.set_dt(dt);
-  local.set_dt(dt);
+  local->set_dt(dt);
   auto const u0 =
       dgatd::solver::random_free_unknowns(leapfrog.operators().num_unknowns, leapfrog.operators().num_free, 3);
   leapfrog.set_initial_field(u0);
-  local.set_initial_field(u0);
+  local->set_initial_field(u0);
   for (int n = 0; n < 40; ++n) {
     leapfrog.step();
-    local.step();
+    local->step();
   }
-  EXPECT_EQ(host_values(local.fields().u), host_values(leapfrog.fields().u));
-  EXPECT_EQ(host_values(local.fields().f), host_values(leapfrog.fields().f));
+  EXPECT_EQ(host_values(local->fields().u), host_values(leapfrog.fields().u));
+  EXPECT_EQ(host_values(local->fields().f), host_values(leapfrog.fields().f));
 }
 
 // The derivative of a Gaussian of width sigma centred at 6 sigma: its integral is zero, so the dipole
@@ -96,21 +106,21 @@ TEST(LocalStepLeapfrog, OneLevelWithADipoleIsTheLeapfrogKernelForKernel)
   auto const dipole =
       dgatd::solver::dipole_stencil(cavity.view(), cavity.operators, "dipole", {0.41, 0.37, 0.29}, {0.3, 0.5, 0.81});
   FractionedLeapfrog<TestSpace> leapfrog(TestSpace(), cavity.operators, dgatd::kernels::AmpereBlockPass::columns);
-  LocalStepLeapfrog<TestSpace> local(TestSpace(), cavity.operators, plan);
+  auto local = with_local_steps(cavity, plan);
   double const dt = 0.9 * leapfrog.estimate_stability().dt_max;
   leapfrog.set_dt(dt);
-  local.set_dt(dt);
+  local->set_dt(dt);
   leapfrog.add_term(
       std::make_unique<dgatd::solver::CurrentSource<TestSpace>>(dipole, 2.5, gaussian_derivative(5 * dt)));
-  local.add_current_source(dipole, 2.5, gaussian_derivative(5 * dt));
+  local->add_term(std::make_unique<dgatd::solver::CurrentSource<TestSpace>>(dipole, 2.5, gaussian_derivative(5 * dt)));
   for (int n = 0; n < 80; ++n) {
     leapfrog.step();
-    local.step();
+    local->step();
   }
-  auto const u = host_values(local.fields().u);
+  auto const u = host_values(local->fields().u);
   EXPECT_GT(*std::max_element(u.begin(), u.end()), 0) << "the pulse rang the box";
   EXPECT_EQ(u, host_values(leapfrog.fields().u));
-  EXPECT_EQ(host_values(local.fields().f), host_values(leapfrog.fields().f));
+  EXPECT_EQ(host_values(local->fields().f), host_values(leapfrog.fields().f));
 }
 
 class GradedBox : public ::testing::Test {
@@ -125,6 +135,24 @@ protected:
 };
 dgatd::testing::Cavity* GradedBox::cavity_ = nullptr;
 
+// x.Meps y over the free unknowns, on the host.
+double electric_product(dgatd::dga::HostOperators const& host, std::vector<double> const& x,
+                        std::vector<double> const& y)
+{
+  auto const& layout = host.layout;
+  double sum = 0;
+  for (Index b = 0; b < layout.num_blocks(); ++b) {
+    Index const first = layout.block_offset[b];
+    Index const d = layout.block_size(b);
+    for (Index i = 0; i < d; ++i) {
+      double row = 0;
+      for (Index j = 0; j < d; ++j) row += host.eps[layout.block_matrix_offset[b] + i * d + j] * y[first + j];
+      sum += x[first + i] * row;
+    }
+  }
+  return sum;
+}
+
 // The energy of the scheme from three consecutive fields (the second-order form).
 double scheme_energy(dgatd::dga::HostOperators const& ops, std::vector<double> const& u0, std::vector<double> const& u1,
                      std::vector<double> const& u2, double dt)
@@ -134,16 +162,19 @@ double scheme_energy(dgatd::dga::HostOperators const& ops, std::vector<double> c
     rate[i] = u1[i] - u0[i];
     second[i] = u2[i] - 2 * u1[i] + u0[i];
   }
-  return (dgatd::solver::detail::electric_product(ops, rate, rate) -
-          dgatd::solver::detail::electric_product(ops, u0, second)) /
-         (2 * dt * dt);
+  return (electric_product(ops, rate, rate) - electric_product(ops, u0, second)) / (2 * dt * dt);
 }
 
 // The scheme's coarse step on the box: the finest level at safety x its stabilised limit.
-double coarse_step(LocalStepLeapfrog<TestSpace> const& local, double dt_max, double safety)
+double coarse_step(FractionedLeapfrog<TestSpace> const& local, double dt_max, double safety)
 {
-  return safety * LocalStepLeapfrog<TestSpace>::finest_step_factor(local.levels()) * dt_max *
-         static_cast<double>(std::int64_t{1} << (local.levels() - 1));
+  return local.local_steps()->coarse_step(dt_max, safety);
+}
+
+// The scheme's spectrum at its current coarse step.
+dgatd::solver::LocalStepSpectrum spectrum_of(FractionedLeapfrog<TestSpace> const& local)
+{
+  return local.local_steps()->spectrum(TestSpace(), local.operators(), local.dt());
 }
 
 TEST_F(GradedBox, FourLevelsConserveTheSchemesEnergyAndStayBounded)
@@ -153,39 +184,38 @@ TEST_F(GradedBox, FourLevelsConserveTheSchemesEnergyAndStayBounded)
   ASSERT_EQ(plan.levels.size(), 4u) << "a mesh graded 8:1 takes four levels of steps";
   FractionedLeapfrog<TestSpace> leapfrog(TestSpace(), cavity.operators, dgatd::kernels::AmpereBlockPass::columns);
   double const dt_max = leapfrog.estimate_stability().dt_max;
-  LocalStepLeapfrog<TestSpace> local(TestSpace(), cavity.operators, plan);
-  double const dt = coarse_step(local, dt_max, 0.9);
-  local.set_dt(dt);
+  auto local = with_local_steps(cavity, plan);
+  double const dt = coarse_step(*local, dt_max, 0.9);
+  local->set_dt(dt);
 
   // Stable: every eigenvalue of A_p in [0, 4 / dt^2). Lanczos finds the extreme ones to about 1e-7 of
   // the largest; the largest is the stabilisation's own ceiling for the resonant modes of level 1,
   // (1 + 1 / T_2(nu_1)) / 2.
-  auto const spectrum = local.spectrum(cavity.operators);
-  double const nu = LocalStepLeapfrog<TestSpace>::stabilisation(1);
+  auto const spectrum = spectrum_of(*local);
+  double const nu = dgatd::solver::local_step_stabilisation(1);
   EXPECT_GT(spectrum.lowest, -1e-6);
   EXPECT_LT(spectrum.highest, (1 + 1 / (2 * nu * nu - 1)) / 2 + 1e-6);
 
-  auto const u0 = dgatd::solver::random_free_unknowns(local.operators().num_unknowns, local.operators().num_free, 5);
-  local.set_initial_field(u0);
+  auto const u0 = dgatd::solver::random_free_unknowns(local->operators().num_unknowns, local->operators().num_free, 5);
+  local->set_initial_field(u0);
   // The energy from three consecutive fields, every `every` steps.
   auto const energy_now = [&] {
-    std::vector<std::vector<double>> u{host_values(local.fields().u)};
+    std::vector<std::vector<double>> u{host_values(local->fields().u)};
     for (int n = 0; n < 2; ++n) {
-      local.step();
-      u.push_back(host_values(local.fields().u));
+      local->step();
+      u.push_back(host_values(local->fields().u));
     }
     return scheme_energy(cavity.operators, u[0], u[1], u[2], dt);
   };
   double const start = energy_now();
   ASSERT_GT(start, 0);
-  double const initial_norm = dgatd::solver::detail::electric_product(cavity.operators, u0, u0);
+  double const initial_norm = electric_product(cavity.operators, u0, u0);
   double largest_drift = 0, largest_norm = 0;
   int const steps = 5000, every = 500;
-  while (local.steps() < steps) {
-    for (int n = 0; n < every - 2; ++n) local.step();
-    largest_norm =
-        std::max(largest_norm, dgatd::solver::detail::electric_product(cavity.operators, host_values(local.fields().u),
-                                                                       host_values(local.fields().u)));
+  while (local->steps() < steps) {
+    for (int n = 0; n < every - 2; ++n) local->step();
+    largest_norm = std::max(largest_norm, electric_product(cavity.operators, host_values(local->fields().u),
+                                                           host_values(local->fields().u)));
     largest_drift = std::max(largest_drift, std::abs(energy_now() / start - 1));
   }
   // Rounding alone: about 1e-16 per step, accumulated over 5e3 steps as a random walk, times the
@@ -209,11 +239,11 @@ TEST_F(GradedBox, ADipolesPulseLeavesTheLeapfrogsEnergy)
       dgatd::solver::dipole_stencil(cavity.view(), cavity.operators, "dipole", {0.52, 0.47, 0.55}, {0.3, 0.5, 0.81});
   FractionedLeapfrog<TestSpace> leapfrog(TestSpace(), cavity.operators, dgatd::kernels::AmpereBlockPass::columns);
   double const dt_max = leapfrog.estimate_stability().dt_max;
-  LocalStepLeapfrog<TestSpace> local(TestSpace(), cavity.operators, plan_for(cavity, 4));
-  double const dt = coarse_step(local, dt_max, 0.9);
-  local.set_dt(dt);
+  auto local = with_local_steps(cavity, plan_for(cavity, 4));
+  double const dt = coarse_step(*local, dt_max, 0.9);
+  local->set_dt(dt);
   double const sigma = 40 * dt;
-  local.add_current_source(dipole, 1.0, gaussian_derivative(sigma));
+  local->add_term(std::make_unique<dgatd::solver::CurrentSource<TestSpace>>(dipole, 1.0, gaussian_derivative(sigma)));
   // The leapfrog at an eighth of the coarse step (the scheme's finest level steps dt / 8).
   double const fine_dt = dt / 8;
   ASSERT_LT(fine_dt, dt_max);
@@ -231,14 +261,64 @@ TEST_F(GradedBox, ADipolesPulseLeavesTheLeapfrogsEnergy)
   // The dipole's near field holds far more energy during the pulse than it leaves in the modes: a
   // tail of 1e-7 of the current (12 sigma) still moved theirs by 45 % (docs/method, section 4).
   int const pulse_steps = static_cast<int>(std::ceil(24 * sigma / dt));
-  for (int n = 0; n < pulse_steps; ++n) local.step();
+  for (int n = 0; n < pulse_steps; ++n) local->step();
   for (int n = 0; n < 8 * pulse_steps; ++n) leapfrog.step();
-  double const local_after = energy_of(local, dt);
+  double const local_after = energy_of(*local, dt);
   double const leapfrog_after = energy_of(leapfrog, fine_dt);
   ASSERT_GT(local_after, 0);
-  for (int n = 0; n < 1000; ++n) local.step();
-  EXPECT_LT(std::abs(energy_of(local, dt) / local_after - 1), 1e-10);
+  for (int n = 0; n < 1000; ++n) local->step();
+  EXPECT_LT(std::abs(energy_of(*local, dt) / local_after - 1), 1e-10);
   EXPECT_LT(std::abs(local_after / leapfrog_after - 1), 0.02) << local_after << " against " << leapfrog_after;
+}
+
+// Terms that need their tets on the coarse level (matched layers, plane-wave surfaces) pin them: a
+// coarse tet pinned keeps levels, the finest tet pinned leaves one, and a term whose tets the plan
+// steps finer is refused.
+TEST_F(GradedBox, PinnedTetsStepTheCoarseLevel)
+{
+  auto const& cavity = *cavity_;
+  auto const tet_dt = dgatd::dga::tet_steps(cavity.view(), cavity.materials.eps, cavity.materials.mu);
+  auto const levels = dgatd::dga::step_levels(cavity.topology, tet_dt, 1.0, 4);
+  auto const& doublings = levels.tet_level;
+  // The largest tet, in the box's coarse corner among tets as coarse, and one of the finest.
+  auto const coarsest = static_cast<Index>(std::max_element(tet_dt.begin(), tet_dt.end()) - tet_dt.begin());
+  auto const finest = static_cast<Index>(std::min_element(doublings.begin(), doublings.end()) - doublings.begin());
+
+  auto const free = dgatd::solver::local_step_plan_for_steps(cavity.operators, doublings, 4, {});
+  ASSERT_EQ(free.levels.size(), 4u);
+  EXPECT_EQ(free.pinned_tets, 0);
+  auto const coarse = dgatd::solver::local_step_plan_for_steps(cavity.operators, doublings, 4, {coarsest});
+  // The tets around the pinned tet's vertices wish the coarse level too; on this box some of them
+  // are finer than the corner's largest, which then costs levels, not all of them.
+  EXPECT_EQ(coarse.tet_level[coarsest], 0);
+  EXPECT_GT(coarse.pinned_tets, 1);
+  EXPECT_GE(coarse.levels.size(), 2u);
+  EXPECT_EQ(coarse.limiting_tets > 0, coarse.levels.size() < 4u);
+  auto const fine = dgatd::solver::local_step_plan_for_steps(cavity.operators, doublings, 4, {finest});
+  EXPECT_EQ(fine.levels.size(), 1u);
+  EXPECT_EQ(fine.levels_of_the_steps, 4);
+  EXPECT_GE(fine.limiting_tets, 1);
+
+  // A current source pins nothing; a term whose tet the plan steps finer is refused.
+  auto local = with_local_steps(cavity, coarse);
+  auto const dipole =
+      dgatd::solver::dipole_stencil(cavity.view(), cavity.operators, "dipole", {0.52, 0.47, 0.55}, {0.3, 0.5, 0.81});
+  local->add_term(std::make_unique<dgatd::solver::CurrentSource<TestSpace>>(dipole, 1.0, gaussian_derivative(1.0)));
+  ASSERT_GT(coarse.tet_level[finest], 0);
+  struct Pinning final : dgatd::solver::Term<TestSpace> {
+    Index tet;
+    explicit Pinning(Index t) : tet(t) {}
+    std::string name() const override { return "pinning"; }
+    std::int64_t bytes_per_step() const override { return 0; }
+    dgatd::solver::LocalStepSupport local_step_support() const override { return {true, {tet}}; }
+  };
+  EXPECT_THROW(local->add_term(std::make_unique<Pinning>(finest)), std::logic_error);
+  EXPECT_NO_THROW(local->add_term(std::make_unique<Pinning>(coarsest)));
+  struct Unsupported final : dgatd::solver::Term<TestSpace> {
+    std::string name() const override { return "unsupported"; }
+    std::int64_t bytes_per_step() const override { return 0; }
+  };
+  EXPECT_THROW(local->add_term(std::make_unique<Unsupported>()), std::logic_error);
 }
 
 // Past the finest level's stabilised limit the scheme has a negative eigenvalue and grows: the limit
@@ -248,9 +328,9 @@ TEST_F(GradedBox, AStepPastTheFinestLevelsLimitIsUnstable)
   auto const& cavity = *cavity_;
   FractionedLeapfrog<TestSpace> leapfrog(TestSpace(), cavity.operators, dgatd::kernels::AmpereBlockPass::columns);
   double const dt_max = leapfrog.estimate_stability().dt_max;
-  LocalStepLeapfrog<TestSpace> local(TestSpace(), cavity.operators, plan_for(cavity, 4));
-  local.set_dt(coarse_step(local, dt_max, 1.03));
-  EXPECT_LT(local.spectrum(cavity.operators).lowest, -1e-3);
+  auto local = with_local_steps(cavity, plan_for(cavity, 4));
+  local->set_dt(coarse_step(*local, dt_max, 1.03));
+  EXPECT_LT(spectrum_of(*local).lowest, -1e-3);
 }
 
 } // namespace

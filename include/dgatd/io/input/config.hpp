@@ -115,6 +115,11 @@ struct TimeConfig {
   std::optional<double> dt;          // seconds; empty for "auto" (safety * the stability limit)
   double safety = 0.95;              // 0 < safety < 1
   bool allow_unstable = false;       // let an explicit dt above the stability limit run
+  // Local time steps (docs/method/local_time_stepping.md): at most this many levels of halving steps,
+  // 1 for one global step ("off"); "auto" is max_local_step_levels.
+  int local_steps = 1;
+  int local_steps_line = 0;
+  static constexpr int max_local_step_levels = 8;
 };
 
 struct Probe {

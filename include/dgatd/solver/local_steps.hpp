@@ -1,0 +1,372 @@
+#pragma once
+// Local time steps for the fractioned leapfrog (docs/method/local_time_stepping.md, section 3): the
+// energy-conserving local time stepping of Diaz and Grote in the fractioned first-order form. It
+// replaces the leapfrog's Faraday update alone; one coarse step of size dt is
+//   f^(n+1/2) = f^(n-1/2) + F(u^n),   u^(n+1) = u^n + dt Meps^-1 C~ f^(n+1/2),
+// where F(u) is -dt Mmu^-1 C u for the tets of level 0 and, for the finer ones, what two leapfrog
+// steps of half the size give (level 1) when only the unknowns of level 1 and finer move, from zero
+// magnetic values and with the coarser unknowns held: the sum of the two half-step magnetic values,
+// the first step starting with a half kick. Inside, level 1's finer tets take level 2's two steps
+// the same way, and so on. In second-order form u^(n+1) - 2 u^n + u^(n-1) = -dt^2 A_p u^n with A_p
+// self-adjoint in the Meps inner product, so
+//   E^(n+1/2) = |u^(n+1) - u^n|^2_Meps / (2 dt^2) + <A_p u^(n+1), u^n>_Meps / 2
+// is conserved exactly. With one level this is the leapfrog, kernel for kernel. The terms run at the
+// coarse step (solver/term.hpp, Term::local_step_support).
+//
+// The levels' passes run over index lists and the block pass multiplies full inverses (the columns
+// pass, the host backends' default), so the operators must hold them.
+
+#include "dgatd/dga/operators.hpp"
+#include "dgatd/kernels/ampere.hpp"
+#include "dgatd/kernels/device_operators.hpp"
+#include "dgatd/kernels/faraday.hpp"
+#include "dgatd/kernels/upload.hpp"
+#include "dgatd/kokkos_compat.hpp"
+#include "dgatd/solver/local_step_plan.hpp"
+#include "dgatd/solver/stability.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace dgatd::solver {
+
+namespace local_steps_detail {
+
+template <class Kernel, class IndexList>
+struct OnList {
+  Kernel kernel;
+  IndexList list;
+  KOKKOS_INLINE_FUNCTION void operator()(Index i) const { kernel(list(i)); }
+};
+
+template <class Tag, class Kernel, class IndexList>
+struct OnTaggedList {
+  Kernel kernel;
+  IndexList list;
+  KOKKOS_INLINE_FUNCTION void operator()(Index i) const { kernel(Tag{}, list(i)); }
+};
+
+// The scheme's small passes, named functors rather than lambdas: nvcc refuses device lambdas in
+// private member functions.
+template <class IndexList, class Values>
+struct CopyListed {
+  IndexList list;
+  Values to, from;
+  KOKKOS_INLINE_FUNCTION void operator()(Index i) const { to(list(i)) = from(list(i)); }
+};
+
+template <class IndexList, class TetValues>
+struct ZeroTwo {
+  IndexList tets;
+  TetValues a, b;
+  KOKKOS_INLINE_FUNCTION void operator()(Index i) const
+  {
+    for (int j = 0; j < 4; ++j) {
+      a(tets(i), j) = 0;
+      b(tets(i), j) = 0;
+    }
+  }
+};
+
+// f += kick finer on the listed tets, with their edge pieces from the new f.
+template <class IndexList, class TetValues, class Pieces, class Signs, class FieldScalar>
+struct AddFiner {
+  IndexList tets;
+  TetValues f, finer;
+  Pieces pieces;
+  Signs signs;
+  FieldScalar kick;
+  KOKKOS_INLINE_FUNCTION void operator()(Index i) const
+  {
+    Index const t = tets(i);
+    FieldScalar updated[4];
+    for (int j = 0; j < 4; ++j) {
+      updated[j] = f(t, j) + kick * finer(t, j);
+      f(t, j) = updated[j];
+    }
+    kernels::write_edge_pieces(pieces, t, signs(t), updated);
+  }
+};
+
+template <class IndexList, class TetValues>
+struct SumInto {
+  IndexList tets;
+  TetValues sum, f;
+  KOKKOS_INLINE_FUNCTION void operator()(Index i) const
+  {
+    for (int j = 0; j < 4; ++j) sum(tets(i), j) += f(tets(i), j);
+  }
+};
+
+// The Lanczos iteration's vector passes.
+template <class Values>
+struct Scaled {
+  Values to, from;
+  typename Values::value_type factor;
+  KOKKOS_INLINE_FUNCTION void operator()(Index i) const { to(i) = factor * from(i); }
+};
+
+template <class Values>
+struct Recurrence {
+  Values w, v, previous;
+  typename Values::value_type alpha, beta;
+  KOKKOS_INLINE_FUNCTION void operator()(Index i) const { w(i) -= alpha * v(i) + beta * previous(i); }
+};
+
+template <class Values>
+struct QuarterDifference {
+  Values y, x, stepped;
+  KOKKOS_INLINE_FUNCTION void operator()(Index i) const { y(i) = (x(i) - stepped(i)) / 4; }
+};
+
+template <class ExecutionSpace, class IndexList, class Functor>
+void for_list(char const* label, ExecutionSpace const& space, IndexList const& list, Functor const& functor)
+{
+  Kokkos::parallel_for(
+      label,
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Index>>(space, 0, static_cast<Index>(list.extent(0))),
+      functor);
+}
+
+} // namespace local_steps_detail
+
+template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>, class FieldScalar = Real>
+class LocalSteps {
+public:
+  using memory_space = typename ExecutionSpace::memory_space;
+  using Operators = kernels::DeviceOperators<ExecutionSpace, TetLayout>;
+  using FieldSet = kernels::Fields<ExecutionSpace, TetLayout, FieldScalar>;
+  using IndexList = Kokkos::View<Index*, memory_space>;
+  using TetValues = Kokkos::View<FieldScalar* [4], TetLayout, memory_space>;
+
+  LocalSteps(Operators const& ops, LocalStepPlan const& plan);
+
+  int levels() const { return static_cast<int>(levels_.size()); }
+  LocalStepPlan const& plan() const { return plan_; }
+
+  // The coarse step at safety times its limit (coarse_step_limit, local_step_plan.hpp).
+  double coarse_step(double dt_max, double safety) const { return safety * coarse_step_limit(levels()) * dt_max; }
+
+  // In place of the leapfrog's Faraday update: f^(n+1/2) = f^(n-1/2) + F(u^n) with the tets' edge
+  // pieces, ready for the coarse Ampere update.
+  void faraday(ExecutionSpace const& space, Operators const& ops, FieldSet const& fields, double dt) const;
+
+  // dt^2 lambda / 4 for the lowest and highest eigenvalues lambda of A_p at dt, by a Lanczos
+  // iteration in the Meps inner product from a random field on fields of its own: the scheme is
+  // stable where both lie in [0, 1) (its energy is then positive), and a mode of ratio r grows at most
+  // to 1 / sqrt(1 - r) of its start. The Ritz values lie inside the spectrum, so one outside
+  // [-unstable_margin, 1 - unstable_margin] proves the scheme unstable: with unstable_margin > 0 the
+  // iteration stops there (an unstable step is refused in tens of iterations; a stable one takes
+  // hundreds to settle at the slowly converging low end).
+  using Spectrum = LocalStepSpectrum;
+  Spectrum spectrum(ExecutionSpace const& space, Operators const& ops, double dt, int max_iterations = 400,
+                    double tolerance = 1e-7, double unstable_margin = 0) const;
+
+private:
+  struct Level {
+    IndexList own_tets, tets, blocks, curled_edges, read_unknowns;
+    FieldSet fields;    // from level 1 on: u^ the level's moving unknowns, f^ its magnetic values
+    TetValues integral; // from level 1 on: the sum of its two steps' magnetic values
+  };
+
+  template <class MatrixScalar>
+  void faraday_with(ExecutionSpace const& space, Operators const& ops, FieldSet const& fields, double dt) const;
+  template <class MatrixScalar>
+  void integrate(ExecutionSpace const& space, Operators const& ops, std::size_t k, FieldSet const& coarsest,
+                 double dt) const;
+  void add_finer(ExecutionSpace const& space, Operators const& ops, FieldSet const& fields, Level const& finer,
+                 FieldScalar kick) const;
+  using Values = Kokkos::View<FieldScalar*, memory_space>;
+  void apply_quarter_dt2_ap(ExecutionSpace const& space, Operators const& ops, FieldSet const& scratch, Values const& x,
+                            Values const& y, double dt) const;
+
+  LocalStepPlan plan_;
+  std::vector<Level> levels_;
+};
+
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::LocalSteps(Operators const& ops, LocalStepPlan const& plan)
+    : plan_(plan)
+{
+  if (plan.levels.empty() || plan.tet_level.size() != static_cast<std::size_t>(ops.num_tets) ||
+      plan.block_level.size() != static_cast<std::size_t>(ops.num_blocks))
+    throw std::invalid_argument("the local step plan is not for these operators");
+  if (kernels::stores_packed_blocks(ops.block_pass))
+    throw std::invalid_argument("local steps multiply full block inverses: upload the operators for the columns or "
+                                "team_rows block pass");
+  for (std::size_t k = 0; k < plan.levels.size(); ++k) {
+    auto const& from = plan.levels[k];
+    Level level;
+    level.own_tets = kernels::upload_flat<IndexList>("dgatd::lts_own_tets", from.own_tets);
+    level.tets = kernels::upload_flat<IndexList>("dgatd::lts_tets", from.tets);
+    level.blocks = kernels::upload_flat<IndexList>("dgatd::lts_blocks", from.blocks);
+    level.curled_edges = kernels::upload_flat<IndexList>("dgatd::lts_curled_edges", from.curled_edges);
+    level.read_unknowns = kernels::upload_flat<IndexList>("dgatd::lts_read_unknowns", from.read_unknowns);
+    if (k > 0) {
+      level.fields = kernels::make_fields<ExecutionSpace, TetLayout, FieldScalar>(ops);
+      level.integral = TetValues("dgatd::lts_integral", ops.num_tets);
+    }
+    levels_.push_back(level);
+  }
+}
+
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+void LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::faraday(ExecutionSpace const& space, Operators const& ops,
+                                                                 FieldSet const& fields, double dt) const
+{
+  compat::ScopedRegion region("dgatd::Faraday_local_steps");
+  if constexpr (std::is_same_v<FieldScalar, float>) {
+    faraday_with<float>(space, ops, fields, dt);
+  } else {
+    if (ops.matrix_precision == kernels::MatrixPrecision::float32)
+      faraday_with<float>(space, ops, fields, dt);
+    else
+      faraday_with<double>(space, ops, fields, dt);
+  }
+}
+
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+template <class MatrixScalar>
+void LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::faraday_with(ExecutionSpace const& space, Operators const& ops,
+                                                                      FieldSet const& fields, double dt) const
+{
+  using Kernel = kernels::FaradayKernel<ExecutionSpace, TetLayout, MatrixScalar, FieldScalar>;
+  local_steps_detail::for_list("dgatd::lts_faraday", space, levels_[0].own_tets,
+                               local_steps_detail::OnList<Kernel, IndexList>{
+                                   Kernel(ops, fields, static_cast<FieldScalar>(dt)), levels_[0].own_tets});
+  if (levels_.size() > 1) {
+    integrate<MatrixScalar>(space, ops, 1, fields, dt);
+    add_finer(space, ops, fields, levels_[1], 1);
+  }
+}
+
+// Level k's two steps (k >= 1) from level k - 1's current unknowns, leaving the sum of their magnetic
+// values in levels_[k].integral: what one step of level k - 1 adds to the magnetic values of level
+// k's tets.
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+template <class MatrixScalar>
+void LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::integrate(ExecutionSpace const& space, Operators const& ops,
+                                                                   std::size_t k, FieldSet const& coarsest,
+                                                                   double dt) const
+{
+  namespace d = local_steps_detail;
+  Level const& level = levels_[k];
+  using Values = Kokkos::View<FieldScalar*, memory_space>;
+  Values const coarser_u = k == 1 ? coarsest.u : levels_[k - 1].fields.u;
+  d::for_list("dgatd::lts_start", space, level.read_unknowns,
+              d::CopyListed<IndexList, Values>{level.read_unknowns, level.fields.u, coarser_u});
+  d::for_list("dgatd::lts_zero", space, level.tets,
+              d::ZeroTwo<IndexList, TetValues>{level.tets, level.fields.f, level.integral});
+  double const h = dt / static_cast<double>(std::int64_t{1} << k);
+  // The middle step's length, 2 - 1 / nu_k^2 of h, makes the two steps' polynomial the stabilised
+  // T_2(nu_k - w lambda) / T_2(nu_k) while their first-order term stays h^2 lambda (consistency).
+  double const nu = local_step_stabilisation(k);
+  double const stretch = 2 - 1 / (nu * nu);
+  using Faraday = kernels::FaradayKernel<ExecutionSpace, TetLayout, MatrixScalar, FieldScalar>;
+  for (int substep = 0; substep < 2; ++substep) {
+    // A half kick first: the symmetric start (zero magnetic values at the level's time origin).
+    double const kick = substep == 0 ? 0.5 : 1.0;
+    d::for_list(
+        "dgatd::lts_faraday", space, level.own_tets,
+        d::OnList<Faraday, IndexList>{Faraday(ops, level.fields, static_cast<FieldScalar>(kick * h)), level.own_tets});
+    if (k + 1 < levels_.size()) {
+      integrate<MatrixScalar>(space, ops, k + 1, coarsest, dt);
+      add_finer(space, ops, level.fields, levels_[k + 1], static_cast<FieldScalar>(kick));
+    }
+    d::for_list("dgatd::lts_sum", space, level.tets,
+                d::SumInto<IndexList, TetValues>{level.tets, level.integral, level.fields.f});
+    if (substep == 0) {
+      using Curl = kernels::DualCurlKernel<ExecutionSpace, TetLayout, FieldScalar>;
+      d::for_list("dgatd::lts_dual_curl", space, level.curled_edges,
+                  d::OnList<Curl, IndexList>{Curl(ops, level.fields), level.curled_edges});
+      using Ampere = kernels::AmpereKernel<ExecutionSpace, MatrixScalar, FieldScalar>;
+      d::for_list("dgatd::lts_ampere", space, level.blocks,
+                  d::OnTaggedList<typename Ampere::ColumnsTag, Ampere, IndexList>{
+                      Ampere(ops, level.fields, static_cast<FieldScalar>(stretch * h)), level.blocks});
+    }
+  }
+}
+
+// fields.f += kick times the finer level's sum on its tets, with their edge pieces.
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+void LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::add_finer(ExecutionSpace const& space, Operators const& ops,
+                                                                   FieldSet const& fields, Level const& finer,
+                                                                   FieldScalar kick) const
+{
+  using Pieces = decltype(fields.edge_pieces);
+  using Signs = decltype(ops.tet_edge_signs);
+  local_steps_detail::for_list("dgatd::lts_finer", space, finer.tets,
+                               local_steps_detail::AddFiner<IndexList, TetValues, Pieces, Signs, FieldScalar>{
+                                   finer.tets, fields.f, finer.integral, fields.edge_pieces, ops.tet_edge_signs, kick});
+}
+
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+typename LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::Spectrum
+LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::spectrum(ExecutionSpace const& space, Operators const& ops,
+                                                             double dt, int max_iterations, double tolerance,
+                                                             double unstable_margin) const
+{
+  namespace d = local_steps_detail;
+  using Values = Kokkos::View<FieldScalar*, memory_space>;
+  auto const scratch = kernels::make_fields<ExecutionSpace, TetLayout, FieldScalar>(ops);
+  Index const n = ops.num_unknowns;
+  Values v("dgatd::lts_lanczos_v", n), w("dgatd::lts_lanczos_w", n), previous("dgatd::lts_lanczos_previous", n);
+  auto const product = [&](Values const& x, Values const& y) { return electric_product(space, ops, x, y); };
+  auto const rescale = [&](Values const& to, Values const& from, double factor) {
+    kernels::for_each("dgatd::lts_lanczos_scale", space, n,
+                      d::Scaled<Values>{to, from, static_cast<FieldScalar>(factor)});
+  };
+  // The start is A_p of a random field: no component in the static null space.
+  apply_quarter_dt2_ap(
+      space, ops, scratch,
+      kernels::upload_flat<Values>("dgatd::lts_lanczos_start", random_free_unknowns(n, ops.num_free, stability_seed)),
+      v, dt);
+  rescale(v, v, 1 / std::sqrt(product(v, v)));
+  std::vector<double> alpha, beta;
+  Spectrum result;
+  for (int it = 1; it <= max_iterations; ++it) {
+    apply_quarter_dt2_ap(space, ops, scratch, v, w, dt);
+    alpha.push_back(product(v, w));
+    double const b_previous = beta.empty() ? 0.0 : beta.back();
+    kernels::for_each("dgatd::lts_lanczos_recurrence", space, n,
+                      d::Recurrence<Values>{w, v, previous, static_cast<FieldScalar>(alpha.back()),
+                                            static_cast<FieldScalar>(b_previous)});
+    double const highest = stability_detail::largest_tridiagonal_eigenvalue(alpha, beta, result.highest);
+    std::vector<double> negated(alpha.size());
+    for (std::size_t i = 0; i < alpha.size(); ++i) negated[i] = -alpha[i];
+    double const lowest = -stability_detail::largest_tridiagonal_eigenvalue(negated, beta, -alpha.front());
+    bool const settled = it > 1 && std::abs(highest - result.highest) <= tolerance * std::abs(highest) &&
+                         std::abs(lowest - result.lowest) <= tolerance * std::abs(highest);
+    result = {lowest, highest, it};
+    bool const unstable = unstable_margin > 0 && (lowest < -unstable_margin || highest > 1 - unstable_margin);
+    double const b = std::sqrt(std::max(0.0, product(w, w)));
+    if (settled || unstable || b == 0) break;
+    beta.push_back(b);
+    std::swap(previous, v);
+    rescale(v, w, 1 / b);
+  }
+  return result;
+}
+
+// y = dt^2 A_p x / 4 = (x - x') / 4, x' the step's u^ from u^ = x and zero f^.
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+void LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::apply_quarter_dt2_ap(ExecutionSpace const& space,
+                                                                              Operators const& ops,
+                                                                              FieldSet const& scratch, Values const& x,
+                                                                              Values const& y, double dt) const
+{
+  Kokkos::deep_copy(space, scratch.u, x);
+  Kokkos::deep_copy(space, scratch.f, FieldScalar(0));
+  faraday(space, ops, scratch, dt);
+  kernels::ampere_update(space, ops, scratch, static_cast<FieldScalar>(dt));
+  kernels::for_each("dgatd::lts_quarter_difference", space, ops.num_unknowns,
+                    local_steps_detail::QuarterDifference<Values>{y, x, scratch.u});
+}
+
+} // namespace dgatd::solver
