@@ -30,6 +30,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -272,7 +273,41 @@ private:
       step = bench_configured(file, config, *run,
                               dynamic_cast<solver::FractionedFormulation<Default>&>(run->formulation()).leapfrog(),
                               seconds);
+    if (config.time.local_steps > 1) {
+      if (precision_.fields == kernels::FieldPrecision::float32)
+        compare_local_steps<solver::FractionedFormulation<Default, float>>(file, config, *run, step);
+      else
+        compare_local_steps<solver::FractionedFormulation<Default>>(file, config, *run, step);
+    }
     configured_.push_back({file, precision, std::move(run), std::move(step)});
+  }
+
+  // A configuration with local time steps against itself with one global step: the time each takes
+  // per simulated second, in the same rounds (the median of the rounds' ratios), beside what the
+  // levels predict from the tet updates.
+  template <class Formulation>
+  void compare_local_steps(std::string const& file, io::Config config, simulation::Simulation const& local,
+                           Timed const& local_step)
+  {
+    config.time.local_steps = 1;
+    simulation::Simulation global(config);
+    auto& leapfrog = dynamic_cast<Formulation&>(global.formulation()).leapfrog();
+    Timed global_step = base_member(leapfrog.space(), "step_fractioned", "one global step");
+    global_step.launch = [&leapfrog] { leapfrog.step(); };
+    auto const samples = measure({&local_step, &global_step});
+    double const coarse_dt = local.plan().dt, global_dt = global.plan().dt;
+    auto ratios = round_ratios(samples[1].seconds, samples[0].seconds);
+    for (double& ratio : ratios) ratio *= coarse_dt / global_dt;
+    auto const [low, high] = std::minmax_element(ratios.begin(), ratios.end());
+    int const levels = local.plan().local_levels;
+    double const predicted =
+        coarse_dt / global_dt * local.plan().local_work_ratio / static_cast<double>(std::int64_t{1} << (levels - 1));
+    std::ostringstream line;
+    line << std::setprecision(4) << "# " << file << " (" << precision_name_ << "): local steps (" << levels
+         << " levels, dt " << coarse_dt << " s) against one global step (dt " << global_dt << " s): " << std::fixed
+         << std::setprecision(2) << median(ratios) << "x less time per simulated second (" << *low << "-" << *high
+         << ", median of " << ratios.size() << " same-round ratios); the tet updates predict " << predicted << "x\n";
+    out_ << line.str();
   }
 
   // Two or more configured runs (each file in each precision): their whole steps once more, all in
