@@ -38,8 +38,12 @@ void Simulation::Impl::share_checkpoint(std::unique_ptr<io::Checkpoint>& checkpo
   bool const root = communicator->rank() == 0;
   std::vector<double> header;
   if (root)
-    header = {checkpoint->dt, checkpoint->dt_max, static_cast<double>(checkpoint->bound_iterations),
-              static_cast<double>(checkpoint->state.step), static_cast<double>(checkpoint->state.kind)};
+    header = {checkpoint->dt,
+              checkpoint->dt_max,
+              static_cast<double>(checkpoint->bound_iterations),
+              static_cast<double>(checkpoint->state.step),
+              static_cast<double>(checkpoint->state.kind),
+              checkpoint->local_step_margin};
   parallel::broadcast_numbers(*communicator, header, 0);
   if (root) return;
   checkpoint = std::make_unique<io::Checkpoint>();
@@ -48,6 +52,7 @@ void Simulation::Impl::share_checkpoint(std::unique_ptr<io::Checkpoint>& checkpo
   checkpoint->bound_iterations = static_cast<int>(header[2]);
   checkpoint->state.step = static_cast<std::int64_t>(header[3]);
   checkpoint->state.kind = static_cast<solver::FormulationKind>(static_cast<int>(header[4]));
+  checkpoint->local_step_margin = header[5];
 }
 
 void Simulation::Impl::restore(io::Checkpoint const& checkpoint)
@@ -68,6 +73,7 @@ io::Checkpoint Simulation::Impl::checkpoint() const
   c.dt = plan.dt;
   c.dt_max = plan.dt_max;
   c.bound_iterations = plan.bound_iterations;
+  c.local_step_margin = plan.local_step_margin;
   c.state = formulation->state();
   c.mesh = output_problem().mesh;
   return c;

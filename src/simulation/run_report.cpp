@@ -68,11 +68,14 @@ void Simulation::Impl::report_start(std::int64_t first_step) const
       std::snprintf(spectrum, sizeof spectrum, "; the scheme's dt^2 lambda / 4 at most %.4f",
                     plan.local_spectrum_highest);
     char line[400];
-    std::snprintf(line, sizeof line,
-                  "  local steps: %d levels (dt down to dt/%lld), %.2fx fewer tet updates than one global step at the "
-                  "finest level's%s\n",
-                  plan.local_levels, static_cast<long long>(std::int64_t{1} << (plan.local_levels - 1)),
-                  plan.local_work_ratio, spectrum);
+    if (plan.local_levels == 1)
+      std::snprintf(line, sizeof line, "  local steps: one level, one global step\n");
+    else
+      std::snprintf(line, sizeof line,
+                    "  local steps: %d levels (dt down to dt/%lld), %.2fx fewer tet updates than one global step at "
+                    "the finest level's%s\n",
+                    plan.local_levels, static_cast<long long>(std::int64_t{1} << (plan.local_levels - 1)),
+                    plan.local_work_ratio, spectrum);
     out << line;
     if (plan.local_levels < plan.local_levels_of_the_steps)
       out << "  (the tets' own steps allow " << plan.local_levels_of_the_steps << " levels; " << plan.local_pinned_tets

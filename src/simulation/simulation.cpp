@@ -128,73 +128,75 @@ void Simulation::Impl::make_formulation()
     make_formulation_on<Kokkos::DefaultExecutionSpace>();
 }
 
-// The levels from each tet's own step in its materials (dga::tet_steps, dga::step_levels), with the
-// tets the terms need on the coarse level there (solver::local_step_plan_for_steps).
-void Simulation::Impl::set_local_steps()
+// The levels from each tet's own step in its materials (dga::tet_steps, dga::step_levels) with a
+// margin: a tet steps 2^j times the finest level's step where its own step is margin times 2^j the
+// smallest; the tets the terms need on the coarse level stay there (solver::local_step_plan_for_steps).
+void Simulation::Impl::set_local_steps(double margin)
 {
-  auto const& ops = problem.operators;
-  auto const tet_dt = dga::tet_steps(problem.view(), problem.materials.eps, problem.materials.mu);
-  auto const levels = dga::step_levels(problem.topology, tet_dt, 1.0, config.time.local_steps);
-  auto const local = solver::local_step_plan_for_steps(ops, levels.tet_level, config.time.local_steps,
+  if (local_tet_steps.empty())
+    local_tet_steps = dga::tet_steps(problem.view(), problem.materials.eps, problem.materials.mu);
+  // Each own step over the margin, the smallest kept: the tets below it are the finest level.
+  double const smallest = *std::min_element(local_tet_steps.begin(), local_tet_steps.end());
+  std::vector<double> steps(local_tet_steps.size());
+  for (std::size_t t = 0; t < steps.size(); ++t) steps[t] = std::max(smallest, local_tet_steps[t] / margin);
+  auto const doublings = dga::step_levels(problem.topology, steps, 1.0, config.time.local_steps).tet_level;
+  auto const local = solver::local_step_plan_for_steps(problem.operators, doublings, config.time.local_steps,
                                                        formulation->local_step_coarse_tets());
-  // One level is the leapfrog: its own Faraday pass over all tets, not the levels' lists.
-  if (local.levels.size() > 1) formulation->set_local_steps(local);
+  formulation->set_local_steps(local);
   plan.local_levels = static_cast<int>(local.levels.size());
   plan.local_work_ratio = local.work_ratio();
   plan.local_levels_of_the_steps = local.levels_of_the_steps;
   plan.local_pinned_tets = local.pinned_tets;
   plan.local_limiting_tets = local.limiting_tets;
+  plan.local_step_margin = margin;
 }
 
-// The coarse step against the scheme's own spectrum: the levels come from each tet's own step, whose
-// ratio to the finest level's is right for the tet alone, not for the steps of its neighbours' levels
-// together (measured on the strip dipole's mesh: the limit of three levels had dt^2 lambda / 4 up to
-// 1.6 and down to -2.1; 0.7 of it was stable). dt = "auto" shrinks until every ratio lies in [0, 1);
-// a dt given is refused where one does not. A restart takes the checked dt of its checkpoint.
-void Simulation::Impl::check_local_spectrum()
+// The levels against the scheme's own spectrum: each tet's own step ranks it, but its ratio to the
+// finest level's step is right for the tet alone, not for the steps of its neighbours' levels
+// together (measured on the strip dipole's mesh: three levels at their limit had dt^2 lambda / 4 of
+// A_p from -2.1 to 1.6). So the margin grows by 1 / safety, moving the tets nearest a level's bound
+// to the finer one, until every ratio lies in [0, 1) at the coarse step's limit (or one level is
+// left: the leapfrog); a dt given is refused where it is unstable.
+void Simulation::Impl::choose_local_steps(solver::StabilityBound const& bound)
 {
-  bool const may_shrink = !config.time.dt;
   for (int attempt = 0;; ++attempt) {
+    set_local_steps(std::pow(1 / config.time.safety, attempt));
+    auto const local = plan;
+    plan = plan_time_steps(config, bound, solver::coarse_step_limit(local.local_levels));
+    plan.local_levels = local.local_levels;
+    plan.local_work_ratio = local.local_work_ratio;
+    plan.local_levels_of_the_steps = local.local_levels_of_the_steps;
+    plan.local_pinned_tets = local.local_pinned_tets;
+    plan.local_limiting_tets = local.local_limiting_tets;
+    plan.local_step_margin = local.local_step_margin;
+    if (plan.local_levels == 1) return;
     auto const spectrum = formulation->local_step_spectrum(plan.dt, local_spectrum_tolerance, local_spectrum_tolerance);
     plan.local_spectrum_highest = spectrum.highest;
     bool const stable = spectrum.lowest > -local_spectrum_tolerance && spectrum.highest < 1 - local_spectrum_tolerance;
     if (stable || config.time.allow_unstable) return;
-    if (!may_shrink || attempt == max_local_step_shrinks)
+    if (config.time.dt || attempt == max_local_step_attempts)
       throw Error(config.name,
                   "the local steps' scheme is unstable at dt = " + format_number(plan.dt) +
-                      " s (dt^2 lambda / 4 of its "
-                      "operator from " +
-                      format_number(spectrum.lowest) + " to " + format_number(spectrum.highest) + ")",
+                      " s (dt^2 lambda / 4 of its operator from " + format_number(spectrum.lowest) + " to " +
+                      format_number(spectrum.highest) + ")",
                   "set [time] dt = \"auto\", fewer levels in [time] local_steps, or local_steps = \"off\"");
-    // A mode of the coarse level above the limit scales as dt^2; the levels' resonances do not.
-    plan.dt *= spectrum.highest > 1 ? std::min(config.time.safety, std::sqrt(config.time.safety / spectrum.highest))
-                                    : config.time.safety;
   }
 }
 
 void Simulation::Impl::plan_steps(io::Checkpoint const* checkpoint)
 {
-  TimePlan local;
-  if (config.time.local_steps > 1) {
-    set_local_steps();
-    local = plan;
-  }
-  double const coarse_limit = solver::coarse_step_limit(local.local_levels);
   if (checkpoint) {
-    // The checkpoint's dt, not a new estimate: the Lanczos iteration's reductions may round differently
-    // on another thread count, and the continuation must be the same run.
+    // The checkpoint's dt and levels, not a new estimate: the Lanczos iterations' reductions may
+    // round differently on another thread count, and the continuation must be the same run.
+    if (config.time.local_steps > 1) set_local_steps(checkpoint->local_step_margin);
     plan.dt = checkpoint->dt;
     plan.dt_max = checkpoint->dt_max;
     plan.bound_iterations = checkpoint->bound_iterations;
+  } else if (config.time.local_steps > 1) {
+    choose_local_steps(formulation->estimate_stability());
   } else {
-    plan = plan_time_steps(config, formulation->estimate_stability(), coarse_limit);
+    plan = plan_time_steps(config, formulation->estimate_stability(), 1);
   }
-  plan.local_levels = local.local_levels;
-  plan.local_work_ratio = local.local_work_ratio;
-  plan.local_levels_of_the_steps = local.local_levels_of_the_steps;
-  plan.local_pinned_tets = local.local_pinned_tets;
-  plan.local_limiting_tets = local.local_limiting_tets;
-  if (plan.local_levels > 1 && !checkpoint) check_local_spectrum();
   plan.steps = steps_to_end(config, plan.dt);
   formulation->set_dt(plan.dt);
 }

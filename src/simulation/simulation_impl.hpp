@@ -139,11 +139,13 @@ struct Simulation::Impl {
     held_terms.magnetic_stretch = communicator->max(problem.operators.stretched_tets.empty() ? 0 : 1) > 0;
   }
   void plan_steps(io::Checkpoint const* checkpoint);
-  void set_local_steps();
-  void check_local_spectrum();
+  void set_local_steps(double margin);
+  void choose_local_steps(solver::StabilityBound const& bound);
+  // Each tet's own step, for the levels (dga::tet_steps).
+  std::vector<double> local_tet_steps;
   // The Lanczos iteration finds the extreme ratios to about 1e-7 of the largest.
   static constexpr double local_spectrum_tolerance = 1e-6;
-  static constexpr int max_local_step_shrinks = 20;
+  static constexpr int max_local_step_attempts = 40;
   // The sources, probes, far fields and the capabilities' terms where placement puts them; collective.
   void add_sources_and_probes(Placement const& placement);
   void add_lumped_elements();

@@ -51,6 +51,9 @@ struct TimePlan {
   std::int64_t local_pinned_tets = 0;
   std::int64_t local_limiting_tets = 0; // of those, the ones whose own steps allow fewer levels
   double local_spectrum_highest = 0;
+  // The margin of the levels on the tets' own steps (Simulation::Impl::choose_local_steps), which a
+  // checkpoint keeps.
+  double local_step_margin = 1;
 };
 
 struct SimulationOptions {

@@ -151,7 +151,14 @@ public:
   bool has_energy() const override { return true; }
   double step_with_energy() override { return this->leapfrog_.step_with_energy(); }
   std::vector<Index> local_step_coarse_tets() const override { return this->leapfrog_.local_step_coarse_tets(); }
-  void set_local_steps(LocalStepPlan const& plan) override { this->leapfrog_.set_local_steps(plan); }
+  // One level is the leapfrog itself, its Faraday pass over all tets rather than the levels' lists.
+  void set_local_steps(LocalStepPlan const& plan) override
+  {
+    if (plan.levels.size() > 1)
+      this->leapfrog_.set_local_steps(plan);
+    else
+      this->leapfrog_.clear_local_steps();
+  }
   LocalStepSpectrum local_step_spectrum(double dt, double tolerance, double margin) const override
   {
     auto const* local = this->leapfrog_.local_steps();

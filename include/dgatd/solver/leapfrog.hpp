@@ -95,6 +95,8 @@ public:
   // one process, operators with full block inverses, and terms that run with local steps
   // (Term::local_step_support) whose coarse tets the plan puts on the coarse level.
   void set_local_steps(LocalStepPlan const& plan);
+  // Back to one global step.
+  void clear_local_steps() { local_steps_.reset(); }
   // Null without local steps.
   LocalSteps<ExecutionSpace, TetLayout, FieldScalar> const* local_steps() const { return local_steps_.get(); }
   // The tets the terms need on the coarse level, or why they cannot run with local steps.

@@ -77,6 +77,7 @@ void write_checkpoint(std::string const& path, Checkpoint const& c)
     writer.attribute(root, "dt", c.dt);
     writer.attribute(root, "dt_max", c.dt_max);
     writer.attribute(root, "power_iterations", static_cast<std::int64_t>(c.bound_iterations));
+    writer.attribute(root, "local_step_margin", c.local_step_margin);
     writer.attribute(root, "step", c.state.step);
     writer.attribute(root, "state_layout", state_layout);
     writer.attribute(root, "mesh_fingerprint", hex(mesh_fingerprint(c.mesh)));
@@ -133,6 +134,8 @@ Checkpoint read_checkpoint(std::string const& path)
       hdf5::read_attribute(root, "mesh_fingerprint", fingerprint);
   if (!complete) throw Error(path, "the checkpoint lacks some of its attributes", "it may be damaged");
   c.bound_iterations = static_cast<int>(iterations);
+  // Absent from checkpoints written before local time steps: one margin.
+  hdf5::read_attribute(root, "local_step_margin", H5T_NATIVE_DOUBLE, &c.local_step_margin);
   if (formulation != solver::to_string(solver::FormulationKind::fractioned) &&
       formulation != solver::to_string(solver::FormulationKind::assembled))
     throw Error(path, "the checkpoint names an unknown formulation '" + formulation + "'", "it may be damaged");

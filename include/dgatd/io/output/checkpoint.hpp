@@ -28,6 +28,7 @@ struct Checkpoint {
   double dt = 0;
   double dt_max = 0;
   int bound_iterations = 0;
+  double local_step_margin = 1; // the levels' margin of a run with local time steps
   mesh::Mesh mesh;
   solver::FormulationState state; // its kind, step and unknowns
 };
