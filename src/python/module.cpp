@@ -207,6 +207,8 @@ public:
     d["dt_max"] = s.plan().dt_max;
     d["steps"] = s.plan().steps;
     d["bound_iterations"] = s.plan().bound_iterations;
+    d["local_levels"] = s.plan().local_levels;
+    d["local_work_ratio"] = s.plan().local_work_ratio;
     d["output"] = s.output_path();
     d["tets"] = s.problem().mesh.num_tets();
     return d;

@@ -157,3 +157,22 @@ def test_under_mpirun_a_simulation_is_refused_in_one_line(in_tmp, monkeypatch):
     monkeypatch.setenv("OMPI_COMM_WORLD_SIZE", "2")
     with pytest.raises(dgatd.Error, match=r"^mpirun: started as 2 ranks .*dgatd run PATH\)$"):
         dgatd.Simulation(**cavity())
+
+
+def test_local_steps_from_python(in_tmp):
+    """A closed cavity graded towards a PEC sphere steps in levels: the plan says how many, the coarse
+    step exceeds the leapfrog's bound, and the probes come at coarse steps."""
+    tables = cavity(
+        steps=30,
+        mesh=dgatd.mesh.sphere(0.1, 0.28, 0.44, 0.05, h_sphere=0.0125, pml=0.1, reproducible=True),
+        sources=[dict(kind="dipole", position=[0.05, 0.12, 0.09], direction=[0.5, 0.6, 0.62],
+                      waveform="modulated_gaussian", frequency=0.25e9, sigma=1.5e-9)],
+        probes=[dict(name="p", position=[0.22, 0.22, 0.35])],
+    )
+    tables["time"]["local_steps"] = "auto"
+    sim = dgatd.Simulation(**tables, report=False)
+    assert sim.plan["local_levels"] >= 2
+    assert sim.plan["local_work_ratio"] > 1
+    assert sim.plan["dt"] > sim.plan["dt_max"]
+    assert sim.run(progress=False)["complete"]
+    assert np.allclose(np.diff(sim.results.probe("p").time), sim.plan["dt"])
