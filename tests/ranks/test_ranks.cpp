@@ -749,6 +749,9 @@ TEST(Ranks, PartsOfAnotherMeshOrRankCountAreRefusedTogether)
   }
   expect_refused(on_file(text + "[solver]\nprecision = \"single\"\n", generate, mesh_file, shared.file("parts")),
                  "precision = \"single\" runs in one process only");
+  expect_refused(on_file(replaced(text, "steps = 2\n", "steps = 2\nlocal_steps = \"auto\"\n"), generate, mesh_file,
+                         shared.file("parts")),
+                 "[time] local_steps runs in one process only");
   expect_refused(on_file(text, generate, mesh_file, shared.file("no_parts")),
                  shared.file("no_parts") + "/manifest.h5: no such file");
 }
