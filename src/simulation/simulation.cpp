@@ -16,11 +16,11 @@
 namespace dgatd::simulation {
 namespace {
 
-// dt from the stability bound and the [time] table; with local steps dt is the coarse step, whose
-// limit is coarse_limit times dt_max.
-TimePlan plan_time_steps(io::Config const& config, solver::StabilityBound const& bound, double coarse_limit)
+// plan with dt from the stability bound and the [time] table; with local steps dt is the coarse step,
+// whose limit is coarse_limit times dt_max (the plan holds the levels already).
+TimePlan plan_time_steps(io::Config const& config, solver::StabilityBound const& bound, double coarse_limit,
+                         TimePlan plan = {})
 {
-  TimePlan plan;
   plan.dt_max = bound.dt_max;
   plan.bound_iterations = bound.iterations;
   if (!std::isfinite(bound.dt_max) || !(bound.dt_max > 0))
@@ -161,14 +161,7 @@ void Simulation::Impl::choose_local_steps(solver::StabilityBound const& bound)
 {
   for (int attempt = 0;; ++attempt) {
     set_local_steps(std::pow(1 / config.time.safety, attempt));
-    auto const local = plan;
-    plan = plan_time_steps(config, bound, solver::coarse_step_limit(local.local_levels));
-    plan.local_levels = local.local_levels;
-    plan.local_work_ratio = local.local_work_ratio;
-    plan.local_levels_of_the_steps = local.local_levels_of_the_steps;
-    plan.local_pinned_tets = local.local_pinned_tets;
-    plan.local_limiting_tets = local.local_limiting_tets;
-    plan.local_step_margin = local.local_step_margin;
+    plan = plan_time_steps(config, bound, solver::coarse_step_limit(plan.local_levels), plan);
     if (plan.local_levels == 1) return;
     auto const spectrum = formulation->local_step_spectrum(plan.dt, local_spectrum_tolerance, local_spectrum_tolerance);
     plan.local_spectrum_highest = spectrum.highest;

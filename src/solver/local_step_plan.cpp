@@ -6,6 +6,18 @@
 #include <string>
 
 namespace dgatd::solver {
+namespace {
+
+// The dual block of each free unknown, to find a tet's blocks from its unknowns.
+std::vector<Index> block_of_each_row(dga::DofLayout const& layout)
+{
+  std::vector<Index> block_of_row(layout.num_free);
+  for (Index b = 0; b < layout.num_blocks(); ++b)
+    for (Index r = layout.block_offset[b]; r < layout.block_offset[b + 1]; ++r) block_of_row[r] = b;
+  return block_of_row;
+}
+
+} // namespace
 
 LocalStepPlan local_step_plan(dga::HostOperators const& ops, std::vector<int> const& tet_level_wished)
 {
@@ -18,10 +30,7 @@ LocalStepPlan local_step_plan(dga::HostOperators const& ops, std::vector<int> co
   auto const& layout = ops.layout;
   Index const num_blocks = layout.num_blocks();
   Index const num_free = layout.num_free;
-  // The block of each free unknown, to find a tet's blocks from its unknowns.
-  std::vector<Index> block_of_row(num_free);
-  for (Index b = 0; b < num_blocks; ++b)
-    for (Index r = layout.block_offset[b]; r < layout.block_offset[b + 1]; ++r) block_of_row[r] = b;
+  auto const block_of_row = block_of_each_row(layout);
 
   LocalStepPlan plan;
   plan.block_level.assign(num_blocks, 0);
@@ -85,9 +94,7 @@ LocalStepPlan local_step_plan_for_steps(dga::HostOperators const& ops, std::vect
   std::vector<char> forced(num_tets, 0);
   if (!coarse_tets.empty()) {
     auto const& layout = ops.layout;
-    std::vector<Index> block_of_row(layout.num_free);
-    for (Index b = 0; b < layout.num_blocks(); ++b)
-      for (Index r = layout.block_offset[b]; r < layout.block_offset[b + 1]; ++r) block_of_row[r] = b;
+    auto const block_of_row = block_of_each_row(layout);
     std::vector<char> pinned_block(layout.num_blocks(), 0);
     for (Index const t : coarse_tets)
       for (Index const dof : ops.tet_dofs.at(t))

@@ -138,6 +138,8 @@ public:
 private:
   Context context() const { return {space_, ops_, fields_, dt_, steps_}; }
 
+  // How term runs with local steps; throws where it does not.
+  static LocalStepSupport local_step_support_of(TermType const& term);
   // Throws unless term runs with the local steps set, its coarse tets on their coarse level.
   void check_local_step_support(TermType const& term) const;
 
@@ -249,11 +251,18 @@ std::vector<Index> FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::l
 {
   std::vector<Index> tets;
   for (std::size_t i = 0; i < terms_.size(); ++i) {
-    auto const support = terms_[i].local_step_support();
-    if (!support.supported) throw std::logic_error("the term " + terms_[i].name() + " does not run with local steps");
+    auto const support = local_step_support_of(terms_[i]);
     tets.insert(tets.end(), support.coarse_tets.begin(), support.coarse_tets.end());
   }
   return tets;
+}
+
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+LocalStepSupport FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::local_step_support_of(TermType const& term)
+{
+  auto support = term.local_step_support();
+  if (!support.supported) throw std::logic_error("the term " + term.name() + " does not run with local steps");
+  return support;
 }
 
 template <class ExecutionSpace, class TetLayout, class FieldScalar>
@@ -272,8 +281,7 @@ void FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::set_local_steps
 template <class ExecutionSpace, class TetLayout, class FieldScalar>
 void FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::check_local_step_support(TermType const& term) const
 {
-  auto const support = term.local_step_support();
-  if (!support.supported) throw std::logic_error("the term " + term.name() + " does not run with local steps");
+  auto const support = local_step_support_of(term);
   auto const& tet_level = local_steps_->plan().tet_level;
   for (Index const t : support.coarse_tets)
     if (tet_level.at(t) != 0)
