@@ -1,6 +1,7 @@
 #include "dgatd/dga/assembled.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <utility>
 
@@ -15,6 +16,19 @@ std::vector<Index> edge_of_unknown(mesh::Topology const& topology, DofLayout con
     if (dof != layout.zero_slot) edge[dof] = topology.v2e[h];
   }
   return edge;
+}
+
+// Row j of K_t = (Mmu_t)^-1 C_t (eq. 5), 6 columns: the fractioned operators keep (Mmu_t)^-1 as its
+// packed upper triangle, row by row.
+std::array<double, 6> faraday_row_of_tet(mesh::Topology const& topology, HostOperators const& ops, Index t, int j)
+{
+  std::array<double, 6> row{};
+  for (int n = 0; n < 4; ++n) {
+    int const low = std::min(j, n), high = std::max(j, n);
+    double const inverse = ops.mu_inverse[t][low * 4 - low * (low - 1) / 2 + (high - low)];
+    for (int k = 0; k < 6; ++k) row[k] += inverse * topology.tet_curl[t][n][k];
+  }
+  return row;
 }
 
 // Row-by-row accumulation into a CSR matrix with a dense scatter array and a touched list.
@@ -67,7 +81,8 @@ AssembledOperators assemble_global(mesh::Topology const& topology, HostOperators
       if (t < 0) continue;
       int const j = static_cast<int>(std::find(topology.tet_faces[t].begin(), topology.tet_faces[t].end(), f) -
                                      topology.tet_faces[t].begin());
-      for (int k = 0; k < 6; ++k) faraday_row.add(topology.tet_edges[t][k], ops.faraday[t][6 * j + k]);
+      auto const row = faraday_row_of_tet(topology, ops, t, j);
+      for (int k = 0; k < 6; ++k) faraday_row.add(topology.tet_edges[t][k], row[k]);
     }
     faraday_row.flush_into(out.faraday);
   }

@@ -144,8 +144,9 @@ DofLayout number_unknowns(mesh::Topology const& topology, std::vector<HalfEdgeKi
   return layout;
 }
 
-// Per tet: its unknowns, Mmu_t and K_t = (Mmu_t)^-1 C_t (eq. 5), and the incidence signs of its
-// edge pieces. Each tet writes only its own rows, so the tets run in parallel.
+// Per tet: its unknowns, Mmu_t and its inverse (K_t = (Mmu_t)^-1 C_t of eq. 5 is applied from them and
+// the incidence signs of its edge pieces, never stored). Each tet writes only its own rows, so the tets run in
+// parallel.
 void assemble_tets(mesh::MeshView const& m, Materials const& materials, HostOperators& ops)
 {
   auto const& topology = m.topology;
@@ -155,7 +156,6 @@ void assemble_tets(mesh::MeshView const& m, Materials const& materials, HostOper
     throw Error(m.mesh.source, std::to_string(num_tets) + " tetrahedra (at most 268435455 supported)",
                 "split the problem or coarsen the mesh");
   ops.tet_dofs.resize(num_tets);
-  ops.faraday.resize(num_tets);
   ops.mu.resize(num_tets);
   ops.mu_inverse.resize(num_tets);
   ops.tet_edge_signs.assign(static_cast<std::size_t>(num_tets), 0u);
@@ -172,12 +172,6 @@ void assemble_tets(mesh::MeshView const& m, Materials const& materials, HostOper
     if (!invert_spd(mu_inverse.data(), 4)) return TetFailure::magnetic_mass;
     for (int i = 0, k = 0; i < 4; ++i)
       for (int j = i; j < 4; ++j) ops.mu_inverse[t][k++] = mu_inverse[i * 4 + j];
-    for (int j = 0; j < 4; ++j)
-      for (int k = 0; k < 6; ++k) {
-        double s = 0;
-        for (int n = 0; n < 4; ++n) s += mu_inverse[j * 4 + n] * topology.tet_curl[t][n][k];
-        ops.faraday[t][j * 6 + k] = s;
-      }
     // inc(f_a, e_k) and inc(f_b, e_k), f_a < f_b the two faces holding local edge k.
     for (int k = 0; k < 6; ++k) {
       int const sign_a = topology.tet_curl[t][mesh::tet_edge_face(k, 0)][k];

@@ -95,12 +95,57 @@ struct ElementRecord {
 
 // Canonical order: by physical tag, then entity, then element tag, so a mesh written by write_mesh
 // (one entity per physical tag, elements numbered in order) reads back in the same order.
+// Gmsh's own files are mostly in that order already, which a check finds in one pass.
 void sort_records(std::vector<ElementRecord>& records)
 {
-  std::sort(records.begin(), records.end(), [](ElementRecord const& x, ElementRecord const& y) {
+  auto const before = [](ElementRecord const& x, ElementRecord const& y) {
     return std::tie(x.physical, x.entity, x.tag) < std::tie(y.physical, y.entity, y.tag);
-  });
+  };
+  if (!std::is_sorted(records.begin(), records.end(), before)) std::sort(records.begin(), records.end(), before);
 }
+
+// Dense vertex ids in increasing node tag, over the nodes of tets only. Gmsh numbers a mesh's nodes
+// 1 to N, so a table indexed by tag numbers them in one pass over the tets (a sort of their 4T node
+// references was most of the reading's own time on large meshes); sparse tags are sorted instead.
+class VertexIds {
+public:
+  explicit VertexIds(std::vector<ElementRecord> const& tets)
+  {
+    std::size_t largest = 0;
+    for (auto const& r : tets)
+      for (auto node : r.nodes) largest = std::max(largest, node);
+    if (largest <= 8 * tets.size() + 1024) {
+      table_.assign(largest + 1, -1);
+      for (auto const& r : tets)
+        for (auto node : r.nodes) table_[node] = 0;
+      for (std::size_t tag = 0; tag <= largest; ++tag)
+        if (table_[tag] == 0) {
+          table_[tag] = static_cast<Index>(tags_.size());
+          tags_.push_back(tag);
+        }
+      return;
+    }
+    tags_.reserve(4 * tets.size());
+    for (auto const& r : tets) tags_.insert(tags_.end(), r.nodes.begin(), r.nodes.end());
+    std::sort(tags_.begin(), tags_.end());
+    tags_.erase(std::unique(tags_.begin(), tags_.end()), tags_.end());
+  }
+
+  // The vertex of a node tag, or -1 where no tet uses the node.
+  Index operator()(std::size_t node) const
+  {
+    if (!table_.empty()) return node < table_.size() ? table_[node] : Index{-1};
+    auto const it = std::lower_bound(tags_.begin(), tags_.end(), node);
+    return it != tags_.end() && *it == node ? static_cast<Index>(it - tags_.begin()) : Index{-1};
+  }
+
+  // The node tag of each vertex, increasing.
+  std::vector<std::size_t> const& tags() const { return tags_; }
+
+private:
+  std::vector<Index> table_;
+  std::vector<std::size_t> tags_;
+};
 
 template <std::size_t N>
 void collect_elements(int dim, int type, bool physical_only, std::vector<ElementRecord>& records)
@@ -228,32 +273,24 @@ Mesh mesh_from_current_model(std::string const& source, double scale, std::vecto
   std::vector<ElementRecord> segments;
   collect_elements<2>(1, kGmshLine, true, segments);
 
-  // Dense vertex ids in increasing node tag, over the nodes of tets only.
-  std::vector<std::size_t> used;
-  used.reserve(4 * tets.size());
-  for (auto const& r : tets) used.insert(used.end(), r.nodes.begin(), r.nodes.end());
-  std::sort(used.begin(), used.end());
-  used.erase(std::unique(used.begin(), used.end()), used.end());
-  auto vertex_of = [&](std::size_t node) {
-    auto it = std::lower_bound(used.begin(), used.end(), node);
-    return it != used.end() && *it == node ? static_cast<Index>(it - used.begin()) : Index{-1};
-  };
-
+  VertexIds const vertex_of(tets);
   std::vector<std::size_t> node_tags;
   std::vector<double> coords, parametric;
   gmsh::model::mesh::getNodes(node_tags, coords, parametric, -1, -1, false, false);
-  std::vector<std::size_t> by_tag(node_tags.size());
-  std::iota(by_tag.begin(), by_tag.end(), std::size_t{0});
-  std::sort(by_tag.begin(), by_tag.end(), [&](std::size_t x, std::size_t y) { return node_tags[x] < node_tags[y]; });
-  mesh.points.resize(used.size());
-  std::size_t cursor = 0;
-  for (std::size_t v = 0; v < used.size(); ++v) {
-    while (cursor < by_tag.size() && node_tags[by_tag[cursor]] < used[v]) ++cursor;
-    if (cursor == by_tag.size() || node_tags[by_tag[cursor]] != used[v])
-      throw Error(source, "a tetrahedron uses node " + std::to_string(used[v]) + ", which the file does not define",
-                  "re-export the mesh from Gmsh");
-    for (int c = 0; c < 3; ++c) mesh.points[v][c] = scale * coords[3 * by_tag[cursor] + c];
+  mesh.points.resize(vertex_of.tags().size());
+  std::vector<char> defined(mesh.points.size(), 0);
+  for (std::size_t i = 0; i < node_tags.size(); ++i) {
+    Index const v = vertex_of(node_tags[i]);
+    if (v < 0) continue;
+    for (int c = 0; c < 3; ++c) mesh.points[v][c] = scale * coords[3 * i + c];
+    defined[v] = 1;
   }
+  auto const undefined = std::find(defined.begin(), defined.end(), 0);
+  if (undefined != defined.end())
+    throw Error(source,
+                "a tetrahedron uses node " + std::to_string(vertex_of.tags()[undefined - defined.begin()]) +
+                    ", which the file does not define",
+                "re-export the mesh from Gmsh");
 
   mesh.tets.resize(tets.size());
   mesh.tet_region.resize(tets.size());

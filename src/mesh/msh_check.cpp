@@ -306,7 +306,9 @@ private:
 
   void node_must_exist(std::uint64_t node) const
   {
-    if (!std::binary_search(node_tags_.begin(), node_tags_.end(), node))
+    bool const defined = node_defined_.empty() ? std::binary_search(node_tags_.begin(), node_tags_.end(), node)
+                                               : node < node_defined_.size() && node_defined_[node];
+    if (!defined)
       fail(current_element() + " uses node " + std::to_string(node) + ", which no $Nodes section before it defines");
   }
 
@@ -496,6 +498,12 @@ private:
     std::sort(node_tags_.begin(), node_tags_.end());
     auto const twice = std::adjacent_find(node_tags_.begin(), node_tags_.end());
     if (twice != node_tags_.end()) fail("node " + std::to_string(*twice) + " is defined twice");
+    // Gmsh's tags run 1 to N: a table answers the elements' node checks without a search each.
+    node_defined_.clear();
+    if (!node_tags_.empty() && node_tags_.back() <= 8 * node_tags_.size() + 1024) {
+      node_defined_.assign(node_tags_.back() + 1, 0);
+      for (auto tag : node_tags_) node_defined_[tag] = 1;
+    }
   }
 
   void elements()
@@ -507,7 +515,8 @@ private:
       elements_v2();
     if (binary_) end_of_binary_data("Elements");
     // Gmsh's MSH 2 reader keeps one element per tag and loses (leaks) the other.
-    std::sort(element_tags_.begin(), element_tags_.end());
+    if (!std::is_sorted(element_tags_.begin(), element_tags_.end()))
+      std::sort(element_tags_.begin(), element_tags_.end());
     auto const twice = std::adjacent_find(element_tags_.begin(), element_tags_.end());
     if (twice != element_tags_.end()) fail("element " + std::to_string(*twice) + " is defined twice");
   }
@@ -670,6 +679,7 @@ private:
   bool binary_ = false;
   std::set<std::pair<int, int>> entities_; // (dimension, tag) from $Entities and $Nodes blocks
   std::vector<std::uint64_t> node_tags_;   // of the $Nodes section, sorted
+  std::vector<char> node_defined_;         // indexed by tag, where the tags are dense; else empty
   std::vector<std::uint64_t> element_tags_;
 };
 

@@ -12,7 +12,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "scratch_directory.hpp"
 #include <unistd.h>
@@ -151,6 +153,45 @@ TEST(MeshFormats, UntaggedTetsSurvive)
   mesh.groups.clear();
   write_mesh(mesh, dir.file("untagged_v22.msh"), "2.2");
   expect_same_mesh(mesh, read_mesh(dir.file("untagged_v22.msh")), false);
+}
+
+// Gmsh numbers nodes 1 to N, which the reader indexes directly; other writers may leave gaps. Node
+// tags spread far apart (in increasing order, so the vertices keep theirs) read as the same mesh.
+TEST(MeshFormats, SparseNodeTagsReadAsTheSameMesh)
+{
+  ScratchDirectory dir("mesh_formats");
+  StructuredBox box;
+  box.jitter = 0.2;
+  Mesh const mesh = structured_box(box);
+  write_mesh(mesh, dir.file("dense.msh"), "2.2");
+  auto const spread = [](std::string const& tag) { return std::to_string(7919 * std::stoll(tag) + 1000000); };
+  std::ifstream in(dir.file("dense.msh"));
+  std::ofstream out(dir.file("sparse.msh"));
+  std::string line, section;
+  bool count_line = false;
+  while (std::getline(in, line)) {
+    if (line[0] == '$') {
+      section = line;
+      count_line = true;
+    } else if (count_line) {
+      count_line = false;
+    } else if (section == "$Nodes") {
+      auto const space = line.find(' ');
+      line = spread(line.substr(0, space)) + line.substr(space);
+    } else if (section == "$Elements") {
+      // tag type number-of-tags tags... nodes...
+      std::istringstream fields(line);
+      std::vector<std::string> tokens;
+      for (std::string token; fields >> token;) tokens.push_back(token);
+      std::size_t const first_node = 3 + std::stoul(tokens[2]);
+      for (std::size_t k = first_node; k < tokens.size(); ++k) tokens[k] = spread(tokens[k]);
+      line.clear();
+      for (auto const& token : tokens) line += (line.empty() ? "" : " ") + token;
+    }
+    out << line << '\n';
+  }
+  out.close();
+  expect_same_mesh(mesh, read_mesh(dir.file("sparse.msh")), false);
 }
 
 TEST(MeshFormats, ScaleMultipliesCoordinates)

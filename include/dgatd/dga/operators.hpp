@@ -88,9 +88,6 @@ struct HostOperators {
   DofLayout layout;
   // For local edge k of tet t: [2k] the unknown of its half at the edge's tail, [2k+1] at its head.
   std::vector<std::array<Index, 12>> tet_dofs;
-  // K_t, 4 x 6 row-major (rows local faces, columns local edges), for the assembled baseline; the
-  // fractioned kernel multiplies by (Mmu_t)^-1 and applies C_t from tet_edge_signs.
-  std::vector<std::array<double, 24>> faraday;
   std::vector<std::array<double, 16>> mu;         // Mmu_t, 4 x 4 row-major
   std::vector<std::array<double, 10>> mu_inverse; // (Mmu_t)^-1, its upper triangle row by row
   std::vector<double> eps_inverse;                // packed (Meps_v)^-1 blocks, row-major, at block_matrix_offset
