@@ -1,6 +1,7 @@
 // The DGA complex and geometric factors of generated and structured meshes satisfy the identities
 // of METHOD.md: Euler characteristic of a ball, manifold faces, d d = 0 between faces, edges and
 // vertices, volumes, reciprocal bases and outward face signs.
+#include "dgatd/error.hpp"
 #include "dgatd/mesh/generators.hpp"
 #include "dgatd/mesh/geometry.hpp"
 #include "dgatd/mesh/reference_tet.hpp"
@@ -14,6 +15,7 @@
 #include <cstddef>
 #include <limits>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -279,6 +281,25 @@ TEST(MeshTopology, ReproducibleGenerationGivesTheSameMesh)
   EXPECT_EQ(first.tets, second.tets);
   EXPECT_EQ(first.tet_region, second.tet_region);
   EXPECT_EQ(first.boundary_triangles, second.boundary_triangles);
+}
+
+// Three tets on one triangle: not a manifold. The topology refuses it naming the face and the first
+// tet, in tet order, to claim it a third time, whatever the thread count.
+TEST(MeshTopology, AFaceOfThreeTetsIsRefused)
+{
+  Mesh mesh;
+  mesh.source = "three_tets_on_a_face";
+  mesh.points = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0, 0, -1}, {1, 1, 1}, {2, 2, 2}};
+  mesh.tets = {{0, 1, 2, 3}, {0, 1, 5, 6}, {0, 1, 2, 4}, {0, 2, 1, 5}};
+  mesh.tet_region.assign(mesh.tets.size(), 1);
+  try {
+    build_topology(mesh);
+    FAIL() << "a face of three tets was accepted";
+  } catch (Error const& e) {
+    EXPECT_NE(std::string(e.what()).find("face (0, 1, 2) is shared by more than two tetrahedra (tet 3)"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 } // namespace
