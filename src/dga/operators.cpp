@@ -144,9 +144,9 @@ DofLayout number_unknowns(mesh::Topology const& topology, std::vector<HalfEdgeKi
   return layout;
 }
 
-// Per tet: its unknowns, Mmu_t and its inverse (K_t = (Mmu_t)^-1 C_t of eq. 5 is applied from them and
-// the incidence signs of its edge pieces, never stored). Each tet writes only its own rows, so the tets run in
-// parallel.
+// Per tet: its unknowns, Mmu_t, (Mmu_t)^-1 and the incidence signs of its edge pieces, from which the
+// kernels apply K_t = (Mmu_t)^-1 C_t (eq. 5) without storing it. Each tet writes only its own rows, so
+// the tets run in parallel.
 void assemble_tets(mesh::MeshView const& m, Materials const& materials, HostOperators& ops)
 {
   auto const& topology = m.topology;
