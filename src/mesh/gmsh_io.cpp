@@ -4,6 +4,7 @@
 #include "dgatd/host_parallel.hpp"
 #include "gmsh_session.hpp"
 #include "msh_check.hpp"
+#include "tag_index.hpp"
 
 #include <gmsh.h>
 
@@ -103,49 +104,6 @@ void sort_records(std::vector<ElementRecord>& records)
   };
   if (!std::is_sorted(records.begin(), records.end(), before)) std::sort(records.begin(), records.end(), before);
 }
-
-// Dense vertex ids in increasing node tag, over the nodes of tets only. Gmsh numbers a mesh's nodes
-// 1 to N, so a table indexed by tag numbers them in one pass over the tets (a sort of their 4T node
-// references was most of the reading's own time on large meshes); sparse tags are sorted instead.
-class VertexIds {
-public:
-  explicit VertexIds(std::vector<ElementRecord> const& tets)
-  {
-    std::size_t largest = 0;
-    for (auto const& r : tets)
-      for (auto node : r.nodes) largest = std::max(largest, node);
-    if (largest <= 8 * tets.size() + 1024) {
-      table_.assign(largest + 1, -1);
-      for (auto const& r : tets)
-        for (auto node : r.nodes) table_[node] = 0;
-      for (std::size_t tag = 0; tag <= largest; ++tag)
-        if (table_[tag] == 0) {
-          table_[tag] = static_cast<Index>(tags_.size());
-          tags_.push_back(tag);
-        }
-      return;
-    }
-    tags_.reserve(4 * tets.size());
-    for (auto const& r : tets) tags_.insert(tags_.end(), r.nodes.begin(), r.nodes.end());
-    std::sort(tags_.begin(), tags_.end());
-    tags_.erase(std::unique(tags_.begin(), tags_.end()), tags_.end());
-  }
-
-  // The vertex of a node tag, or -1 where no tet uses the node.
-  Index operator()(std::size_t node) const
-  {
-    if (!table_.empty()) return node < table_.size() ? table_[node] : Index{-1};
-    auto const it = std::lower_bound(tags_.begin(), tags_.end(), node);
-    return it != tags_.end() && *it == node ? static_cast<Index>(it - tags_.begin()) : Index{-1};
-  }
-
-  // The node tag of each vertex, increasing.
-  std::vector<std::size_t> const& tags() const { return tags_; }
-
-private:
-  std::vector<Index> table_;
-  std::vector<std::size_t> tags_;
-};
 
 template <std::size_t N>
 void collect_elements(int dim, int type, bool physical_only, std::vector<ElementRecord>& records)
@@ -273,7 +231,11 @@ Mesh mesh_from_current_model(std::string const& source, double scale, std::vecto
   std::vector<ElementRecord> segments;
   collect_elements<2>(1, kGmshLine, true, segments);
 
-  VertexIds const vertex_of(tets);
+  // Dense vertex ids in increasing node tag, over the nodes of tets only.
+  std::vector<std::uint64_t> tet_nodes;
+  tet_nodes.reserve(4 * tets.size());
+  for (auto const& r : tets) tet_nodes.insert(tet_nodes.end(), r.nodes.begin(), r.nodes.end());
+  TagIndex const vertex_of(std::move(tet_nodes), tets.size());
   std::vector<std::size_t> node_tags;
   std::vector<double> coords, parametric;
   gmsh::model::mesh::getNodes(node_tags, coords, parametric, -1, -1, false, false);

@@ -5,6 +5,7 @@
 // format, so the file stays whole at some 680 lines rather than split along no real seam.
 
 #include "dgatd/error.hpp"
+#include "tag_index.hpp"
 
 #include <algorithm>
 #include <array>
@@ -306,9 +307,7 @@ private:
 
   void node_must_exist(std::uint64_t node) const
   {
-    bool const defined = node_defined_.empty() ? std::binary_search(node_tags_.begin(), node_tags_.end(), node)
-                                               : node < node_defined_.size() && node_defined_[node];
-    if (!defined)
+    if (nodes_(node) < 0)
       fail(current_element() + " uses node " + std::to_string(node) + ", which no $Nodes section before it defines");
   }
 
@@ -498,12 +497,8 @@ private:
     std::sort(node_tags_.begin(), node_tags_.end());
     auto const twice = std::adjacent_find(node_tags_.begin(), node_tags_.end());
     if (twice != node_tags_.end()) fail("node " + std::to_string(*twice) + " is defined twice");
-    // Gmsh's tags run 1 to N: a table answers the elements' node checks without a search each.
-    node_defined_.clear();
-    if (!node_tags_.empty() && node_tags_.back() <= 8 * node_tags_.size() + 1024) {
-      node_defined_.assign(node_tags_.back() + 1, 0);
-      for (auto tag : node_tags_) node_defined_[tag] = 1;
-    }
+    auto const count = node_tags_.size();
+    nodes_ = TagIndex(std::move(node_tags_), count);
   }
 
   void elements()
@@ -678,8 +673,8 @@ private:
   bool version4_ = false;
   bool binary_ = false;
   std::set<std::pair<int, int>> entities_; // (dimension, tag) from $Entities and $Nodes blocks
-  std::vector<std::uint64_t> node_tags_;   // of the $Nodes section, sorted
-  std::vector<char> node_defined_;         // indexed by tag, where the tags are dense; else empty
+  std::vector<std::uint64_t> node_tags_;   // of the $Nodes section, as read
+  TagIndex nodes_;                         // the same, once the section is checked
   std::vector<std::uint64_t> element_tags_;
 };
 
