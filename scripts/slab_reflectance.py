@@ -8,7 +8,9 @@ The run must be a `generate = "cell"` mesh lit by one plane wave from above (dir
 with probes "reflected" (in the scattered-field region) and "transmitted" (in the total-field region
 below the layers). R = |E_r(f)|^2 / |E_inc(f)|^2 at the first, T likewise at the second, E_inc the
 analytic incident wave at each probe. The layers between layer_0 and the scattered-field region
-form the stack, each with its [[material]] eps_r (1 when none); the media around it are vacuum.
+form the stack, each with its [[material]] eps_r or eps_inf (1 when none) and its poles (Debye,
+Drude, Lorentz, pole-residue: eps(w) with e^(+j w t), docs/user/configuration.md); the media around
+it are vacuum.
 """
 import argparse
 import tomllib
@@ -29,25 +31,49 @@ def shape(t, source):
     return envelope * np.sin(2 * np.pi * source["frequency"] * (t - t0))
 
 
+def susceptibility(pole, w):
+    """chi(w) of one [[material.pole]], e^(+j w t): Im chi <= 0 in a lossy medium."""
+    kind = pole["kind"]
+    if kind == "debye":
+        return pole["delta_eps"] / (1 + 1j * w * pole["tau"])
+    if kind == "drude":
+        return -pole["omega_p"] ** 2 / (w * w - 1j * w * pole["gamma"])
+    if kind == "lorentz":
+        w0 = pole["omega_0"]
+        return pole["delta_eps"] * w0 * w0 / (w0 * w0 - w * w + 2j * w * pole["delta"])
+    a = complex(*pole["a"])
+    c = complex(*pole["c"])
+    return c / (1j * w - a) + c.conjugate() / (1j * w - a.conjugate())
+
+
+def permittivity(material, f):
+    w = 2 * np.pi * f
+    eps = material.get("eps_inf", material.get("eps_r", 1.0))
+    return eps + sum(susceptibility(pole, w) for pole in material.get("pole", []))
+
+
 def stack(config):
-    """The (index, thickness) of each layer between layer_0 and the scattered-field region, top
+    """The (material, thickness) of each layer between layer_0 and the scattered-field region, top
     first, and the height of the total-field region's top (where the incident wave's origin is)."""
     cuts = config["mesh"]["cuts"]
-    eps = {m["region"]: m.get("eps_r", 1.0) for m in config.get("material", [])}
+    materials = {m["region"]: m for m in config.get("material", [])}
     total = set(config["source"][0]["region"])
     layers = []
     top = cuts[0]
     for k in range(1, len(cuts)):
         name = "layer_%d" % k
         if name in total:
-            layers.append((np.sqrt(eps.get(name, 1.0)), cuts[k] - cuts[k - 1]))
+            layers.append((materials.get(name, {}), cuts[k] - cuts[k - 1]))
             top = cuts[k]
     return layers[::-1], top
 
 
 def characteristic(layers, f):
+    """R and T of the stack between vacuum half-spaces; with e^(+j w t) the index of a lossy layer
+    has Im n < 0, the principal root of eps(w)."""
     m = np.identity(2, dtype=complex)
-    for n, d in layers:
+    for material, d in layers:
+        n = np.sqrt(complex(permittivity(material, f)))
         delta = 2 * np.pi * n * d * f / C0
         m = m @ np.array([[np.cos(delta), 1j * np.sin(delta) / n], [1j * n * np.sin(delta), np.cos(delta)]])
     b = m[0, 0] + m[0, 1]

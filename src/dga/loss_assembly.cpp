@@ -46,7 +46,7 @@ void choose_lossy_blocks(mesh::Topology const& topology, Materials const& materi
     for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1] && !materials.sigma.empty(); ++i)
       lossy = lossy || materials.sigma[topology.v2t[i]] > 0;
     for (Index i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1]; ++i)
-      lossy = lossy || materials.stretching.stretches(topology.v2t[i]);
+      lossy = lossy || materials.stretching.stretches(topology.v2t[i]) || materials.disperses(topology.v2t[i]);
     if (!lossy) continue;
     Index const d = layout.block_size(b);
     ops.lossy_blocks.push_back(b);
@@ -172,6 +172,45 @@ void assemble_stretched_subregions(mesh::MeshView const& m, HostOperators& ops)
                     });
 }
 
+// Ampere's side of the dispersive media: per dispersive tet its model, its subregions' rows among the
+// lossy rows and their masses eps0 |s| w^i . w^j.
+void assemble_dispersive_tets(mesh::MeshView const& m, Materials const& materials, HostOperators& ops)
+{
+  auto const& layout = ops.layout;
+  auto const& topology = m.topology;
+  ops.dispersions = materials.dispersions;
+  for (std::size_t t = 0; t < materials.dispersion.size(); ++t)
+    if (materials.disperses(t)) ops.dispersive_tets.push_back(static_cast<Index>(t));
+  std::size_t const n = ops.dispersive_tets.size();
+  ops.dispersive_model.resize(n);
+  ops.dispersive_rows.resize(n);
+  ops.dispersive_mass.resize(n);
+  std::vector<Index> lossy_of_block(static_cast<std::size_t>(layout.num_blocks()), -1);
+  for (std::size_t k = 0; k < ops.lossy_blocks.size(); ++k)
+    lossy_of_block[static_cast<std::size_t>(ops.lossy_blocks[k])] = static_cast<Index>(k);
+  host_parallel_for("dgatd::assemble::dispersive_tets", static_cast<std::int64_t>(n), [&](std::int64_t k) {
+    Index const t = ops.dispersive_tets[k];
+    ops.dispersive_model[k] = materials.dispersion[t];
+    for (int lv = 0; lv < 4; ++lv) {
+      Index const v = m.mesh.tets[t][lv];
+      auto const s = mesh::subregion(m.mesh, topology, m.geometry, t, lv);
+      for (int r = 0; r < 3; ++r) {
+        Index const e = topology.tet_edges[t][mesh::tet_vertex_edge(lv, r)];
+        Index const dof = layout.dof_of_half_edge[half_edge_of(topology, e, v)];
+        Index row = -1;
+        if (dof < layout.num_free) {
+          Index const b = layout.block_of(dof);
+          row = ops.lossy_row_offset[lossy_of_block[b]] + dof - layout.block_offset[b];
+        }
+        ops.dispersive_rows[k][3 * lv + r] = row;
+      }
+      int entry = 6 * lv;
+      for (int r = 0; r < 3; ++r)
+        for (int c = r; c < 3; ++c) ops.dispersive_mass[k][entry++] = eps0 * s.volume * dot(s.w[r], s.w[c]);
+    }
+  });
+}
+
 } // namespace
 
 void assemble_losses(mesh::MeshView const& m, Materials const& materials, std::vector<FaceKind> const& face_kind,
@@ -205,6 +244,7 @@ void assemble_losses(mesh::MeshView const& m, Materials const& materials, std::v
         });
       });
   assemble_stretched_subregions(m, ops);
+  assemble_dispersive_tets(m, materials, ops);
   if (ops.lossy_blocks.empty()) {
     ops.lossy_matrix_offset.clear();
     ops.lossy_row_offset.clear();

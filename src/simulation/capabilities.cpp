@@ -68,6 +68,11 @@ std::vector<Capability> make_capabilities()
        [](io::Config const& c, auto) {
          return lines_where(c.materials, [](io::Material const& m) { return m.sigma > 0; });
        }},
+      {"a dispersive material", "[[material.pole]]", "Debye, Drude, Lorentz and pole-residue media",
+       runs_except({no_single, no_assembled("dispersive media")}),
+       [](io::Config const& c, auto) {
+         return lines_where(c.materials, [](io::Material const& m) { return !m.poles.empty(); });
+       }},
       {"[boundary] pec", "[boundary] pec", "PEC walls and sheets, PMC elsewhere", runs_except(), {}},
       {"a PEC wire (a physical curve in [boundary] pec)", "[boundary] pec = [\"a physical curve\"]", "thin PEC wires",
        runs_except({no_ranks}),

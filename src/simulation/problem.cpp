@@ -63,6 +63,8 @@ dga::Materials materials_of(io::Config const& config, mesh::Mesh const& mesh, st
   for (auto const& material : config.materials) {
     int const tag = volume_tag(mesh, material.region_name, material.region_tag, "[[material]]",
                                config.where(material.line), regions_with_tets);
+    int const model = static_cast<int>(materials.dispersions.size());
+    if (!material.poles.empty()) materials.dispersions.push_back({material.poles});
     for (std::size_t t = 0; t < num_tets; ++t)
       if (mesh.tet_region[t] == tag) {
         materials.eps[t] = dga::eps0 * material.eps_r;
@@ -70,6 +72,10 @@ dga::Materials materials_of(io::Config const& config, mesh::Mesh const& mesh, st
         if (material.sigma > 0) {
           materials.sigma.resize(num_tets, 0.0);
           materials.sigma[t] = material.sigma;
+        }
+        if (!material.poles.empty()) {
+          materials.dispersion.resize(num_tets, -1);
+          materials.dispersion[t] = model;
         }
       }
   }
@@ -232,6 +238,26 @@ std::vector<dga::PmlLayer> stretch_layers(dga::Stretching& stretching, mesh::Mes
 
 // Everything of make_problem but the operators; with whole (a part read from disk), its faces at the
 // part's rim stay interior and its layers are the ones found over the ranks.
+// The matched layers' auxiliaries assume the medium they stretch has a constant eps; a dispersive
+// tet in a layer, or one sharing a vertex with it (a dual block holding both), is refused.
+void refuse_dispersion_at_layers(Problem const& p, std::vector<PmlLayerSpec> const& layers)
+{
+  std::vector<char> dispersive(p.mesh.num_vertices(), 0);
+  for (std::size_t t = 0; t < p.mesh.tets.size(); ++t)
+    if (p.materials.disperses(t))
+      for (Index v : p.mesh.tets[t]) dispersive[v] = 1;
+  for (auto const& layer : layers)
+    for (std::size_t t = 0; t < p.mesh.tets.size(); ++t) {
+      if (p.mesh.tet_region[t] != layer.region_tag) continue;
+      for (Index v : p.mesh.tets[t])
+        if (dispersive[v])
+          throw ModelError(ModelSubject::matched_layer, layer.name,
+                           "touches a dispersive material (a [[material]] with poles shares a vertex with it)",
+                           "keep dispersive volumes at least one element away from the layer; a matched layer in a "
+                           "dispersive medium is not supported");
+    }
+}
+
 Problem describe_problem(mesh::Mesh mesh, dga::Materials materials, BoundaryKinds const& boundary,
                          std::vector<PmlLayerSpec> const& layers, WholeMeshFacts const* whole = nullptr)
 {
@@ -284,6 +310,7 @@ Problem describe_problem(mesh::Mesh mesh, dga::Materials materials, BoundaryKind
     for (auto const& sheet : boundary.sheets) p.materials.sheets.push_back(lumped_sheet(p, sheet, pec));
   }
   if (p.materials.stretching.shift > 0) refuse_other_losses_at_shifted_layers(p, layers, boundary);
+  if (!p.materials.dispersion.empty()) refuse_dispersion_at_layers(p, layers);
   return p;
 }
 
@@ -309,7 +336,9 @@ Problem make_part_problem(Problem const& global, parallel::MeshPart const& part,
     p.materials.mu.push_back(from.mu[t]);
     if (!from.sigma.empty()) p.materials.sigma.push_back(from.sigma[t]);
     if (!from.stretching.empty()) p.materials.stretching.tet_jacobian.push_back(from.stretching.tet_jacobian[t]);
+    if (!from.dispersion.empty()) p.materials.dispersion.push_back(from.dispersion[t]);
   }
+  p.materials.dispersions = from.dispersions;
   p.materials.stretching.shift = from.stretching.shift;
   // A face on the part's rim has one tet here but is what it is in the whole mesh: interior faces stay
   // interior, so no half-edge of a halo block is taken for PEC that is not.

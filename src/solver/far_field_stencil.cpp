@@ -118,8 +118,9 @@ FarFieldStencil far_field_stencil(mesh::MeshView const& m, dga::HostOperators co
         fail("crosses materials (eps_r " + format_number(stencil.eps / dga::eps0) + " and " +
                  format_number(materials.eps[t] / dga::eps0) + ")",
              "put the surface in one material, around everything that scatters or radiates");
-      if ((!materials.sigma.empty() && materials.sigma[t] > 0) || materials.stretching.stretches(t))
-        fail("touches a lossy material or a matched layer", "keep the surface a cell away from them");
+      if ((!materials.sigma.empty() && materials.sigma[t] > 0) || materials.stretching.stretches(t) ||
+          materials.disperses(t))
+        fail("touches a lossy or dispersive material or a matched layer", "keep the surface a cell away from them");
     }
 
     auto const& v = topology.face_vertices[f];

@@ -245,6 +245,11 @@ LossyRows lossy_rows(dga::HostOperators const& host)
       lossy.subregions.insert(lossy.subregions.end(), subregions, subregions + 4);
     }
   }
+  lossy.dispersions = host.dispersions;
+  lossy.dispersive_tets = host.dispersive_tets;
+  lossy.dispersive_model = host.dispersive_model;
+  lossy.dispersive_rows = host.dispersive_rows;
+  lossy.dispersive_mass = host.dispersive_mass;
   if (lossy.shift > 0) mark_shifted_blocks(lossy);
   return lossy;
 }
@@ -253,9 +258,10 @@ LossStepMatrices loss_step_matrices(LossyRows const& lossy, double dt, bool by_c
 {
   bool const with_layers =
       !lossy.subregions.empty() || !lossy.one_mode.subregions.empty() || !lossy.three_modes.subregions.empty();
+  bool const with_force = with_layers || !lossy.dispersive_tets.empty();
   LossStepMatrices m;
   m.loss.resize(lossy.conductance.size());
-  m.step_inverse.resize(with_layers ? m.loss.size() : 0);
+  m.step_inverse.resize(with_force ? m.loss.size() : 0);
   // S' = S + sum_r B_r D_r W_r / 2 over the stretched subregions, placed at their rows, with
   // B_r = W_r^T coupling diag(scale).
   double const beta = shift_beta(lossy.shift, dt);
@@ -309,6 +315,34 @@ LossStepMatrices loss_step_matrices(LossyRows const& lossy, double dt, bool by_c
   };
   add_modal(lossy.one_mode, m.one_mode_rule);
   add_modal(lossy.three_modes, m.three_mode_rule);
+  // The dispersive tets: S' += (sum of the model's poles' conductances) eps0 |s| w^i . w^j.
+  std::vector<double> model_conductance;
+  for (auto const& model : lossy.dispersions) {
+    double conductance = 0;
+    for (auto const& pole : model.poles) {
+      auto const rule = dga::pole_rule(pole, dt);
+      if (rule.singular) singular_step(dt, "a dispersive pole's step is singular");
+      conductance += rule.conductance;
+      m.pole_rules.insert(m.pole_rules.end(), rule.advance.begin(), rule.advance.end());
+      m.pole_rules.insert(m.pole_rules.end(), rule.drive.begin(), rule.drive.end());
+      m.pole_rules.insert(m.pole_rules.end(), rule.history.begin(), rule.history.end());
+    }
+    model_conductance.push_back(conductance);
+  }
+  for (std::size_t k = 0; k < lossy.dispersive_tets.size(); ++k) {
+    double const conductance = model_conductance[static_cast<std::size_t>(lossy.dispersive_model[k])];
+    auto const& rows = lossy.dispersive_rows[k];
+    auto const& mass = lossy.dispersive_mass[k];
+    for (int lv = 0; lv < 4; ++lv) {
+      auto const subregion_rows = std::array<Index, 3>{rows[3 * lv], rows[3 * lv + 1], rows[3 * lv + 2]};
+      int entry = 6 * lv;
+      for (int r = 0; r < 3; ++r)
+        for (int c = r; c < 3; ++c, ++entry) {
+          add_at(subregion_rows, r, c, conductance * mass[entry]);
+          if (c != r) add_at(subregion_rows, c, r, conductance * mass[entry]);
+        }
+    }
+  }
   std::vector<double> a;
   std::size_t offset = 0;
   for (std::size_t r = 0; r < lossy.block_size.size(); r += lossy.block_size[r]) {
@@ -323,7 +357,7 @@ LossStepMatrices loss_step_matrices(LossyRows const& lossy, double dt, bool by_c
         for (int c = 0; c < d; ++c) l += a[i * d + c] * 0.5 * implicit_loss[offset + c * d + j];
         std::size_t const entry = offset + static_cast<std::size_t>(by_columns ? j * d + i : i * d + j);
         m.loss[entry] = l;
-        if (with_layers) m.step_inverse[entry] = a[i * d + j];
+        if (with_force) m.step_inverse[entry] = a[i * d + j];
       }
     offset += size;
   }

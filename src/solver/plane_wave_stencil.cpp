@@ -106,6 +106,8 @@ TfsfSurface tfsf_surface(mesh::MeshView const& m, dga::Materials const& material
       if (!materials.sigma.empty() && materials.sigma[t] > 0)
         fail("has a lossy material at its surface (sigma = " + format_number(materials.sigma[t]) + " S/m)",
              "keep lossy materials a cell away from the surface");
+      if (materials.disperses(t))
+        fail("has a dispersive material at its surface", "keep materials with poles a cell away from the surface");
       if (materials.stretching.stretches(t))
         fail("has its surface in a matched layer", "keep the [[pml]] regions a cell away from the surface");
     }

@@ -3,6 +3,7 @@
 // the per-tet Faraday matrices K_t = (Mmu_t)^-1 C_t, the dual-volume blocks (Meps_v)^-1 restricted
 // to the free half-edges, the gather lists of the dual curl, and the numbering of the unknowns.
 
+#include "dgatd/dga/dispersion.hpp"
 #include "dgatd/dga/lumped.hpp"
 #include "dgatd/mesh/geometry.hpp"
 #include "dgatd/mesh/mesh.hpp"
@@ -52,6 +53,10 @@ struct Materials {
   Stretching stretching{};
   std::vector<LumpedSheet> sheets{}; // lumped ports and elements (dga/lumped.hpp)
   std::vector<Index> pec_edges{};    // edges of PEC wires (physical curves), PEC like the edges of PEC faces
+  // Dispersive media: the models, and per tet its model's index or -1 (empty where none is).
+  std::vector<Dispersion> dispersions{};
+  std::vector<int> dispersion{};
+  bool disperses(std::size_t t) const { return !dispersion.empty() && dispersion[t] >= 0; }
 };
 
 struct AssemblyOptions {
@@ -146,6 +151,15 @@ struct HostOperators {
     std::array<double, 9> basis;     // W, row-major: column j is w^j, so e_r = W u^_r
   };
   std::vector<StretchedSubregion> stretched_subregions;
+  // Dispersive media (Materials::dispersions, copied here), on Ampere's side like the layers: the
+  // tets with poles, ascending, with per tet its model, its subregions' rows among the lossy rows
+  // (3 lv + r, -1 for a PEC half-edge) and per subregion eps0 |s| w^i . w^j (upper triangle, six at
+  // 6 lv). Their blocks are lossy blocks.
+  std::vector<Dispersion> dispersions;
+  std::vector<Index> dispersive_tets;
+  std::vector<int> dispersive_model;
+  std::vector<std::array<Index, 12>> dispersive_rows;
+  std::vector<std::array<double, 24>> dispersive_mass;
   // Faraday's side, per stretched tet: the loss summed over the tet's subregions (4 x 4 by local
   // faces) and the dual basis, 4 x 12 (3 x 4 per subregion, row-major: its Cartesian h from the
   // tet's four f^).

@@ -198,6 +198,73 @@ struct ModalTetStep {
   }
 };
 
+// Dispersive media (solver/losses.hpp, dga/dispersion.hpp). Per dispersive tet k, its model's poles
+// are rules(p) for p from model_first_pole(model(k)) on, each of pole_order(p) states per field
+// component; the states lie in x(k, slice lv + 3 j + r) for subregion lv, state j (counted over the
+// model's poles) and component r (the subregion's three half-edges), slice = 3 times the most states
+// any model has. The force pieces, at first + 12 k + 3 lv + r, are eps0 |s| G_s times the poles'
+// history . x^n (mass: G_s's upper triangle, six per subregion).
+template <class MemorySpace>
+struct DispersiveTetForce {
+  Kokkos::View<int*, MemorySpace> model, model_first_pole, pole_order;
+  Kokkos::View<Real* [8], MemorySpace> rules;
+  Kokkos::View<Real**, MemorySpace> x;
+  Kokkos::View<Real* [24], MemorySpace> mass;
+  Kokkos::View<Real*, MemorySpace> pieces;
+  std::size_t first;
+  int slice;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
+  {
+    int const m = model(k);
+    for (int lv = 0; lv < 4; ++lv) {
+      Real y[3] = {0, 0, 0};
+      int state = 0;
+      for (int p = model_first_pole(m); p < model_first_pole(m + 1); ++p)
+        for (int i = 0; i < pole_order(p); ++i, ++state)
+          for (int r = 0; r < 3; ++r) y[r] += rules(p, 6 + i) * x(k, slice * lv + 3 * state + r);
+      Real const g00 = mass(k, 6 * lv), g01 = mass(k, 6 * lv + 1), g02 = mass(k, 6 * lv + 2);
+      Real const g11 = mass(k, 6 * lv + 3), g12 = mass(k, 6 * lv + 4), g22 = mass(k, 6 * lv + 5);
+      std::size_t const at = first + 12 * k + 3 * static_cast<std::size_t>(lv);
+      pieces(at) = g00 * y[0] + g01 * y[1] + g02 * y[2];
+      pieces(at + 1) = g01 * y[0] + g11 * y[1] + g12 * y[2];
+      pieces(at + 2) = g02 * y[0] + g12 * y[1] + g22 * y[2];
+    }
+  }
+};
+
+// x^(n+1) = advance x^n + drive e_avg per pole, e_avg = (u^n + u^(n+1)) / 2 of each subregion half-edge
+// from the lossy rows' sums (0 at a PEC half-edge, row -1).
+template <class MemorySpace>
+struct DispersiveTetStep {
+  Kokkos::View<int*, MemorySpace> model, model_first_pole, pole_order;
+  Kokkos::View<Real* [8], MemorySpace> rules;
+  Kokkos::View<Real**, MemorySpace> x;
+  Kokkos::View<Index* [12], MemorySpace> rows;
+  Kokkos::View<Real*, MemorySpace> step_sum; // u^n + u^(n+1) per lossy row
+  int slice;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
+  {
+    int const m = model(k);
+    for (int lv = 0; lv < 4; ++lv)
+      for (int r = 0; r < 3; ++r) {
+        Index const row = rows(k, 3 * lv + r);
+        Real const e = row >= 0 ? Real(0.5) * step_sum(row) : Real(0);
+        int state = 0;
+        for (int p = model_first_pole(m); p < model_first_pole(m + 1); ++p) {
+          int const at = slice * lv + 3 * state + r;
+          if (pole_order(p) == 1) {
+            x(k, at) = rules(p, 0) * x(k, at) + rules(p, 4) * e;
+          } else {
+            Real const x0 = x(k, at), x1 = x(k, at + 3);
+            x(k, at) = rules(p, 0) * x0 + rules(p, 1) * x1 + rules(p, 4) * e;
+            x(k, at + 3) = rules(p, 2) * x0 + rules(p, 3) * x1 + rules(p, 5) * e;
+          }
+          state += pole_order(p);
+        }
+      }
+  }
+};
+
 // The force of each lossy row: the pieces of the subregions that share it, added in the order of
 // the subregions, so that a run gives the same bits on every thread count and every time (atomic
 // adds summed them in whichever order the threads came, and a checkpointed run then differed from

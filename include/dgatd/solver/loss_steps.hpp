@@ -63,6 +63,12 @@ struct LossyRows {
   };
   std::vector<Kite> lumped_kites;
   std::vector<dga::SheetCircuit> sheet_circuits;
+  // The dispersive media, as HostOperators holds them (their rows are these lossy rows).
+  std::vector<dga::Dispersion> dispersions;
+  std::vector<Index> dispersive_tets;
+  std::vector<int> dispersive_model;
+  std::vector<std::array<Index, 12>> dispersive_rows;
+  std::vector<std::array<double, 24>> dispersive_mass;
 };
 LossyRows lossy_rows(dga::HostOperators const& host);
 
@@ -76,8 +82,13 @@ LossyRows lossy_rows(dga::HostOperators const& host);
 // With a complex frequency shift a_s every rate is gamma + a_s, the drives d scale by
 // beta = 1 / (1 + a_s dt / 2), the layers' share of S' too, and each lossy row's p' + a_s p = u
 // steps by p^(n+1) = shift_rule[0] p^n + shift_rule[1] (u^n + u^(n+1)) (docs/method/open_regions.md).
+// With dispersive media each model's poles add conductance times the subregions' masses to S'
+// (dga::PoleRule), K is built as with layers, and pole_rules holds every model's poles in order,
+// eight numbers each: advance (2 x 2, row-major), drive (2), history (2), the first of each for a
+// real pole.
 struct LossStepMatrices {
   std::vector<double> loss;
+  std::vector<double> pole_rules;
   std::vector<double> step_inverse;
   std::vector<double> advance, drive, coupling;
   std::vector<double> one_mode_rule, three_mode_rule;

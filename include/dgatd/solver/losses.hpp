@@ -1,6 +1,6 @@
 #pragma once
-// Losses in Ampere's law as a term of the leapfrog: conductivity, absorbing surfaces and the
-// electric side of the matched layers, time-averaged (semi-implicit):
+// Losses in Ampere's law as a term of the leapfrog: conductivity, absorbing surfaces, the dispersive
+// media's poles and the electric side of the matched layers, time-averaged (semi-implicit):
 //   Meps (u^(n+1) - u^n) / dt + S (u^(n+1) + u^n) / 2 + sum_r B_r (psi_r^(n+1) + psi_r^n) / 2 = C~ f^(n+1/2) - I,
 // B_r the coupling of stretched subregion r to its auxiliary unknowns psi_r = [z; z'], which follow
 // psi' = M psi + [0; W u^_r] (z'' + S z' + P z = e) by the same trapezoidal rule,
@@ -16,6 +16,10 @@
 // With a complex frequency shift a the layers see e - a p instead of e, p' + a p = e. p is kept per
 // lossy row (p = W p^_r in a subregion) and its explicit part, -a beta S'_layer p^n, rides on L:
 // the sum becomes u^n + u~ - 2 a p^n in the layers' blocks, whose S' is their share alone.
+// The dispersive media's poles (dga/dispersion.hpp) enter the same way: per dispersive subregion s,
+// sum over the poles of eps0 |s| G_s (J_p^n + J_p^(n+1)) / (2 eps0) = eps0 |s| G_s (history . x^n +
+// conductance (u^n + u^(n+1)) / 2), the conductance joining S', the history the force g
+// (docs/method/dispersive_media.md).
 // The matrices are built on the host (solver/loss_steps.hpp) whenever dt changes. In float32
 // (precision = "mixed") L, K and the modal tets' directions W^T n are stored in float, the
 // directions rounded before S' is built from them so that the implicit step and the auxiliaries'
@@ -70,19 +74,25 @@ public:
           kernels::upload_flat<Kokkos::View<Real*, memory_space>>("dgatd::shift_weight", lossy_.shift_weight);
       shifted_ = Kokkos::View<Real*, memory_space>("dgatd::shifted_p", lossy_.rows.size());
     }
-    if (!with_layers()) return;
+    if (!with_force()) return;
     force_ = Kokkos::View<Real*, memory_space>("dgatd::stretch_force", lossy_.rows.size());
     std::size_t const n = lossy_.subregions.size();
-    psi_ = Kokkos::View<Real* [24], memory_space>("dgatd::psi", n / 4);
-    psi_previous_ = Kokkos::View<Real* [12], memory_space>("dgatd::psi_u_previous", n / 4);
-    subregion_unknowns_ = upload_indices("dgatd::stretched_unknowns", lossy_.subregions, &Subregion::unknowns);
-    subregion_rows_ = upload_indices("dgatd::stretched_rows", lossy_.subregions, &Subregion::lossy_rows);
-    std::vector<double> basis;
-    for (auto const& subregion : lossy_.subregions)
-      basis.insert(basis.end(), subregion.basis.begin(), subregion.basis.end());
-    subregion_basis_ = kernels::upload_table<36, memory_space>("dgatd::stretched_basis", basis);
-    one_mode_ = Modal<1>(lossy_.one_mode, "one_mode", 3 * n, precision_);
-    three_modes_ = Modal<3>(lossy_.three_modes, "three_modes", 3 * (n + lossy_.one_mode.subregions.size()), precision_);
+    if (with_layers()) {
+      psi_ = Kokkos::View<Real* [24], memory_space>("dgatd::psi", n / 4);
+      psi_previous_ = Kokkos::View<Real* [12], memory_space>("dgatd::psi_u_previous", n / 4);
+      subregion_unknowns_ = upload_indices("dgatd::stretched_unknowns", lossy_.subregions, &Subregion::unknowns);
+      subregion_rows_ = upload_indices("dgatd::stretched_rows", lossy_.subregions, &Subregion::lossy_rows);
+      std::vector<double> basis;
+      for (auto const& subregion : lossy_.subregions)
+        basis.insert(basis.end(), subregion.basis.begin(), subregion.basis.end());
+      subregion_basis_ = kernels::upload_table<36, memory_space>("dgatd::stretched_basis", basis);
+      one_mode_ = Modal<1>(lossy_.one_mode, "one_mode", 3 * n, precision_);
+      three_modes_ =
+          Modal<3>(lossy_.three_modes, "three_modes", 3 * (n + lossy_.one_mode.subregions.size()), precision_);
+    }
+    std::size_t const pole_first_piece =
+        3 * (n + lossy_.one_mode.subregions.size() + lossy_.three_modes.subregions.size());
+    if (with_poles()) upload_poles(pole_first_piece);
     // Each lossy row's pieces of force (kernels::GatherForce), subregion by subregion: those of the
     // general tets' subregions s = 4 k + lv where kernels::PiecePlace puts slot 3 lv + r of tet k,
     // then the one-mode and the three-mode tets' likewise after them.
@@ -95,6 +105,9 @@ public:
     count(lossy_.subregions);
     count(lossy_.one_mode.subregions);
     count(lossy_.three_modes.subregions);
+    for (auto const& rows : lossy_.dispersive_rows)
+      for (Index const row : rows)
+        if (row >= 0) ++offsets[static_cast<std::size_t>(row) + 1];
     for (std::size_t r = 0; r < lossy_.rows.size(); ++r) offsets[r + 1] += offsets[r];
     std::vector<Index> pieces_of_row(static_cast<std::size_t>(offsets.back()));
     std::vector<Index> next(offsets.begin(), offsets.end() - 1);
@@ -109,13 +122,17 @@ public:
     place(lossy_.subregions, 0);
     place(lossy_.one_mode.subregions, one_mode_.first_piece);
     place(lossy_.three_modes.subregions, three_modes_.first_piece);
-    if (!lossy_.one_mode.subregions.empty() || !lossy_.three_modes.subregions.empty())
+    for (std::size_t k = 0; k < lossy_.dispersive_rows.size(); ++k)
+      for (int i = 0; i < 12; ++i)
+        if (Index const row = lossy_.dispersive_rows[k][i]; row >= 0)
+          pieces_of_row[static_cast<std::size_t>(next[static_cast<std::size_t>(row)]++)] =
+              static_cast<Index>(pole_first_piece + 12 * k + i);
+    if (!lossy_.one_mode.subregions.empty() || !lossy_.three_modes.subregions.empty() || with_poles())
       modal_drive_ = Kokkos::View<Real*, memory_space>("dgatd::modal_drive", lossy_.rows.size());
     force_offsets_ = kernels::upload_flat<IndexView>("dgatd::stretch_force_offsets", offsets);
     force_pieces_of_row_ = kernels::upload_flat<IndexView>("dgatd::stretch_force_pieces_of_row", pieces_of_row);
-    force_pieces_ =
-        Kokkos::View<Real*, memory_space>("dgatd::stretch_force_pieces", 3 * (n + lossy_.one_mode.subregions.size() +
-                                                                              lossy_.three_modes.subregions.size()));
+    force_pieces_ = Kokkos::View<Real*, memory_space>("dgatd::stretch_force_pieces",
+                                                      pole_first_piece + 12 * lossy_.dispersive_tets.size());
   }
 
   void set_dt(Context const& c) override
@@ -123,8 +140,9 @@ public:
     kernels::rescale_displacements("dgatd::psi_rescale", c.space, psi_, dt_, c.dt);
     auto const m = loss_step_matrices(lossy_, c.dt, by_columns);
     matrices_ = BlockMatrices("dgatd::loss_matrices", m.loss, precision_);
+    if (with_force()) step_inverse_ = BlockMatrices("dgatd::loss_step_inverse", m.step_inverse, precision_);
+    if (with_poles()) pole_rules_ = kernels::upload_table<8, memory_space>("dgatd::pole_rules", m.pole_rules);
     if (!with_layers()) return;
-    step_inverse_ = BlockMatrices("dgatd::loss_step_inverse", m.step_inverse, precision_);
     tet_advance_ = kernels::upload_table<36, memory_space>("dgatd::stretched_advance", m.advance);
     tet_drive_ = kernels::upload_table<18, memory_space>("dgatd::stretched_drive", m.drive);
     tet_coupling_ = kernels::upload_table<18, memory_space>("dgatd::stretched_coupling", m.coupling);
@@ -141,6 +159,7 @@ public:
     Kokkos::deep_copy(psi_, 0.0);
     Kokkos::deep_copy(one_mode_.q, 0.0);
     Kokkos::deep_copy(three_modes_.q, 0.0);
+    Kokkos::deep_copy(poles_, 0.0);
     write_modal_pieces(c);
   }
 
@@ -165,13 +184,19 @@ public:
     constexpr auto real = static_cast<std::int64_t>(sizeof(Real));
     std::int64_t bytes =
         rows * (3 * index + static_cast<std::int64_t>(sizeof(std::int64_t)) + 6 * real) + matrices_.bytes();
-    if (!with_layers()) return bytes;
-    auto const subregions = static_cast<std::int64_t>(lossy_.subregions.size());
+    if (!with_force()) return bytes;
     auto const pieces = static_cast<std::int64_t>(force_pieces_of_row_.extent(0));
     bytes += step_inverse_.bytes() + rows * (index + 2 * real) + pieces * (index + real) +
-             subregions / 4 * (18 + 36 + 18) * real + subregions * (9 * index + (2 * 9 + 3 * 6 + 4 * 3 + 3) * real) +
-             static_cast<std::int64_t>(modal_drive_.size()) * real + one_mode_.bytes_per_step() +
-             three_modes_.bytes_per_step();
+             static_cast<std::int64_t>(modal_drive_.size()) * real;
+    // Per dispersive tet its model, rows (12) and masses (24) read twice, the states read twice and
+    // written, twelve pieces written and twelve sums read.
+    auto const pole_tets = static_cast<std::int64_t>(poles_.extent(0));
+    bytes += pole_tets * (2 * (static_cast<std::int64_t>(sizeof(int)) + 12 * index + 24 * real) +
+                          3 * static_cast<std::int64_t>(poles_.extent(1)) * real + 24 * real);
+    if (!with_layers()) return bytes;
+    auto const subregions = static_cast<std::int64_t>(lossy_.subregions.size());
+    bytes += subregions / 4 * (18 + 36 + 18) * real + subregions * (9 * index + (2 * 9 + 3 * 6 + 4 * 3 + 3) * real) +
+             one_mode_.bytes_per_step() + three_modes_.bytes_per_step();
     if (shifted_.extent(0) > 0)
       bytes += rows * 5 * real + (subregions + static_cast<std::int64_t>(lossy_.one_mode.subregions.size() +
                                                                          lossy_.three_modes.subregions.size())) *
@@ -184,12 +209,18 @@ public:
   void before_faraday(Context const& c) override
   {
     gather_rows(c, false);
-    if (!with_layers()) return;
-    kernels::for_each("dgatd::psi_force", c.space, lossy_.subregions.size() / 4,
-                      kernels::StretchedTetForce<memory_space>{
-                          subregion_unknowns_, subregion_rows_, subregion_basis_, tet_coupling_, c.fields.u, psi_,
-                          psi_previous_, force_pieces_, kernels::PiecePlace::of(by_columns, psi_.extent(0)),
-                          shift_weight_, shifted_});
+    if (!with_force()) return;
+    if (with_layers())
+      kernels::for_each("dgatd::psi_force", c.space, lossy_.subregions.size() / 4,
+                        kernels::StretchedTetForce<memory_space>{
+                            subregion_unknowns_, subregion_rows_, subregion_basis_, tet_coupling_, c.fields.u, psi_,
+                            psi_previous_, force_pieces_, kernels::PiecePlace::of(by_columns, psi_.extent(0)),
+                            shift_weight_, shifted_});
+    if (with_poles())
+      kernels::for_each("dgatd::pole_force", c.space, poles_.extent(0),
+                        kernels::DispersiveTetForce<memory_space>{pole_model_, model_first_pole_, pole_order_,
+                                                                  pole_rules_, poles_, pole_mass_, force_pieces_,
+                                                                  pole_first_piece_, pole_slice_});
     kernels::for_each("dgatd::psi_force_rows", c.space, lossy_.rows.size(),
                       kernels::GatherForce<memory_space>{force_offsets_, force_pieces_of_row_, force_pieces_, force_});
   }
@@ -209,6 +240,11 @@ public:
                             step_inverse_.template view<Matrix>(), force_, c.fields.u, shift_weight_, shifted_,
                             shift_rule_[0], shift_rule_[1], modal_drive_, by_columns});
     });
+    if (with_poles())
+      kernels::for_each("dgatd::pole_step", c.space, poles_.extent(0),
+                        kernels::DispersiveTetStep<memory_space>{pole_model_, model_first_pole_, pole_order_,
+                                                                 pole_rules_, poles_, pole_rows_, modal_drive_,
+                                                                 pole_slice_});
     if (!with_layers()) return;
     kernels::for_each("dgatd::psi", c.space, lossy_.subregions.size() / 4,
                       kernels::StretchedTetAuxiliary<memory_space>{subregion_unknowns_, subregion_basis_, tet_advance_,
@@ -218,17 +254,18 @@ public:
   }
 
   // psi, six per stretched subregion of the general form, then q, one per mode and subregion of the
-  // one-mode tets, then of the three-mode tets, then with a shift p per lossy row (a run with a
-  // shift stays in one process: simulation::describe_problem).
+  // one-mode tets, then of the three-mode tets, then the dispersive tets' pole states, then with a
+  // shift p per lossy row (a run with a shift stays in one process: simulation::describe_problem).
   std::size_t state_size(std::int64_t) const override
   {
-    return psi_.size() + one_mode_.q.size() + three_modes_.q.size() + shifted_.size();
+    return psi_.size() + one_mode_.q.size() + three_modes_.q.size() + poles_.size() + shifted_.size();
   }
   void save(std::vector<double>& state) const override
   {
     kernels::append_rows(psi_, state);
     kernels::append_rows(one_mode_.q, state);
     kernels::append_rows(three_modes_.q, state);
+    kernels::append_rows(poles_, state);
     auto const p = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), shifted_);
     state.insert(state.end(), p.data(), p.data() + p.size());
   }
@@ -237,17 +274,21 @@ public:
     kernels::fill_rows(psi_, state);
     kernels::fill_rows(one_mode_.q, state + psi_.size());
     kernels::fill_rows(three_modes_.q, state + psi_.size() + one_mode_.q.size());
-    std::size_t const p_first = psi_.size() + one_mode_.q.size() + three_modes_.q.size();
+    std::size_t const poles_first = psi_.size() + one_mode_.q.size() + three_modes_.q.size();
+    kernels::fill_rows(poles_, state + poles_first);
+    std::size_t const p_first = poles_first + poles_.size();
     Kokkos::deep_copy(shifted_,
                       kernels::upload_flat<Kokkos::View<Real*, memory_space>>(
                           "dgatd::shifted_p", std::vector<double>(state + p_first, state + p_first + shifted_.size())));
     write_modal_pieces(c);
   }
+  // A dispersive tet's states lie in four slices, one per subregion (kernels::DispersiveTetForce).
   std::vector<TetRows> state_rows() const override
   {
     return {{lossy_.stretched_tets, psi_.extent(1), true},
             {lossy_.one_mode.tets, one_mode_.q.extent(1), true},
-            {lossy_.three_modes.tets, three_modes_.q.extent(1), true}};
+            {lossy_.three_modes.tets, three_modes_.q.extent(1), true},
+            {lossy_.dispersive_tets, poles_.extent(1), true}};
   }
 
 private:
@@ -263,7 +304,36 @@ private:
   {
     return !lossy_.subregions.empty() || !lossy_.one_mode.subregions.empty() || !lossy_.three_modes.subregions.empty();
   }
+  bool with_poles() const { return !lossy_.dispersive_tets.empty(); }
+  // A force g on the lossy rows from auxiliary states, and K to apply it.
+  bool with_force() const { return with_layers() || with_poles(); }
   bool with_integrators() const { return (with_layers() && lossy_.shift == 0) || !lossy_.lumped_kites.empty(); }
+
+  // The dispersive tets' rows, masses and models, the models' poles, and their states, zero.
+  void upload_poles(std::size_t first_piece)
+  {
+    std::vector<int> model_first_pole{0}, pole_order;
+    int most_states = 0;
+    for (auto const& model : lossy_.dispersions) {
+      int states = 0;
+      for (auto const& pole : model.poles) {
+        pole_order.push_back(pole.order);
+        states += pole.order;
+      }
+      most_states = std::max(most_states, states);
+      model_first_pole.push_back(static_cast<int>(pole_order.size()));
+    }
+    pole_slice_ = 3 * most_states;
+    pole_first_piece_ = first_piece;
+    model_first_pole_ =
+        kernels::upload_flat<Kokkos::View<int*, memory_space>>("dgatd::model_first_pole", model_first_pole);
+    pole_order_ = kernels::upload_flat<Kokkos::View<int*, memory_space>>("dgatd::pole_order", pole_order);
+    pole_model_ = kernels::upload_flat<Kokkos::View<int*, memory_space>>("dgatd::pole_model", lossy_.dispersive_model);
+    pole_rows_ = kernels::upload_rows<decltype(pole_rows_)>("dgatd::pole_rows", lossy_.dispersive_rows);
+    pole_mass_ = kernels::upload_rows<decltype(pole_mass_)>("dgatd::pole_mass", lossy_.dispersive_mass);
+    poles_ = Kokkos::View<Real**, memory_space>("dgatd::poles", lossy_.dispersive_tets.size(),
+                                                static_cast<std::size_t>(4 * pole_slice_));
+  }
 
   // Three indices per subregion (its unknowns or its rows), a tet's four subregions in its row.
   template <class Item>
@@ -375,6 +445,15 @@ private:
   Kokkos::View<Real* [18], memory_space> tet_coupling_; // X = c |t|/4 [R0 | R1] (I + A) / 2
   Modal<1> one_mode_;
   Modal<3> three_modes_;
+  // The dispersive tets (kernels::DispersiveTetForce): per tet its model, rows and masses, the
+  // states; per model its first pole, per pole its order and rule; where their force pieces start.
+  Kokkos::View<int*, memory_space> pole_model_, model_first_pole_, pole_order_;
+  Kokkos::View<Index* [12], memory_space> pole_rows_;
+  Kokkos::View<Real* [24], memory_space> pole_mass_;
+  Kokkos::View<Real* [8], memory_space> pole_rules_;
+  Kokkos::View<Real**, memory_space> poles_;
+  std::size_t pole_first_piece_ = 0;
+  int pole_slice_ = 0;
 };
 
 #define DGATD_LOSSES_INSTANCES(PREFIX, SPACE, LAYOUT) PREFIX template class Losses<SPACE, LAYOUT>;

@@ -16,7 +16,7 @@ std::vector<TableSchema> make_config_schema()
        false,
        {"file", "generate", "size", "radius", "height", "h", "inner", "cuts", "tfsf", "h_sphere", "dielectric", "scale",
         "output", "reproducible", "pml", "ordering", "parts"}},
-      {"[[material]]", "material", true, {"region", "eps_r", "mu_r", "sigma"}},
+      {"[[material]]", "material", true, {"region", "eps_r", "eps_inf", "mu_r", "sigma", "pole"}},
       {"[[pml]]", "pml", true, {"region", "order", "reflection", "cfs_frequency"}},
       {"[boundary]", "boundary", false, {"pec", "absorbing"}},
       {"[[source]]",
@@ -36,6 +36,8 @@ std::vector<TableSchema> make_config_schema()
   };
   for (auto const& table : capability_tables()) schema.push_back(table.schema);
   schema.push_back({"[mesh] inner", "", false, {"shape", "corner", "size"}});
+  schema.push_back(
+      {"[[material]] pole", "", true, {"kind", "delta_eps", "tau", "omega_p", "gamma", "omega_0", "delta", "a", "c"}});
   return schema;
 }
 

@@ -114,14 +114,93 @@ void read_region(TableReader const& t, std::string& name, int& tag)
   }
 }
 
+double not_negative(TableReader const& t, std::string const& key)
+{
+  double const result = t.number(key);
+  if (result < 0) t.fail(key, "= " + format_number(result) + " must not be negative");
+  return result;
+}
+
+// One [[material.pole]]: its kind's keys (rad/s and s), each with the sign a passive pole needs
+// (dga/dispersion.hpp has the models).
+dga::Pole pole_of(TableReader const& t)
+{
+  static std::map<std::string, std::vector<std::string>> const kinds{{"debye", {"delta_eps", "tau"}},
+                                                                     {"drude", {"omega_p", "gamma"}},
+                                                                     {"lorentz", {"delta_eps", "omega_0", "delta"}},
+                                                                     {"pole_residue", {"a", "c"}}};
+  std::string const kind = t.choice("kind", {"debye", "drude", "lorentz", "pole_residue"});
+  auto const& mine = kinds.at(kind);
+  for (auto const& other : kinds)
+    for (auto const& key : other.second)
+      if (std::find(mine.begin(), mine.end(), key) == mine.end())
+        t.forbid(key, "is not a " + kind + " pole's (it takes " + join(mine) + ")");
+  for (auto const& key : mine) t.require(key, " (a " + kind + " pole takes " + join(mine) + ")");
+  if (kind == "debye") return dga::debye_pole(t.positive("delta_eps"), t.positive("tau"));
+  if (kind == "drude") return dga::drude_pole(t.positive("omega_p"), not_negative(t, "gamma"));
+  if (kind == "lorentz")
+    return dga::lorentz_pole(t.positive("delta_eps"), t.positive("omega_0"), not_negative(t, "delta"));
+  auto const a = t.numbers("a", 2, 2), c = t.numbers("c", 2, 2);
+  if (a[0] > 0)
+    t.fail("a", "has a positive real part, " + format_number(a[0]) +
+                    " rad/s: the pole grows without bound; a passive pole has Re a <= 0");
+  return dga::pole_residue_pair({a[0], a[1]}, {c[0], c[1]});
+}
+
+// A material with pole-residue pairs must still be passive: Im eps(w) <= 0 (e^(+j w t)) at every
+// frequency, which the named kinds are by their signs. Checked on a dense logarithmic grid four
+// decades around the poles' rates.
+void check_passive(TableReader const& t, std::vector<dga::Pole> const& poles)
+{
+  dga::Dispersion const model{poles};
+  double lowest = 0, highest = 0;
+  for (auto const& p : poles) {
+    double const rate = p.order == 1 ? std::abs(p.a[0]) : std::hypot(p.a[0], p.a[2]);
+    if (rate > 0) lowest = lowest == 0 ? rate : std::min(lowest, rate);
+    highest = std::max(highest, rate);
+  }
+  if (highest == 0) return;
+  constexpr int samples = 4000;
+  double const first = std::log(lowest * 1e-4), last = std::log(highest * 1e4);
+  for (int i = 0; i <= samples; ++i) {
+    double const omega = std::exp(first + (last - first) * i / samples);
+    auto const chi = model.susceptibility(omega);
+    if (chi.imag() > 1e-9 * std::max(1.0, std::abs(chi)))
+      t.fail("pole", "model is not passive: Im eps = +" + format_number(chi.imag()) + " at " +
+                         format_number(omega / (2 * M_PI)) +
+                         " Hz (with e^(+j w t) a passive medium has Im eps <= 0), so fields would grow in it; refit "
+                         "the pole-residue pairs with passivity enforced");
+  }
+}
+
+std::vector<dga::Pole> poles_of(TableReader const& t)
+{
+  if (!t.has("pole")) return {};
+  auto const& items = t.at("pole");
+  if (!items.is_array() || items.as_array().empty() ||
+      !std::all_of(items.as_array().begin(), items.as_array().end(), [](auto const& v) { return v.is_table(); }))
+    t.fail("pole", std::string("must be [[material.pole]] tables, not ") + type_name(items));
+  std::vector<dga::Pole> poles;
+  bool residues = false;
+  for (auto const& item : items.as_array()) {
+    TableReader const pole(t.file(), item, table_schema("[[material]] pole"));
+    residues = residues || pole.string("kind") == "pole_residue";
+    poles.push_back(pole_of(pole));
+  }
+  if (residues) check_passive(t, poles);
+  return poles;
+}
+
 Material material_of(TableReader const& t)
 {
   Material material;
   material.line = t.table_line();
   read_region(t, material.region_name, material.region_tag);
-  material.eps_r = t.relative_constant("eps_r");
+  if (t.has("eps_inf")) t.forbid("eps_r", "and 'eps_inf' both give the permittivity; keep one");
+  material.eps_r = t.relative_constant(t.has("eps_inf") ? "eps_inf" : "eps_r");
   material.mu_r = t.relative_constant("mu_r");
   material.sigma = t.conductivity("sigma");
+  material.poles = poles_of(t);
   return material;
 }
 

@@ -8,6 +8,7 @@
 // height, h, inner; source and probe positions) are in mesh units and are multiplied by
 // [mesh] scale on load; only the coordinates read from [mesh] file still need MeshConfig::scale.
 
+#include "dgatd/dga/dispersion.hpp"
 #include "dgatd/dga/lumped.hpp"
 #include "dgatd/dga/pml.hpp"
 #include "dgatd/kernels/matrix_precision.hpp"
@@ -45,10 +46,11 @@ struct Material {
   // The physical volume by name, or by tag when region_name is empty.
   std::string region_name;
   int region_tag = 0;
-  double eps_r = 1.0;
+  double eps_r = 1.0; // eps_inf where the material has poles
   double mu_r = 1.0;
-  double sigma = 0.0; // conductivity, S/m
-  int line = 0;       // of the [[material]] header, for messages about regions the mesh lacks
+  double sigma = 0.0;           // conductivity, S/m
+  std::vector<dga::Pole> poles; // [[material.pole]]: a dispersive medium (dga/dispersion.hpp)
+  int line = 0;                 // of the [[material]] header, for messages about regions the mesh lacks
 };
 
 // A perfectly matched layer: a physical volume meshed as its own region, stretched along its depth
