@@ -173,7 +173,7 @@ void assemble_stretched_subregions(mesh::MeshView const& m, HostOperators& ops)
 }
 
 // Ampere's side of the dispersive media: per dispersive tet its model, its subregions' rows among the
-// lossy rows and their masses eps0 |s| w^i . w^j.
+// lossy rows and their masses eps_t |s| w^i . w^j.
 void assemble_dispersive_tets(mesh::MeshView const& m, Materials const& materials, HostOperators& ops)
 {
   auto const& layout = ops.layout;
@@ -206,7 +206,7 @@ void assemble_dispersive_tets(mesh::MeshView const& m, Materials const& material
       }
       int entry = 6 * lv;
       for (int r = 0; r < 3; ++r)
-        for (int c = r; c < 3; ++c) ops.dispersive_mass[k][entry++] = eps0 * s.volume * dot(s.w[r], s.w[c]);
+        for (int c = r; c < 3; ++c) ops.dispersive_mass[k][entry++] = materials.eps[t] * s.volume * dot(s.w[r], s.w[c]);
     }
   });
 }

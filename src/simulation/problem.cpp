@@ -64,7 +64,11 @@ dga::Materials materials_of(io::Config const& config, mesh::Mesh const& mesh, st
     int const tag = volume_tag(mesh, material.region_name, material.region_tag, "[[material]]",
                                config.where(material.line), regions_with_tets);
     int const model = static_cast<int>(materials.dispersions.size());
-    if (!material.poles.empty()) materials.dispersions.push_back({material.poles});
+    if (!material.poles.empty()) {
+      dga::Dispersion relative;
+      for (auto const& pole : material.poles) relative.poles.push_back(dga::scaled_pole(pole, 1 / material.eps_r));
+      materials.dispersions.push_back(relative);
+    }
     for (std::size_t t = 0; t < num_tets; ++t)
       if (mesh.tet_region[t] == tag) {
         materials.eps[t] = dga::eps0 * material.eps_r;

@@ -315,7 +315,7 @@ LossStepMatrices loss_step_matrices(LossyRows const& lossy, double dt, bool by_c
   };
   add_modal(lossy.one_mode, m.one_mode_rule);
   add_modal(lossy.three_modes, m.three_mode_rule);
-  // The dispersive tets: S' += (sum of the model's poles' conductances) eps0 |s| w^i . w^j.
+  // The dispersive tets: S' += (sum of the model's poles' conductances) eps_t |s| w^i . w^j.
   std::vector<double> model_conductance;
   for (auto const& model : lossy.dispersions) {
     double conductance = 0;

@@ -67,6 +67,15 @@ inline std::complex<double> susceptibility(Pole const& p, double omega)
   return response / s;
 }
 
+// The pole with its response times factor (its drive and direct coupling scaled).
+inline Pole scaled_pole(Pole p, double factor)
+{
+  p.b[0] *= factor;
+  p.b[1] *= factor;
+  p.d *= factor;
+  return p;
+}
+
 // A material's model: eps_inf is the material's eps_r; the poles add to it.
 struct Dispersion {
   std::vector<Pole> poles;

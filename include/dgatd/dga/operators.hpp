@@ -53,7 +53,9 @@ struct Materials {
   Stretching stretching{};
   std::vector<LumpedSheet> sheets{}; // lumped ports and elements (dga/lumped.hpp)
   std::vector<Index> pec_edges{};    // edges of PEC wires (physical curves), PEC like the edges of PEC faces
-  // Dispersive media: the models, and per tet its model's index or -1 (empty where none is).
+  // Dispersive media: the models, and per tet its model's index or -1 (empty where none is). A model
+  // holds chi / eps_inf (dga::scaled_pole), so that a pole's current is eps (C x + D e) with the tet's own
+  // eps, in whatever units eps is given.
   std::vector<Dispersion> dispersions{};
   std::vector<int> dispersion{};
   bool disperses(std::size_t t) const { return !dispersion.empty() && dispersion[t] >= 0; }
@@ -153,7 +155,7 @@ struct HostOperators {
   std::vector<StretchedSubregion> stretched_subregions;
   // Dispersive media (Materials::dispersions, copied here), on Ampere's side like the layers: the
   // tets with poles, ascending, with per tet its model, its subregions' rows among the lossy rows
-  // (3 lv + r, -1 for a PEC half-edge) and per subregion eps0 |s| w^i . w^j (upper triangle, six at
+  // (3 lv + r, -1 for a PEC half-edge) and per subregion eps_t |s| w^i . w^j (upper triangle, six at
   // 6 lv). Their blocks are lossy blocks.
   std::vector<Dispersion> dispersions;
   std::vector<Index> dispersive_tets;

@@ -202,7 +202,7 @@ struct ModalTetStep {
 // are rules(p) for p from model_first_pole(model(k)) on, each of pole_order(p) states per field
 // component; the states lie in x(k, slice lv + 3 j + r) for subregion lv, state j (counted over the
 // model's poles) and component r (the subregion's three half-edges), slice = 3 times the most states
-// any model has. The force pieces, at first + 12 k + 3 lv + r, are eps0 |s| G_s times the poles'
+// any model has. The force pieces, at first + 12 k + 3 lv + r, are eps_t |s| G_s times the poles'
 // history . x^n (mass: G_s's upper triangle, six per subregion).
 template <class MemorySpace>
 struct DispersiveTetForce {

@@ -17,9 +17,9 @@
 // lossy row (p = W p^_r in a subregion) and its explicit part, -a beta S'_layer p^n, rides on L:
 // the sum becomes u^n + u~ - 2 a p^n in the layers' blocks, whose S' is their share alone.
 // The dispersive media's poles (dga/dispersion.hpp) enter the same way: per dispersive subregion s,
-// sum over the poles of eps0 |s| G_s (J_p^n + J_p^(n+1)) / (2 eps0) = eps0 |s| G_s (history . x^n +
-// conductance (u^n + u^(n+1)) / 2), the conductance joining S', the history the force g
-// (docs/method/dispersive_media.md).
+// sum over the poles of |s| G_s (J_p^n + J_p^(n+1)) / 2 = eps_t |s| G_s (history . x^n +
+// conductance (u^n + u^(n+1)) / 2) (the models hold chi / eps_inf), the conductance joining S', the
+// history the force g (docs/method/dispersive_media.md).
 // The matrices are built on the host (solver/loss_steps.hpp) whenever dt changes. In float32
 // (precision = "mixed") L, K and the modal tets' directions W^T n are stored in float, the
 // directions rounded before S' is built from them so that the implicit step and the auxiliaries'
