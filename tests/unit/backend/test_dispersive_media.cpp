@@ -186,32 +186,41 @@ double pole_energy(dgatd::simulation::Problem const& p, std::vector<double> cons
   return energy;
 }
 
+// In both precisions. Asked for float matrices (precision = "mixed"), the lossy blocks keep theirs
+// double where poles are (rounded, a lossless medium's energy grew by 1e-8 per step); the core's
+// float Meps^-1 against them still leaves a growth of 3e-11 per step (1.3e-7 over these 5,000 steps,
+// 1.1e-6 over 40,000), which the test bounds at 1e-6.
 TEST(DispersiveMedia, FieldAndPolesKeepTheirEnergyWhenLosslessAndLoseItOtherwise)
 {
+  using dgatd::kernels::MatrixPrecision;
   double const w = 2 * M_PI, wp = 2 * w, strength = 1.5, w0 = 3 * w;
-  for (double const loss : {0.0, 0.2 * w}) {
-    Dispersion const model{{dgatd::dga::drude_pole(wp, loss), dgatd::dga::lorentz_pole(strength, w0, loss)}};
-    auto const box = dispersive_box(model, 0.5);
-    FractionedLeapfrog<TestSpace> solver(TestSpace(), box.operators);
-    solver.set_dt(0.95 * solver.estimate_stability().dt_max);
-    solver.set_random_initial_field(5);
-    double first = 0, previous = 0, worst_drift = 0, worst_rise = 0, last = 0;
-    for (int n = 0; n < 3000; ++n) {
-      double const poles = pole_energy(box, solver.terms().save(), wp, strength, w0);
-      double const total = solver.step_with_energy() + poles;
-      if (n == 0) first = total;
-      if (n > 0) worst_rise = std::max(worst_rise, total / previous - 1);
-      worst_drift = std::max(worst_drift, std::abs(total / first - 1));
-      previous = last = total;
+  for (auto const precision : {MatrixPrecision::float64, MatrixPrecision::float32})
+    for (double const loss : {0.0, 0.2 * w}) {
+      Dispersion const model{{dgatd::dga::drude_pole(wp, loss), dgatd::dga::lorentz_pole(strength, w0, loss)}};
+      auto const box = dispersive_box(model, 0.5);
+      FractionedLeapfrog<TestSpace> solver(TestSpace(), box.operators, dgatd::kernels::default_block_pass<TestSpace>(),
+                                           precision);
+      solver.set_dt(0.95 * solver.estimate_stability().dt_max);
+      solver.set_random_initial_field(5);
+      double first = 0, previous = 0, worst_drift = 0, worst_rise = 0, last = 0;
+      for (int n = 0; n < 5000; ++n) {
+        double const poles = pole_energy(box, solver.terms().save(), wp, strength, w0);
+        double const total = solver.step_with_energy() + poles;
+        if (n == 0) first = total;
+        if (n > 0) worst_rise = std::max(worst_rise, total / previous - 1);
+        worst_drift = std::max(worst_drift, std::abs(total / first - 1));
+        previous = last = total;
+      }
+      std::printf("%s matrices, loss %.2f: energy at the end %.6f of the start, largest drift %.2e, largest rise per "
+                  "step %.2e\n",
+                  dgatd::kernels::matrix_precision_name(precision), loss, last / first, worst_drift, worst_rise);
+      bool const exact = precision == MatrixPrecision::float64;
+      if (loss == 0)
+        EXPECT_LT(worst_drift, exact ? 1e-12 : 1e-6);
+      else
+        EXPECT_LT(last / first, 0.9); // the poles take energy from the field and lose it
+      EXPECT_LT(worst_rise, exact ? 1e-13 : 1e-8);
     }
-    std::printf("loss %.2f: energy at the end %.6f of the start, largest drift %.2e, largest rise per step %.2e\n",
-                loss, last / first, worst_drift, worst_rise);
-    if (loss == 0)
-      EXPECT_LT(worst_drift, 1e-12);
-    else
-      EXPECT_LT(last / first, 0.9); // the poles take energy from the field and lose it
-    EXPECT_LT(worst_rise, 1e-13);
-  }
 }
 
 } // namespace
