@@ -655,6 +655,67 @@ snapshot_every = 75
   if (world->rank() == 0) expect_same_outcome(runs.from_parts, runs.alone, true);
 }
 
+// A Drude-Lorentz block with some conductivity in a box closed by an absorbing surface, 2.9 k tets,
+// driven by a dipole beside it: the poles' states live in the lossy blocks' term per dispersive tet,
+// four slices per tet (one per vertex's owner).
+std::string const dispersive_generate = R"([mesh]
+generate = "box"
+size = [1, 1, 1]
+h = 0.12
+reproducible = true
+inner = { shape = "box", corner = [0.55, 0.3, 0.3], size = [0.3, 0.4, 0.4] }
+)";
+std::string const dispersive_block = dispersive_generate + R"([[material]]
+region = "inner"
+eps_inf = 2.0
+sigma = 0.01
+[[material.pole]]
+kind = "drude"
+omega_p = 3e9
+gamma = 3e8
+[[material.pole]]
+kind = "lorentz"
+delta_eps = 1.5
+omega_0 = 4e9
+delta = 2e8
+[boundary]
+absorbing = ["boundary"]
+[[source]]
+kind = "dipole"
+position = [0.25, 0.45, 0.5]
+direction = [0, 0, 1]
+waveform = "gaussian"
+t0 = 3e-9
+sigma = 0.5e-9
+[time]
+steps = 150
+dt = "auto"
+[[probe]]
+name = "in_the_block"
+position = [0.7, 0.5, 0.5]
+[[probe]]
+name = "behind_it"
+position = [0.92, 0.6, 0.45]
+[output]
+energy_every = 10
+snapshot_every = 75
+)";
+
+TEST(Ranks, DispersiveBlockAsOneProcess) { expect_same_run(dispersive_block); }
+
+TEST(Ranks, DispersiveBlockFromPartsAsOneProcess)
+{
+  SharedScratch const shared("ranks_parts_dispersive");
+  auto const runs = alone_and_from_parts(dispersive_block, dispersive_generate, shared);
+  if (world->rank() == 0) expect_same_outcome(runs.from_parts, runs.alone, true);
+}
+
+TEST(Ranks, CheckpointOfADispersiveBlockContinuesOnOtherRankCounts)
+{
+  expect_checkpoint_continues(
+      replaced(dispersive_block, "snapshot_every = 75", "snapshot_every = 0\ncheckpoint_every = 100"));
+}
+
 // The matched-port guide from parts: each port's shape, plane and medium come from its surface and
 // the tets beside it gathered on every rank; fields and modal voltages agree to rounding (the voltages
 // are sums over the ranks inside the step, as in any run over ranks).
