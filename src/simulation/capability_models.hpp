@@ -25,6 +25,9 @@ struct CapabilityModel {
   std::function<void(io::Config const& config, std::vector<io::CapabilityItem> const& items, Placement const& placement,
                      solver::Formulation& formulation)>
       add_terms;
+  // The time shapes of the table's items, where they drive the fields (the run's watchdog arms once
+  // every source has peaked); empty for a capability that drives none.
+  std::function<std::vector<solver::Waveform>(std::vector<io::CapabilityItem> const& items)> waveforms;
 };
 
 std::vector<CapabilityModel> const& capability_models();

@@ -302,6 +302,9 @@ RunResult Simulation::advance(std::int64_t last_step)
         s.recording_plan(s.first_step), s.open_writer(s.first_step), *s.formulation,
         [&s](std::vector<Vec3>& e, std::vector<Vec3>& h) { s.tet_fields(e, h); }, io::checkpoint_path(s.output_path),
         [this](std::string const& path) { write_checkpoint(path); });
+    bool const watched = s.config.output.watchdog > 0 && s.formulation->has_energy();
+    s.watchdog = std::make_unique<Watchdog>(watched ? s.config.output.watchdog : 0.0,
+                                            std::max(s.sources_peaked_step(), s.first_step));
     s.times.output += clock.lap();
     s.report_start(s.first_step);
     s.halo_seconds_before = s.formulation->halo().seconds;
@@ -314,18 +317,23 @@ RunResult Simulation::advance(std::int64_t last_step)
   };
   double const output_before = recorder.output_seconds();
   bool stopped = false;
-  while (s.step < last_step && recorder.blown_up_at() < 0 && !(stopped = stop_requested())) {
-    if (recorder.wants_energy(s.step))
-      recorder.record_energy(s.step, s.formulation->step_with_energy());
-    else
+  auto& watchdog = *s.watchdog;
+  while (s.step < last_step && recorder.blown_up_at() < 0 && !watchdog.tripped() && !(stopped = stop_requested())) {
+    bool const record = recorder.wants_energy(s.step);
+    if (record || watchdog.wants(s.step)) {
+      double const energy = s.formulation->step_with_energy();
+      if (record) recorder.record_energy(s.step, energy);
+      watchdog.observe(s.step, energy);
+    } else {
       s.formulation->step();
+    }
     recorder.after_step(++s.step);
   }
   Kokkos::fence();
   double const written = recorder.output_seconds() - output_before;
   s.times.stepping += clock.lap() - written;
   s.times.output += written;
-  if (s.step < s.plan.steps && !stopped && recorder.blown_up_at() < 0) return s.paused_result();
+  if (s.step < s.plan.steps && !stopped && recorder.blown_up_at() < 0 && !watchdog.tripped()) return s.paused_result();
   return s.end_run(clock);
 }
 
@@ -364,6 +372,17 @@ RunResult Simulation::Impl::paused_result() const
   return result;
 }
 
+namespace {
+
+std::string three_digits(double value)
+{
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", value);
+  return text;
+}
+
+} // namespace
+
 RunResult Simulation::Impl::end_run(Stopwatch& clock)
 {
   ended = true;
@@ -375,17 +394,28 @@ RunResult Simulation::Impl::end_run(Stopwatch& clock)
   RunResult result;
   result.steps = step;
   result.ended = true;
-  result.complete = step == plan.steps && recorder->blown_up_at() < 0;
+  bool const grew = watchdog && watchdog->tripped() && std::isfinite(watchdog->ratio());
+  std::int64_t blown_up_at = recorder->blown_up_at();
+  if (blown_up_at < 0 && watchdog && watchdog->tripped() && !grew) blown_up_at = watchdog->tripped_at();
+  result.complete = step == plan.steps && blown_up_at < 0 && !grew;
+  // Where the field is largest, before the output is closed (collective over ranks).
+  std::string const place = blown_up_at >= 0 || grew ? largest_field_place() : std::string();
+  std::string const causes = grew ? growth_causes() : std::string();
   result.checkpoint = recorder->finish(step, result.complete);
   times.output += clock.lap();
   result.output = recorder->description();
   result.times = times;
-  if (recorder->blown_up_at() >= 0) {
-    Error const error(config.name,
-                      "the field became infinite or NaN by step " + std::to_string(recorder->blown_up_at()) +
-                          " (t = " + format_number(recorder->blown_up_at() * plan.dt) + " s); " + output_path +
-                          " holds the steps before it (complete = 0)",
-                      "use dt = \"auto\" or a dt below dt_max = " + format_number(plan.dt_max) + " s");
+  if (blown_up_at >= 0 || grew) {
+    std::string const when = " by step " + std::to_string(grew ? watchdog->tripped_at() : blown_up_at) +
+                             " (t = " + format_number((grew ? watchdog->tripped_at() : blown_up_at) * plan.dt) + " s)" +
+                             place + "; " + output_path + " holds the steps before it (complete = 0)";
+    Error const error =
+        grew ? Error(config.name,
+                     "the energy grew to " + three_digits(watchdog->ratio()) +
+                         " times its reference, past [output] watchdog = " + format_number(watchdog->factor()) + when,
+                     causes)
+             : Error(config.name, "the field became infinite or NaN" + when,
+                     "use dt = \"auto\" or a dt below dt_max = " + format_number(plan.dt_max) + " s");
     // Every rank sees the same energies and probes, so all stop here together.
     if (over_ranks) throw parallel::CollectiveError(error.what());
     throw error;

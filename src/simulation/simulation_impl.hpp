@@ -17,6 +17,7 @@
 #include "dgatd/solver/formulation.hpp"
 #include "placement.hpp"
 #include "recorder.hpp"
+#include "watchdog.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -44,6 +45,14 @@ struct Simulation::Impl {
   // The time loop between calls of Simulation::advance: the recorder (and through it the output)
   // is opened by the first call and closed when the run ends.
   std::unique_ptr<Recorder> recorder;
+  std::unique_ptr<Watchdog> watchdog; // opened with the recorder
+  // The step from which every source has peaked ([output] watchdog): the Gaussians' t0, the sines'
+  // ramp, over the [[source]] tables and the capabilities' items.
+  std::int64_t sources_peaked_step() const;
+  // Where the electric field is largest, in words: its region and point (collective over ranks).
+  std::string largest_field_place() const;
+  // Why a run's energy grows, as far as the configuration and that place tell (collective).
+  std::string growth_causes() const;
   std::int64_t step = 0;       // steps taken, from the start of the run (across restarts)
   std::int64_t first_step = 0; // where this process's time loop started
   double halo_seconds_before = 0;

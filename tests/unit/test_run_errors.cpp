@@ -2,9 +2,12 @@
 // output file behind.
 #include "run_helpers.hpp"
 
+#include "dgatd/io/analysis/results.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -126,13 +129,65 @@ TEST(RunErrors, BlowUpStopsTheRun)
                                                  "position = [0.4, 0.45, 0.55]\ndirection = [0, 0, 1]\n"
                                                  "waveform = \"gaussian\"\nt0 = 1e-9\nsigma = 3e-10\n"
                                                  "[time]\nsteps = 100000\ndt = 3e-9\nallow_unstable = true\n"
-                                                 "[output]\nfile = \"out.h5\"\nprogress = false\n");
+                                                 "[output]\nfile = \"out.h5\"\nprogress = false\nwatchdog = 0\n");
   auto const r = run_dgatd("run " + config, scratch.path());
   EXPECT_NE(r.exit_code, 0);
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_NE(r.err.find("the field became infinite or NaN by step "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("(fix: "), std::string::npos) << r.err;
   EXPECT_TRUE(std::filesystem::exists(scratch.path() / "out.h5"));
+}
+
+// The watchdog (issue 49, acceptance 6). A run forced just past the stability bound grows from
+// rounding. With the watchdog off it runs on to NaN, its energy recorded every step: that record
+// gives the first step whose energy exceeds 100 times the plateau the pulse left. With the watchdog
+// at 100 and the energy recorded only every 5000 steps, the run must stop at or after that step and
+// within 5 % of it, in one line naming the step, the region and dt as the cause, and leave a
+// readable file of the steps before it.
+TEST(RunErrors, WatchdogStopsAGrowingRunWithinFivePercentOfItsStep)
+{
+  ScratchDirectory scratch("run_error_watchdog");
+  std::string const source = "[[source]]\nkind = \"dipole\"\nposition = [0.4, 0.45, 0.55]\ndirection = [0, 0, 1]\n"
+                             "waveform = \"gaussian\"\nt0 = 1e-9\nsigma = 3e-10\n"
+                             "[[probe]]\nname = \"centre\"\nposition = [0.5, 0.5, 0.5]\n";
+  std::string const mesh = base_mesh + "reproducible = true\n"; // one mesh, so one dt_max, for every run
+  auto const stable = run_dgatd("run " + scratch.write("stable.toml", mesh + source + base_tail), scratch.path());
+  ASSERT_EQ(stable.exit_code, 0) << stable.err;
+  auto const at = stable.out.find("dt_max = ");
+  ASSERT_NE(at, std::string::npos) << stable.out;
+  char dt[32];
+  std::snprintf(dt, sizeof dt, "%.17g", 1.0002 * std::stod(stable.out.substr(at + 9)));
+  auto const unstable = [&](std::string const& name, std::string const& output) {
+    return scratch.write(name, mesh + source + "[time]\nsteps = 200000\ndt = " + std::string(dt) +
+                                   "\nallow_unstable = true\n[output]\nfile = \"" + name + ".h5\"\nprogress = false\n" +
+                                   output);
+  };
+  auto const unwatched = run_dgatd("run " + unstable("unwatched", "watchdog = 0\nenergy_every = 1\n"), scratch.path());
+  ASSERT_NE(unwatched.err.find("infinite or NaN"), std::string::npos) << unwatched.err;
+  auto const energy = dgatd::io::read_energy((scratch.path() / "unwatched.h5").string());
+  // The pulse is over by t0 + 6 sigma = 2.8e-9 s; the plateau is the largest energy up to twice that.
+  double plateau = 0;
+  std::size_t first_past = 0;
+  for (std::size_t n = 0; n < energy.energy.size() && first_past == 0; ++n) {
+    if (energy.time[n] <= 5.6e-9) plateau = std::max(plateau, energy.energy[n]);
+    if (energy.time[n] > 5.6e-9 && energy.energy[n] > 100 * plateau) first_past = n;
+  }
+  ASSERT_GT(first_past, 0u);
+
+  auto const watched = run_dgatd("run " + unstable("watched", "energy_every = 5000\n"), scratch.path());
+  EXPECT_NE(watched.exit_code, 0);
+  EXPECT_EQ(std::count(watched.err.begin(), watched.err.end(), '\n'), 1) << watched.err;
+  auto const by = watched.err.find("times its reference, past [output] watchdog = 100 by step ");
+  ASSERT_NE(by, std::string::npos) << watched.err;
+  auto const stopped = static_cast<std::size_t>(std::stoll(watched.err.substr(by + 58)));
+  std::printf("energy first past 100 x the plateau at step %zu; the watchdog stopped the run at step %zu\n", first_past,
+              stopped);
+  EXPECT_GE(stopped, first_past);
+  EXPECT_LE(static_cast<double>(stopped), 1.05 * static_cast<double>(first_past));
+  EXPECT_NE(watched.err.find("E is largest in region 'domain' near ("), std::string::npos) << watched.err;
+  EXPECT_NE(watched.err.find("is above the stability bound dt_max"), std::string::npos) << watched.err;
+  auto const kept = dgatd::io::read_probe((scratch.path() / "watched.h5").string(), "centre", 'E');
+  EXPECT_GE(kept.time.size() + 1, stopped);
 }
 
 TEST(RunErrors, UnknownMaterialRegion)

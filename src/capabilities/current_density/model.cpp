@@ -76,6 +76,14 @@ void add_current_densities(io::Config const& config, std::vector<io::CapabilityI
   }
 }
 
+std::vector<solver::Waveform> current_density_waveforms(std::vector<io::CapabilityItem> const& items)
+{
+  std::vector<solver::Waveform> waveforms;
+  for (auto const& item : items)
+    waveforms.push_back(std::any_cast<capabilities::CurrentDensity const&>(item.value).waveform);
+  return waveforms;
+}
+
 } // namespace
 
 CapabilityModel current_density_model()
@@ -87,7 +95,8 @@ CapabilityModel current_density_model()
            runs_except(
                {{RunMode::single_precision, ""}, {RunMode::assembled, baseline_lacks("impressed current densities")}}),
            {}},
-          add_current_densities};
+          add_current_densities,
+          current_density_waveforms};
 }
 
 } // namespace dgatd::simulation

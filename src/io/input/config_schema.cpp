@@ -27,7 +27,7 @@ std::vector<TableSchema> make_config_schema()
       {"[time]", "time", false, {"t_end", "steps", "dt", "safety", "allow_unstable", "local_steps"}},
       {"[[probe]]", "probe", true, {"name", "position"}},
       {"[[farfield]]", "farfield", true, {"surface", "frequencies"}},
-      {"[output]", "output", false, {"file", "snapshot_every", "energy_every", "checkpoint_every", "progress"}},
+      {"[output]", "output", false, {"file", "snapshot_every", "energy_every", "checkpoint_every", "progress", "watchdog"}},
       {"[solver]", "solver", false, {"formulation", "backend", "precision", "overlap_halo"}},
       {"[[lumped]]",
        "lumped",

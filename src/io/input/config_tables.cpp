@@ -485,6 +485,10 @@ OutputConfig output_of(TableReader const* t, std::string const& base_dir)
     output.energy_every = t->integer("energy_every", 10, 1);
     output.checkpoint_every = t->integer("checkpoint_every", 0, 0);
     output.progress = t->boolean("progress", true);
+    output.watchdog = t->number("watchdog", output.watchdog);
+    if (output.watchdog != 0 && !(output.watchdog > 1))
+      t->fail("watchdog", "= " + format_number(output.watchdog) +
+                              " must be above 1 (the factor the energy may grow past its reference), or 0 for off");
   }
   output.file = resolve(base_dir, file);
   return output;

@@ -146,6 +146,9 @@ struct OutputConfig {
   // stopped by Ctrl-C or SIGTERM writes one whatever this says.
   std::int64_t checkpoint_every = 0;
   bool progress = true;
+  // The run stops when its energy exceeds this factor times its reference (simulation/watchdog.hpp),
+  // or turns infinite or NaN; 0: only the latter.
+  double watchdog = 100;
   int line = 0; // of the [output] table (0 without one)
 };
 
