@@ -47,6 +47,10 @@ def susceptibility(pole, w):
 
 
 def permittivity(material, f):
+    if "material" in material:
+        raise SystemExit("slab_reflectance.py: region %s uses the library's material %r; write its poles out "
+                         "(dgatd materials --toml %s) to compare" % (material["region"], material["material"],
+                                                                    material["material"]))
     w = 2 * np.pi * f
     eps = material.get("eps_inf", material.get("eps_r", 1.0))
     return eps + sum(susceptibility(pole, w) for pole in material.get("pole", []))

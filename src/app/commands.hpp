@@ -27,5 +27,7 @@ void add_bench_command(CLI::App& app, Action* action);
 void add_run_command(CLI::App& app, Action* action);
 void add_partition_command(CLI::App& app, Action* action);
 void add_capabilities_command(CLI::App& app, Action* action);
+void add_fit_material_command(CLI::App& app, Action* action);
+void add_materials_command(CLI::App& app, Action* action);
 
 } // namespace dgatd::app

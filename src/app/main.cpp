@@ -165,6 +165,8 @@ int main(int argc, char* argv[])
   dgatd::app::add_run_command(app, &action);
   dgatd::app::add_partition_command(app, &action);
   dgatd::app::add_capabilities_command(app, &action);
+  dgatd::app::add_fit_material_command(app, &action);
+  dgatd::app::add_materials_command(app, &action);
 
   try {
     std::vector<std::string> reversed(cli_arguments.rbegin(), cli_arguments.rend());
@@ -201,7 +203,8 @@ int main(int argc, char* argv[])
     }
   }
   // A table of facts, the same on every machine: it starts neither MPI, Kokkos nor a GPU.
-  if (app.got_subcommand("capabilities")) return action();
+  if (app.got_subcommand("capabilities") || app.got_subcommand("fit-material") || app.got_subcommand("materials"))
+    return action();
 #ifdef DGATD_HAVE_MPI
   std::optional<MpiSession> mpi;
   if (launched) {

@@ -77,7 +77,7 @@ def test_a_folder_for_a_configuration(in_tmp):
 def test_a_run_that_blows_up_stops_with_the_same_line(in_tmp):
     config = BOX + ("[[source]]\nkind = \"dipole\"\nposition = [0.4, 0.45, 0.55]\ndirection = [0, 0, 1]\n"
                     "waveform = \"gaussian\"\nt0 = 1e-9\nsigma = 3e-10\n[time]\nsteps = 100000\ndt = 3e-9\n"
-                    "allow_unstable = true\n[output]\nfile = \"out.h5\"\nprogress = false\n")
+                    "allow_unstable = true\n[output]\nfile = \"out.h5\"\nprogress = false\nwatchdog = 0\n")
     (in_tmp / "unstable.toml").write_text(config)
     message = cli_message("run", "unstable.toml", cwd=in_tmp)
     with pytest.raises(dgatd.Error) as raised:

@@ -5,6 +5,7 @@
 #include "dgatd/dga/dispersion.hpp"
 #include "dgatd/error.hpp"
 #include "dgatd/io/input/config.hpp"
+#include "dgatd/io/input/material_library.hpp"
 
 #include <gtest/gtest.h>
 
@@ -147,6 +148,36 @@ TEST(Dispersion, BadPolesAreRefusedAtTheirLine)
             "run.toml:8: [[material]] key 'eps_r' and 'eps_inf' both give the permittivity; keep one");
   EXPECT_EQ(error_of("[[material]]\nregion = \"domain\"\npole = 3\n"),
             "run.toml:8: [[material]] pole must be [[material.pole]] tables, not an integer");
+}
+
+// The library's gold against Rakic et al.'s Lorentz-Drude formula in electronvolts (Appl. Opt. 37,
+// 5271, 1998; the Drude term and four oscillators), with e^(+j w t).
+TEST(Dispersion, TheLibrarysGoldIsRakicsLorentzDrudeModel)
+{
+  auto const config =
+      dgatd::io::parse_config(cell_with("[[material]]\nregion = \"domain\"\nmaterial = \"Au\"\n"), "run.toml", ".");
+  ASSERT_EQ(config.materials.size(), 1u);
+  dgatd::dga::Dispersion const gold{config.materials[0].poles};
+  double const hbar = 6.582119569e-16, wp = 9.03;
+  struct {
+    double f, w, g;
+  } const oscillators[] = {{0.024, 0.415, 0.241}, {0.010, 0.830, 0.345}, {0.071, 2.969, 0.870}, {0.601, 4.304, 2.494}};
+  for (double const wavelength : {400e-9, 550e-9, 800e-9, 1550e-9}) {
+    double const omega = two_pi * 299792458.0 / wavelength, e = hbar * omega; // eV
+    Complex rakic = 1.0 - 0.760 * wp * wp / (e * (e - Complex(0, 0.053)));
+    for (auto const& o : oscillators) rakic += o.f * wp * wp / (o.w * o.w - e * e + Complex(0, e * o.g));
+    expect_close(config.materials[0].eps_r + gold.susceptibility(omega), rakic, "gold", omega);
+  }
+}
+
+TEST(Dispersion, NamedMaterialsAreRefusedWhenUnknownOrChanged)
+{
+  EXPECT_EQ(error_of("[[material]]\nregion = \"domain\"\nmaterial = \"Pt\"\n"),
+            "run.toml:8: [[material]] material = \"Pt\" is not in the library (Ag, Al, Au, Cu; dgatd materials "
+            "lists them)");
+  EXPECT_EQ(error_of("[[material]]\nregion = \"domain\"\nmaterial = \"Ag\"\neps_inf = 2\n"),
+            "run.toml:9: [[material]] key 'eps_inf' cannot change the library's material \"Ag\"; give its poles "
+            "yourself instead");
 }
 
 // A pair whose residue has the wrong sign gains energy near its resonance.

@@ -60,6 +60,21 @@ SpectrumPlot run_plot_script(std::string const& script_name, std::vector<std::st
   return plot;
 }
 
+int run_python_script(std::string const& script_name, std::vector<std::string> const& arguments)
+{
+  fs::path const script = plot_script(script_name);
+  if (!fs::exists(script))
+    throw Error(script.string(), "is missing", "point DGATD_SCRIPTS_DIR at the scripts/ folder of dgatd's sources");
+  std::string const python = plotting_python();
+  if (python.empty())
+    throw Error(script.string(), "needs python3 with numpy and matplotlib, which this machine lacks",
+                "install python3-numpy, python3-scipy and python3-matplotlib");
+  std::string command = python + ' ' + shell_quote(script.string());
+  for (auto const& argument : arguments) command += ' ' + shell_quote(argument);
+  int const status = std::system(command.c_str());
+  return status == 0 ? 0 : 1;
+}
+
 std::string plot_report(SpectrumPlot const& plot, std::string const& png)
 {
   switch (plot.outcome) {

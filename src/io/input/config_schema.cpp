@@ -16,7 +16,7 @@ std::vector<TableSchema> make_config_schema()
        false,
        {"file", "generate", "size", "radius", "height", "h", "inner", "cuts", "tfsf", "h_sphere", "dielectric", "scale",
         "output", "reproducible", "pml", "ordering", "parts"}},
-      {"[[material]]", "material", true, {"region", "eps_r", "eps_inf", "mu_r", "sigma", "pole"}},
+      {"[[material]]", "material", true, {"region", "material", "eps_r", "eps_inf", "mu_r", "sigma", "pole"}},
       {"[[pml]]", "pml", true, {"region", "order", "reflection", "cfs_frequency"}},
       {"[boundary]", "boundary", false, {"pec", "absorbing"}},
       {"[[source]]",

@@ -3,6 +3,7 @@
 #include "table_reader.hpp"
 
 #include "dgatd/error.hpp"
+#include "dgatd/io/input/material_library.hpp"
 #include "dgatd/kernels/matrix_precision.hpp"
 
 #include <algorithm>
@@ -207,11 +208,26 @@ Material material_of(TableReader const& t)
   Material material;
   material.line = t.table_line();
   read_region(t, material.region_name, material.region_tag);
-  if (t.has("eps_inf")) t.forbid("eps_r", "and 'eps_inf' both give the permittivity; keep one");
-  material.eps_r = t.relative_constant(t.has("eps_inf") ? "eps_inf" : "eps_r");
+  if (t.has("material")) {
+    // A named material of the library brings its eps_inf and poles.
+    std::string const name = t.string("material");
+    auto const* named = find_material(name);
+    if (!named) {
+      std::vector<std::string> names;
+      for (auto const& known : material_library()) names.push_back(known.name);
+      t.fail("material", "= \"" + name + "\" is not in the library (" + join(names) + "; dgatd materials lists them)");
+    }
+    for (auto const* key : {"eps_r", "eps_inf", "pole"})
+      t.forbid(key, "cannot change the library's material \"" + name + "\"; give its poles yourself instead");
+    material.eps_r = named->eps_inf;
+    material.poles = named->poles;
+  } else {
+    if (t.has("eps_inf")) t.forbid("eps_r", "and 'eps_inf' both give the permittivity; keep one");
+    material.eps_r = t.relative_constant(t.has("eps_inf") ? "eps_inf" : "eps_r");
+    material.poles = poles_of(t);
+  }
   material.mu_r = t.relative_constant("mu_r");
   material.sigma = t.conductivity("sigma");
-  material.poles = poles_of(t);
   return material;
 }
 

@@ -24,6 +24,11 @@ struct SpectrumPlot {
 SpectrumPlot run_plot_script(std::string const& script_name, std::vector<std::string> const& arguments,
                              std::string const& png);
 
+// Runs scripts/<script_name> (or $DGATD_SCRIPTS_DIR/<script_name>) with the Python run_plot_script
+// finds, passing its output through, and returns its exit status; a missing script or Python is a
+// dgatd::Error naming what is missing.
+int run_python_script(std::string const& script_name, std::vector<std::string> const& arguments);
+
 // The line a command prints about a plot: "wrote <png>", or why it was skipped.
 std::string plot_report(SpectrumPlot const& plot, std::string const& png);
 
