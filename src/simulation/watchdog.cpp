@@ -33,18 +33,25 @@ void Watchdog::observe(std::int64_t step, double energy)
   }
 }
 
+namespace {
+
 // A pulse has stopped driving after t0 + 6 sigma, a sine has ramped up after its ramp.
+double driven_until(solver::Waveform const& w)
+{
+  if (w.kind == solver::WaveformKind::sine) return w.ramp;
+  return w.end_time();
+}
+
+} // namespace
+
 std::int64_t Simulation::Impl::sources_peaked_step() const
 {
   double peaked = 0;
-  auto const add = [&](solver::Waveform const& w) {
-    peaked = std::max(peaked, w.kind == solver::WaveformKind::sine ? w.ramp : w.end_time());
-  };
-  for (auto const& source : config.sources) add(source.waveform);
+  for (auto const& source : config.sources) peaked = std::max(peaked, driven_until(source.waveform));
   for (auto const& model : capability_models()) {
     auto const items = config.capability_items.find(model.table);
     if (model.waveforms && items != config.capability_items.end())
-      for (auto const& w : model.waveforms(items->second)) add(w);
+      for (auto const& w : model.waveforms(items->second)) peaked = std::max(peaked, driven_until(w));
   }
   return static_cast<std::int64_t>(std::ceil(peaked / plan.dt));
 }
