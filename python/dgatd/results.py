@@ -202,6 +202,7 @@ class FarFieldPattern:
         self.strongest = d["strongest"]
         self.has_rcs = d["has_rcs"]
         self.backscatter = d["backscatter"]
+        self.scattering = d["scattering"]  # m^2, with a plane wave: the total scattering cross section
         self.grid = d["grid"]
         self.cut_phis = d["cut_phis"]
         self.cuts = d["cuts"]

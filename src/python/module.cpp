@@ -383,6 +383,7 @@ py::list far_fields(std::string const& path, double theta_step, double phi_step,
       d["strongest"] = sample_dict(p.strongest);
       d["has_rcs"] = p.has_rcs;
       d["backscatter"] = sample_dict(p.backscatter);
+      d["scattering"] = p.scattering;
       d["grid"] = sample_columns(p.grid);
       py::list cut_list;
       for (auto const& cut : p.cuts) cut_list.append(sample_columns(cut));

@@ -88,7 +88,10 @@ std::vector<FarFieldPattern> far_field_patterns(solver::FarFieldRecord const& re
     }
     Complex incident = 0;
     p.has_rcs = record.has_incident && m < record.incident.size();
-    if (p.has_rcs) incident = record.incident[m];
+    if (p.has_rcs) {
+      incident = record.incident[m];
+      p.scattering = p.radiated / (std::norm(incident) / (2 * currents.eta));
+    }
     auto sample = [&](double theta_degrees, double phi_degrees) {
       FarFieldSample s;
       s.theta = theta_degrees;

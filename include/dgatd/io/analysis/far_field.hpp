@@ -31,7 +31,10 @@ struct FarFieldPattern {
   double flux = 0;          // 1/2 Re of (E x conj H) . n over the surface: the same power, seen on it
   FarFieldSample strongest; // of the grid, by directivity
   bool has_rcs = false;
-  FarFieldSample backscatter;                    // towards -direction of the plane wave
+  FarFieldSample backscatter; // towards -direction of the plane wave
+  // With a plane wave, the total scattering cross section: radiated over the incident intensity
+  // |E_inc|^2 / (2 eta), m^2.
+  double scattering = 0;
   std::vector<FarFieldSample> grid;              // theta 0..180, phi 0..360 (excluded)
   std::vector<double> cut_phis;                  // degrees
   std::vector<std::vector<FarFieldSample>> cuts; // per cut: theta 0..360 by 1 degree through phi
