@@ -18,15 +18,15 @@ import os
 import sys
 import time as _time
 
-from . import _dgatd, _toml, mesh
+from . import _dgatd, _toml, materials, mesh
 from .results import Results, Spectrum, load, spectrum
 
 __version__ = _dgatd.__version__
 Error = _dgatd.Error
 DgatdError = Error
 
-__all__ = ["Error", "DgatdError", "Simulation", "Results", "Spectrum", "load", "spectrum", "mesh", "initialize",
-           "backend"]
+__all__ = ["Error", "DgatdError", "Simulation", "Results", "Spectrum", "load", "spectrum", "mesh", "materials",
+           "initialize", "backend"]
 
 # Python names of the tables that appear once per item ([[name]] in TOML): either form is accepted.
 _PLURALS = {"materials": "material", "pmls": "pml", "sources": "source", "probes": "probe", "farfields": "farfield",
