@@ -202,7 +202,11 @@ class FarFieldPattern:
         self.strongest = d["strongest"]
         self.has_rcs = d["has_rcs"]
         self.backscatter = d["backscatter"]
-        self.scattering = d["scattering"]  # m^2, with a plane wave: the total scattering cross section
+        # m^2, with a plane wave: the total scattering, extinction and absorption cross sections (the
+        # last two None for files written before the wave's origin was recorded)
+        self.scattering = d["scattering"]
+        self.extinction = d["extinction"]
+        self.absorption = d["absorption"]
         self.grid = d["grid"]
         self.cut_phis = d["cut_phis"]
         self.cuts = d["cuts"]

@@ -37,7 +37,7 @@ int run_far_field(FarFieldOptions const& options)
     std::printf("far-field surface '%s': %zu faces; %s\n", record.name.c_str(), record.areas.size(),
                 rcs ? "the scattered field of the run's plane wave" : "what radiates inside it");
     std::printf("  f (GHz)  far field / flux  D max (dBi) at theta, phi (deg)%s%s\n",
-                rcs ? "   backscatter RCS (m^2, dBsm)   scattering cross section (m^2)" : "",
+                rcs ? "   backscatter RCS (m^2, dBsm)   cross sections (m^2): scattering, extinction, absorption" : "",
                 fed ? "   far field / accepted  gain (dBi)  realized gain (dBi)" : "");
     for (auto const& p : patterns) {
       // At a pole phi is no direction: said so rather than a number.
@@ -47,8 +47,9 @@ int run_far_field(FarFieldOptions const& options)
       std::printf("%9.4f  %16.4f  %11.3f at %5.1f, %s", p.frequency / 1e9, p.radiated / p.flux,
                   10 * std::log10(p.strongest.directivity), p.strongest.theta, phi);
       if (rcs)
-        std::printf("   %.4g, %.2f   %27.4g", p.backscatter.rcs, 10 * std::log10(std::max(p.backscatter.rcs, 1e-300)),
+        std::printf("   %.4g, %.2f   %41.4g", p.backscatter.rcs, 10 * std::log10(std::max(p.backscatter.rcs, 1e-300)),
                     p.scattering);
+      if (rcs && p.has_extinction) std::printf(", %.4g, %.4g", p.extinction, p.absorption);
       if (fed) {
         // Gain refers the strongest intensity to the power the ports put in, realized gain to the
         // power their sources could give: 4 pi U / P = D P_rad / P.

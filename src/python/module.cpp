@@ -384,6 +384,8 @@ py::list far_fields(std::string const& path, double theta_step, double phi_step,
       d["has_rcs"] = p.has_rcs;
       d["backscatter"] = sample_dict(p.backscatter);
       d["scattering"] = p.scattering;
+      d["extinction"] = p.has_extinction ? py::object(py::float_(p.extinction)) : py::object(py::none());
+      d["absorption"] = p.has_extinction ? py::object(py::float_(p.absorption)) : py::object(py::none());
       d["grid"] = sample_columns(p.grid);
       py::list cut_list;
       for (auto const& cut : p.cuts) cut_list.append(sample_columns(cut));

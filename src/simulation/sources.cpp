@@ -83,6 +83,7 @@ void Simulation::Impl::add_sources_and_probes(Placement const& placement)
       auto const spec = plane_wave_spec(source);
       auto const total = placement.total_field(tags, spec);
       auto stencil = solver::plane_wave_stencil(view, ops, total.tets, total.vertices, spec, total.surface);
+      plane_wave_origin = spec.origin ? *spec.origin : total.surface.first_point;
       // Checked on every rank alike: a part without corrections starts at nothing.
       stencil.start_value = placement.largest(stencil.start_value);
       check_plane_wave_start(config, source, stencil);
@@ -139,6 +140,7 @@ void Simulation::Impl::add_far_fields(Placement const& placement)
       stencil.has_incident = true;
       stencil.incident_direction = plane_wave->direction;
       stencil.incident_polarization = plane_wave->polarization;
+      stencil.incident_origin = plane_wave_origin;
       stencil.incident_waveform = plane_wave->waveform;
     }
     warn_outside_band(far_field);

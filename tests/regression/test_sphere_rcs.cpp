@@ -2,7 +2,8 @@
 // executable; issue 23, acceptance 2): a plane wave through a total-field cube, the scattered field
 // transformed on a far-field cube, at ka = 1.2 and 1.8. The E-plane and H-plane cuts equal the Mie
 // series within 1 dB at every angle, the backscatter within 0.5 dB, and the total scattering cross
-// section (dgatd farfield's, the far field's power over the incident intensity) within 3 %.
+// section (dgatd farfield's, the far field's power over the incident intensity) and the extinction
+// (the optical theorem's) within 3 %.
 #include "run_helpers.hpp"
 
 #include "dgatd/io/analysis/far_field.hpp"
@@ -105,6 +106,10 @@ TEST(SphereRcs, EqualsTheMieSeries)
     EXPECT_NEAR(decibels(p.backscatter.rcs), decibels(backscatter), 0.5) << "ka " << k * radius;
     double const scattering = mie.scattering_efficiency(k * radius) * pi * radius * radius;
     EXPECT_NEAR(p.scattering / scattering, 1.0, 0.03) << "ka " << k * radius;
+    // A PEC sphere absorbs nothing: the optical theorem's extinction is the scattering.
+    ASSERT_TRUE(p.has_extinction);
+    EXPECT_NEAR(p.extinction / scattering, 1.0, 0.03) << "ka " << k * radius;
+    std::printf("ka %.2f: extinction %.5f m^2, absorption %.5f m^2\n", k * radius, p.extinction, p.absorption);
     std::printf("ka %.2f: backscatter %.2f dBsm (Mie %.2f), cuts within %+.2f dB, scattering cross section %.5f "
                 "m^2 (Mie %.5f)\n",
                 k * radius, decibels(p.backscatter.rcs), decibels(backscatter), worst, p.scattering, scattering);

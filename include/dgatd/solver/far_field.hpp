@@ -179,6 +179,8 @@ FarFieldRecord FarField<ExecutionSpace, TetLayout>::record() const
   r.has_incident = stencil_.has_incident;
   r.incident_direction = stencil_.incident_direction;
   r.incident_polarization = stencil_.incident_polarization;
+  r.has_origin = stencil_.has_incident;
+  r.incident_origin = stencil_.incident_origin;
   for (std::size_t m = 0; 2 * m < incident_.size(); ++m) r.incident.push_back({incident_[2 * m], incident_[2 * m + 1]});
   auto const host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), transforms_);
   std::size_t const faces = host.extent(0);

@@ -22,10 +22,13 @@ struct FarFieldRecord {
   std::vector<std::array<std::complex<double>, 3>> e; // [frequency * faces + face]
   std::vector<std::array<std::complex<double>, 3>> h;
   // The run's plane wave, if any (for radar cross sections): its direction, polarization and the
-  // transform of its e at the origin over the same times, per frequency.
+  // transform of its e at its origin over the same times, per frequency; the origin (m), which
+  // references the incident phase for the extinction (files written before it lack it: has_origin).
   bool has_incident = false;
   Vec3 incident_direction{};
   Vec3 incident_polarization{};
+  bool has_origin = false;
+  Vec3 incident_origin{};
   std::vector<std::complex<double>> incident;
 };
 

@@ -35,6 +35,7 @@ struct FarFieldStencil {
   bool has_incident = false;
   Vec3 incident_direction{};
   Vec3 incident_polarization{};
+  Vec3 incident_origin{}; // where the incident e is transformed
   Waveform incident_waveform;
 };
 

@@ -92,6 +92,22 @@ std::vector<FarFieldPattern> far_field_patterns(solver::FarFieldRecord const& re
       incident = record.incident[m];
       p.scattering = p.radiated / (std::norm(incident) / (2 * currents.eta));
     }
+    if (p.has_rcs && record.has_origin) {
+      // The optical theorem with e^(+j w t) and the far field r E = F e^(-j k r), F referenced at the
+      // coordinate origin: sigma_ext = -(4 pi / k) Im(conj(E_0) p . F(d)) / |E_0|^2, E_0 the incident
+      // field there, the transform at the wave's origin o moved by e^(+j k d . o).
+      Vec3 const& d = record.incident_direction;
+      double const theta = std::acos(std::clamp(d[2], -1.0, 1.0)), phi = std::atan2(d[1], d[0]);
+      auto const [et, ep] = currents.far_field(theta, phi);
+      double const st = std::sin(theta), ct = std::cos(theta), sp = std::sin(phi), cp = std::cos(phi);
+      Vec3 const theta_hat{ct * cp, ct * sp, -st}, phi_hat{-sp, cp, 0};
+      Vec3 const& pol = record.incident_polarization;
+      Complex const forward = dot(pol, theta_hat) * et + dot(pol, phi_hat) * ep;
+      Complex const at_origin = incident * std::polar(1.0, currents.k * dot(d, record.incident_origin));
+      p.has_extinction = true;
+      p.extinction = -4 * pi / currents.k * std::imag(std::conj(at_origin) * forward) / std::norm(at_origin);
+      p.absorption = p.extinction - p.scattering;
+    }
     auto sample = [&](double theta_degrees, double phi_degrees) {
       FarFieldSample s;
       s.theta = theta_degrees;

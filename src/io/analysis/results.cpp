@@ -262,6 +262,8 @@ std::vector<solver::FarFieldRecord> read_far_fields(std::string const& path)
       r.has_incident =
           hdf5::read_attribute(g.get(), "incident_direction", H5T_NATIVE_DOUBLE, r.incident_direction.data()) &&
           hdf5::read_attribute(g.get(), "incident_polarization", H5T_NATIVE_DOUBLE, r.incident_polarization.data());
+      r.has_origin = H5Aexists(g.get(), "incident_origin") > 0 &&
+                     hdf5::read_attribute(g.get(), "incident_origin", H5T_NATIVE_DOUBLE, r.incident_origin.data());
       auto const incident = hdf5::read_rows<double>(file.get(), group + "/incident", 2, path, rows);
       if (!r.has_incident || rows != count)
         throw Error(path, group + "/incident does not fit its frequencies", "the file may be damaged");

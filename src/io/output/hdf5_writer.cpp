@@ -432,6 +432,7 @@ void Hdf5Writer::write_far_field(solver::FarFieldRecord const& r)
   if (!r.has_incident) return;
   s.writer.attribute(group.get(), "incident_direction", r.incident_direction);
   s.writer.attribute(group.get(), "incident_polarization", r.incident_polarization);
+  s.writer.attribute(group.get(), "incident_origin", r.incident_origin);
   std::vector<double> incident;
   for (auto const& c : r.incident) incident.insert(incident.end(), {c.real(), c.imag()});
   s.writer.dataset(group.get(), "incident", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, r.incident.size(), 2, incident.data());

@@ -33,8 +33,11 @@ struct FarFieldPattern {
   bool has_rcs = false;
   FarFieldSample backscatter; // towards -direction of the plane wave
   // With a plane wave, the total scattering cross section: radiated over the incident intensity
-  // |E_inc|^2 / (2 eta), m^2.
+  // |E_inc|^2 / (2 eta), m^2; and, where the record holds the wave's origin, the extinction cross
+  // section by the optical theorem and the absorption, extinction less scattering.
   double scattering = 0;
+  bool has_extinction = false;
+  double extinction = 0, absorption = 0;
   std::vector<FarFieldSample> grid;              // theta 0..180, phi 0..360 (excluded)
   std::vector<double> cut_phis;                  // degrees
   std::vector<std::vector<FarFieldSample>> cuts; // per cut: theta 0..360 by 1 degree through phi
