@@ -13,10 +13,19 @@ Drude, Lorentz, pole-residue: eps(w) with e^(+j w t), docs/user/configuration.md
 it are vacuum.
 """
 import argparse
+import importlib.util
+import pathlib
 import tomllib
 
 import h5py
 import numpy as np
+
+# eps(w) of the poles, as `dgatd.materials` evaluates it, from the source tree beside this folder
+# without the compiled package.
+_spec = importlib.util.spec_from_file_location(
+    "dgatd_materials", pathlib.Path(__file__).resolve().parent.parent / "python" / "dgatd" / "materials.py")
+materials = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(materials)
 
 C0 = 299792458.0
 
@@ -31,29 +40,12 @@ def shape(t, source):
     return envelope * np.sin(2 * np.pi * source["frequency"] * (t - t0))
 
 
-def susceptibility(pole, w):
-    """chi(w) of one [[material.pole]], e^(+j w t): Im chi <= 0 in a lossy medium."""
-    kind = pole["kind"]
-    if kind == "debye":
-        return pole["delta_eps"] / (1 + 1j * w * pole["tau"])
-    if kind == "drude":
-        return -pole["omega_p"] ** 2 / (w * w - 1j * w * pole["gamma"])
-    if kind == "lorentz":
-        w0 = pole["omega_0"]
-        return pole["delta_eps"] * w0 * w0 / (w0 * w0 - w * w + 2j * w * pole["delta"])
-    a = complex(*pole["a"])
-    c = complex(*pole["c"])
-    return c / (1j * w - a) + c.conjugate() / (1j * w - a.conjugate())
-
-
 def permittivity(material, f):
-    if "material" in material:
-        raise SystemExit("slab_reflectance.py: region %s uses the library's material %r; write its poles out "
-                         "(dgatd materials --toml %s) to compare" % (material["region"], material["material"],
-                                                                    material["material"]))
-    w = 2 * np.pi * f
-    eps = material.get("eps_inf", material.get("eps_r", 1.0))
-    return eps + sum(susceptibility(pole, w) for pole in material.get("pole", []))
+    """eps(f) of a [[material]] table with its poles (python/dgatd/materials.py)."""
+    try:
+        return complex(materials.permittivity(material, f))
+    except ValueError as error:
+        raise SystemExit("slab_reflectance.py: region %s: %s" % (material.get("region"), error)) from None
 
 
 def stack(config):
@@ -77,7 +69,7 @@ def characteristic(layers, f):
     has Im n < 0, the principal root of eps(w)."""
     m = np.identity(2, dtype=complex)
     for material, d in layers:
-        n = np.sqrt(complex(permittivity(material, f)))
+        n = np.sqrt(permittivity(material, f))
         delta = 2 * np.pi * n * d * f / C0
         m = m @ np.array([[np.cos(delta), 1j * np.sin(delta) / n], [1j * n * np.sin(delta), np.cos(delta)]])
     b = m[0, 0] + m[0, 1]

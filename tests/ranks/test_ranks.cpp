@@ -612,23 +612,16 @@ TEST(Ranks, CurrentDensityFromPartsAsOneProcess)
   expect_same_outcome(runs.from_parts, runs.alone, true);
 }
 
-// A lossy dielectric block in a box closed by an absorbing surface, 2.9 k tets, from parts: the rim
-// faces of the parts stay interior (no PEC, no absorbing face between the parts), the block's region
-// is found though some parts hold none of it, and the traces agree with one process bit for bit.
-TEST(Ranks, LossyBoxFromPartsAsOneProcess)
-{
-  std::string const generate = R"([mesh]
+// A box with an inner block, 2.9 k tets, closed by an absorbing surface, and what drives and records
+// it: a dipole beside the block and probes in and behind it. The block's material goes between.
+std::string const block_box = R"([mesh]
 generate = "box"
 size = [1, 1, 1]
 h = 0.12
 reproducible = true
 inner = { shape = "box", corner = [0.55, 0.3, 0.3], size = [0.3, 0.4, 0.4] }
 )";
-  std::string const text = generate + R"([[material]]
-region = "inner"
-eps_r = 4.0
-sigma = 0.05
-[boundary]
+std::string const block_box_run = R"([boundary]
 absorbing = ["boundary"]
 [[source]]
 kind = "dipole"
@@ -650,22 +643,21 @@ position = [0.92, 0.6, 0.45]
 energy_every = 10
 snapshot_every = 75
 )";
+
+// A lossy dielectric block, from parts: the rim faces of the parts stay interior (no PEC, no
+// absorbing face between the parts), the block's region is found though some parts hold none of it,
+// and the traces agree with one process bit for bit.
+TEST(Ranks, LossyBoxFromPartsAsOneProcess)
+{
+  std::string const text = block_box + "[[material]]\nregion = \"inner\"\neps_r = 4.0\nsigma = 0.05\n" + block_box_run;
   SharedScratch const shared("ranks_parts_lossy");
-  auto const runs = alone_and_from_parts(text, generate, shared);
+  auto const runs = alone_and_from_parts(text, block_box, shared);
   if (world->rank() == 0) expect_same_outcome(runs.from_parts, runs.alone, true);
 }
 
-// A Drude-Lorentz block with some conductivity in a box closed by an absorbing surface, 2.9 k tets,
-// driven by a dipole beside it: the poles' states live in the lossy blocks' term per dispersive tet,
-// four slices per tet (one per vertex's owner).
-std::string const dispersive_generate = R"([mesh]
-generate = "box"
-size = [1, 1, 1]
-h = 0.12
-reproducible = true
-inner = { shape = "box", corner = [0.55, 0.3, 0.3], size = [0.3, 0.4, 0.4] }
-)";
-std::string const dispersive_block = dispersive_generate + R"([[material]]
+// The same box with a Drude-Lorentz block with some conductivity: the poles' states live in the
+// lossy blocks' term per dispersive tet, four slices per tet (one per vertex's owner).
+std::string const dispersive_block = block_box + R"([[material]]
 region = "inner"
 eps_inf = 2.0
 sigma = 0.01
@@ -678,35 +670,14 @@ kind = "lorentz"
 delta_eps = 1.5
 omega_0 = 4e9
 delta = 2e8
-[boundary]
-absorbing = ["boundary"]
-[[source]]
-kind = "dipole"
-position = [0.25, 0.45, 0.5]
-direction = [0, 0, 1]
-waveform = "gaussian"
-t0 = 3e-9
-sigma = 0.5e-9
-[time]
-steps = 150
-dt = "auto"
-[[probe]]
-name = "in_the_block"
-position = [0.7, 0.5, 0.5]
-[[probe]]
-name = "behind_it"
-position = [0.92, 0.6, 0.45]
-[output]
-energy_every = 10
-snapshot_every = 75
-)";
+)" + block_box_run;
 
 TEST(Ranks, DispersiveBlockAsOneProcess) { expect_same_run(dispersive_block); }
 
 TEST(Ranks, DispersiveBlockFromPartsAsOneProcess)
 {
   SharedScratch const shared("ranks_parts_dispersive");
-  auto const runs = alone_and_from_parts(dispersive_block, dispersive_generate, shared);
+  auto const runs = alone_and_from_parts(dispersive_block, block_box, shared);
   if (world->rank() == 0) expect_same_outcome(runs.from_parts, runs.alone, true);
 }
 

@@ -54,7 +54,7 @@ public:
   explicit Losses(dga::HostOperators const& host,
                   kernels::MatrixPrecision precision = kernels::MatrixPrecision::float64)
       : lossy_(lossy_rows(host)), layer_tets_(host.stretched_tets),
-        precision_(with_integrators() ? kernels::MatrixPrecision::float64 : precision)
+        precision_(keeps_double_matrices() ? kernels::MatrixPrecision::float64 : precision)
   {
     round_directions(lossy_.one_mode);
     round_directions(lossy_.three_modes);
@@ -310,7 +310,7 @@ private:
   // Matrices that must stay double in mixed precision: an integrator's (a plain layer, a lumped
   // inductor) and the poles' (rounded, their conductance turns a lossless medium's constant energy
   // into a drift of 1e-8 per step: +1.7e-4 over 20,000 steps of a Drude-Lorentz box).
-  bool with_integrators() const
+  bool keeps_double_matrices() const
   {
     return (with_layers() && lossy_.shift == 0) || !lossy_.lumped_kites.empty() || !lossy_.dispersive_tets.empty();
   }
