@@ -3,6 +3,7 @@
 // the bistatic radar cross section, as a table, CSVs of a theta-phi grid and of polar cuts, and a plot.
 #include "commands.hpp"
 
+#include "dgatd/dga/operators.hpp"
 #include "dgatd/io/analysis/far_field.hpp"
 #include "dgatd/io/analysis/results.hpp"
 #include "dgatd/io/analysis/sparams.hpp"
@@ -36,7 +37,11 @@ int run_far_field(FarFieldOptions const& options)
     bool const rcs = record.has_incident;
     std::printf("far-field surface '%s': %zu faces; %s\n", record.name.c_str(), record.areas.size(),
                 rcs ? "the scattered field of the run's plane wave" : "what radiates inside it");
-    std::printf("  f (GHz)  far field / flux  D max (dBi) at theta, phi (deg)%s%s\n",
+    // Optical runs (a particle lit at hundreds of THz) read in THz and vacuum wavelengths.
+    bool optical = false;
+    for (auto const& p : patterns) optical = optical || p.frequency >= 1e13;
+    std::printf("  %s  far field / flux  D max (dBi) at theta, phi (deg)%s%s\n",
+                optical ? "f (THz)  lambda (nm)" : "f (GHz)",
                 rcs ? "   backscatter RCS (m^2, dBsm)   cross sections (m^2): scattering, extinction, absorption" : "",
                 fed ? "   far field / accepted  gain (dBi)  realized gain (dBi)" : "");
     for (auto const& p : patterns) {
@@ -44,8 +49,12 @@ int run_far_field(FarFieldOptions const& options)
       bool const pole = p.strongest.theta <= 0 || p.strongest.theta >= 180;
       char phi[16] = "  any";
       if (!pole) std::snprintf(phi, sizeof phi, "%5.1f", p.strongest.phi);
-      std::printf("%9.4f  %16.4f  %11.3f at %5.1f, %s", p.frequency / 1e9, p.radiated / p.flux,
-                  10 * std::log10(p.strongest.directivity), p.strongest.theta, phi);
+      if (optical)
+        std::printf("%9.2f  %11.1f", p.frequency / 1e12, 1e9 * dga::speed_of_light / p.frequency);
+      else
+        std::printf("%9.4f", p.frequency / 1e9);
+      std::printf("  %16.4f  %11.3f at %5.1f, %s", p.radiated / p.flux, 10 * std::log10(p.strongest.directivity),
+                  p.strongest.theta, phi);
       if (rcs)
         std::printf("   %.4g, %.2f   %41.4g", p.backscatter.rcs, 10 * std::log10(std::max(p.backscatter.rcs, 1e-300)),
                     p.scattering);

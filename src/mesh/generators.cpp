@@ -474,6 +474,26 @@ void build_model(GeneratorSpec const& spec)
   gmsh::model::mesh::generate(3);
 }
 
+// OpenCASCADE joins points closer than 1e-7 model units, so a nanometre particle built in metres
+// fails to fragment. Below a centimetre the model is built in a power of ten of the largest extent
+// and its nodes scaled back; larger models stay in metres, so their meshes are unchanged.
+double modelling_unit(GeneratorSpec const& spec)
+{
+  double const extent = *std::max_element(spec.size.begin(), spec.size.end()) + 2 * spec.pml;
+  if (extent >= 1e-2) return 1.0;
+  return std::pow(10.0, std::floor(std::log10(extent)));
+}
+
+GeneratorSpec in_units(GeneratorSpec spec, double unit)
+{
+  for (double* length : {&spec.size[0], &spec.size[1], &spec.size[2], &spec.element_size, &spec.inner.corner[0],
+                         &spec.inner.corner[1], &spec.inner.corner[2], &spec.inner.size[0], &spec.inner.size[1],
+                         &spec.inner.size[2], &spec.sphere_radius, &spec.tfsf, &spec.sphere_element_size, &spec.pml})
+    *length /= unit;
+  for (double& cut : spec.cuts) cut /= unit;
+  return spec;
+}
+
 } // namespace
 
 Mesh generate_mesh(GeneratorSpec const& spec, std::string const& output_path)
@@ -487,8 +507,9 @@ Mesh generate_mesh(GeneratorSpec const& spec, std::string const& output_path)
     std::vector<std::size_t> element_tags;
     detail::call_gmsh(source, "Gmsh could not mesh the geometry",
                       "try another h, or keep the inner region off the domain boundary", [&] {
-                        build_model(spec);
-                        mesh = detail::mesh_from_current_model(source, 1.0, element_tags);
+                        double const unit = modelling_unit(spec);
+                        build_model(in_units(spec, unit));
+                        mesh = detail::mesh_from_current_model(source, unit, element_tags);
                       });
     detail::validate_and_orient(mesh, &element_tags);
   }

@@ -1,28 +1,31 @@
 // A sphere graded towards the scatterer (GeneratorSpec::sphere_element_size, `dgatd mesh sphere
 // --h-sphere`, [mesh] h_sphere): small elements at the sphere, h from the total-field cube's
 // inscribed sphere on, as the linear size law asks; a size on the sphere above h, or on another
-// shape, is refused.
+// shape, is refused. A particle of nanometres meshes as its twin in metres does.
 #include "dgatd/error.hpp"
 #include "dgatd/mesh/generators.hpp"
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <cstddef>
 
 namespace dgatd::mesh {
 namespace {
 
 constexpr double kRadius = 0.1, kTfsf = 0.28, kBox = 0.44, kH = 0.04, kCentre = 0.5 * kBox;
 
-GeneratorSpec sphere(double h_sphere)
+// Every length times `scale`.
+GeneratorSpec sphere(double h_sphere, double scale = 1)
 {
   GeneratorSpec spec;
   spec.shape = "sphere";
-  spec.size = {kBox, kBox, kBox};
-  spec.sphere_radius = kRadius;
-  spec.tfsf = kTfsf;
-  spec.element_size = kH;
-  spec.sphere_element_size = h_sphere;
+  spec.size = {kBox * scale, kBox * scale, kBox * scale};
+  spec.sphere_radius = kRadius * scale;
+  spec.tfsf = kTfsf * scale;
+  spec.element_size = kH * scale;
+  spec.sphere_element_size = h_sphere * scale;
   return spec;
 }
 
@@ -65,6 +68,56 @@ TEST(MeshSphereGrading, ElementsGrowFromTheSphereToH)
   double const far_plain = mean_edge(plain, 0.5 * (kTfsf + kBox) / 2, kBox);
   double const far_graded = mean_edge(graded, 0.5 * (kTfsf + kBox) / 2, kBox);
   EXPECT_NEAR(far_graded, far_plain, 0.15 * far_plain);
+}
+
+double tet_volume(Mesh const& m, std::array<Index, 4> const& tet)
+{
+  auto const& a = m.points[tet[0]];
+  Vec3 u{}, v{}, w{};
+  for (int c = 0; c < 3; ++c) {
+    u[c] = m.points[tet[1]][c] - a[c];
+    v[c] = m.points[tet[2]][c] - a[c];
+    w[c] = m.points[tet[3]][c] - a[c];
+  }
+  return std::abs(u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
+                  u[2] * (v[0] * w[1] - v[1] * w[0])) /
+         6;
+}
+
+// The ball's volume over the sphere's: below 1 by what the inscribed facets cut off.
+double ball_fraction(Mesh const& m, double radius)
+{
+  int ball = 0;
+  for (auto const& group : m.groups)
+    if (group.dim == 3 && group.name == "scatterer") ball = group.tag;
+  EXPECT_NE(ball, 0);
+  double volume = 0;
+  for (std::size_t t = 0; t < m.tets.size(); ++t)
+    if (m.tet_region[t] == ball) volume += tet_volume(m, m.tets[t]);
+  return volume / (4.0 / 3.0 * 3.14159265358979323846 * radius * radius * radius);
+}
+
+// OpenCASCADE joins points within 1e-7 of its model unit: built in metres, a ball of 10 nm failed to
+// fragment ("Gmsh could not mesh the geometry"). Built in its own power of ten, it is the metre
+// ball's mesh scaled: the same elements up to Delaunay's rounding, the same facets.
+TEST(MeshSphereGrading, ANanometreParticleMeshesAsItsTwinInMetres)
+{
+  constexpr double scale = 1e-7;
+  auto metres = sphere(kH / 2);
+  metres.dielectric = true;
+  auto nanometres = sphere(kH / 2, scale);
+  nanometres.dielectric = true;
+  auto const big = generate_mesh(metres);
+  auto const small = generate_mesh(nanometres);
+  EXPECT_NEAR(static_cast<double>(small.num_tets()), static_cast<double>(big.num_tets()), 0.02 * big.num_tets());
+  for (auto const& point : small.points)
+    for (double x : point) {
+      EXPECT_GE(x, -1e-9 * kBox * scale);
+      EXPECT_LE(x, kBox * scale * (1 + 1e-9));
+    }
+  double const fraction = ball_fraction(small, kRadius * scale);
+  EXPECT_LT(fraction, 1.0);
+  EXPECT_NEAR(fraction, ball_fraction(big, kRadius), 2e-3);
 }
 
 TEST(MeshSphereGrading, ASizeAboveHOrOnAnotherShapeIsRefused)
