@@ -7,24 +7,23 @@ lit by a plane wave (`dgatd farfield`'s scattering and extinction cross sections
 
 prints, per vacuum wavelength, eps(w) of the file's first [[material]] (e^(+j w t), as dgatd takes it),
 the scattering and extinction cross sections (m^2) and their efficiencies (over pi a^2), then the
-wavelengths where each peaks (on a 0.01 nm grid). The series is Bohren and Huffman's BHMIE
+wavelengths where each peaks. The series is Bohren and Huffman's BHMIE
 ("Absorption and Scattering of Light by Small Particles", 1983, appendix A), in their e^(-i w t):
 eps enters as its complex conjugate; the cross sections, being real, are the same either way.
-Loads materials.py from the source tree beside this folder, without the compiled package.
+Loads materials.py from the source tree beside this folder (source_tree.py), without the compiled
+package.
 """
 import argparse
-import importlib.util
 import math
-import pathlib
 import sys
 import tomllib
 
 import numpy as np
+from scipy.optimize import minimize_scalar
 
-path = pathlib.Path(__file__).resolve().parent.parent / "python" / "dgatd" / "materials.py"
-spec = importlib.util.spec_from_file_location("dgatd_materials", path)
-materials = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(materials)
+from source_tree import load
+
+materials = load("materials")
 
 
 def efficiencies(x, eps):
@@ -83,12 +82,17 @@ def main(argv):
         eps, q_ext, q_sca = at(wavelength)
         print("%9.2f %8.4f%+8.4fj %13.5g %13.5g %9.4f %9.4f"
               % (wavelength * 1e9, eps.real, eps.imag, q_sca * area, q_ext * area, q_sca, q_ext))
-    fine = np.arange(args.lmin, args.lmax, 1e-11)
-    table = np.array([at(wavelength)[1:] for wavelength in fine])
+    # The largest of 2,001 wavelengths, then the maximum between its neighbours to 1e-7 of it.
+    grid = np.linspace(args.lmin, args.lmax, 2001)
+    table = np.array([at(wavelength)[1:] for wavelength in grid])
     for name, column in (("scattering", 1), ("extinction", 0)):
         k = int(np.argmax(table[:, column]))
-        where = "at the band's edge" if k in (0, len(fine) - 1) else ""
-        print("%s peaks at %.2f nm %s" % (name, fine[k] * 1e9, where))
+        if k in (0, len(grid) - 1):
+            print("%s peaks at %.2f nm, at the band's edge" % (name, grid[k] * 1e9))
+            continue
+        peak = minimize_scalar(lambda wavelength: -at(wavelength)[1 + column], bounds=(grid[k - 1], grid[k + 1]),
+                               method="bounded", options={"xatol": 1e-7 * grid[k]})
+        print("%s peaks at %.2f nm" % (name, peak.x * 1e9))
     return 0
 
 

@@ -13,19 +13,15 @@ Drude, Lorentz, pole-residue: eps(w) with e^(+j w t), docs/user/configuration.md
 it are vacuum.
 """
 import argparse
-import importlib.util
-import pathlib
 import tomllib
 
 import h5py
 import numpy as np
 
-# eps(w) of the poles, as `dgatd.materials` evaluates it, from the source tree beside this folder
-# without the compiled package.
-_spec = importlib.util.spec_from_file_location(
-    "dgatd_materials", pathlib.Path(__file__).resolve().parent.parent / "python" / "dgatd" / "materials.py")
-materials = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(materials)
+from source_tree import load
+
+# eps(w) of the poles, as `dgatd.materials` evaluates it.
+materials = load("materials")
 
 C0 = 299792458.0
 

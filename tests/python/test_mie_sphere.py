@@ -2,17 +2,16 @@
 limit it is Rayleigh's dipole, and for a metal-like permittivity of growing magnitude it tends to the
 perfectly conducting sphere's series (tests/regression/test_sphere_rcs.cpp's)."""
 
-import importlib.util
 import math
 import os
 import pathlib
+import sys
 
 import pytest
 
-SCRIPT = pathlib.Path(os.environ.get("DGATD_SOURCE_DIR", pathlib.Path(__file__).parents[2])) / "scripts" / "mie_sphere.py"
-spec = importlib.util.spec_from_file_location("mie_sphere", SCRIPT)
-mie_sphere = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(mie_sphere)
+# The script as its users run it: from scripts/, beside the source_tree.py it imports.
+sys.path.insert(0, str(pathlib.Path(os.environ.get("DGATD_SOURCE_DIR", pathlib.Path(__file__).parents[2])) / "scripts"))
+import mie_sphere  # noqa: E402
 
 
 @pytest.mark.parametrize("eps", [4.0, 2.5 - 0.3j, -2.8 - 0.58j])
