@@ -129,6 +129,16 @@ class Fit:
         model = self.permittivity(frequency)
         self.worst_error = float(np.max(np.abs(model - eps) / np.abs(eps)))
 
+    def order(self):
+        """The model's poles in words: complex pairs and real poles, as the fit chose them."""
+        real = sum(1 for a in self.poles if a.imag == 0)
+        parts = []
+        if len(self.poles) > real:
+            parts.append("%d pole pair%s" % (len(self.poles) - real, "" if len(self.poles) - real == 1 else "s"))
+        if real:
+            parts.append("%d real pole%s" % (real, "" if real == 1 else "s"))
+        return " and ".join(parts)
+
     def pole_tables(self):
         """The [[material.pole]] tables, as dicts."""
         return [{"kind": "pole_residue", "a": [a.real, a.imag], "c": [c.real, c.imag]}
@@ -147,8 +157,8 @@ class Fit:
         return bool(np.all(chi.imag <= 1e-9 * np.maximum(1.0, np.abs(chi))))
 
     def to_toml(self, region):
-        lines = ["# fitted by dgatd fit-material: %d pole pairs, worst relative error %.2e over %.4g-%.4g Hz, passive"
-                 % (len(self.poles), self.worst_error, self.frequency[0], self.frequency[-1]),
+        lines = ["# fitted by dgatd fit-material: %s, worst relative error %.2e over %.4g-%.4g Hz, passive"
+                 % (self.order(), self.worst_error, self.frequency[0], self.frequency[-1]),
                  "[[material]]", 'region = "%s"' % region, "eps_inf = %.10g" % self.eps_inf]
         for pole in self.pole_tables():
             lines += ["", "[[material.pole]]", 'kind = "pole_residue"',
@@ -168,7 +178,7 @@ class Fit:
         axes.plot(f, -model.imag, "-", color="C1", label="fit -Im eps")
         axes.set_xscale("log")
         axes.set_xlabel("frequency (Hz)")
-        axes.set_title(title or "%d pole pairs, worst error %.1e" % (len(self.poles), self.worst_error))
+        axes.set_title(title or "%s, worst error %.1e" % (self.order(), self.worst_error))
         axes.legend()
         figure.tight_layout()
         figure.savefig(png, dpi=120)
@@ -347,8 +357,8 @@ def main(argv=None):
             stream.write(snippet)
     else:
         sys.stdout.write(snippet)
-    print("fit of %d pole pairs over %.4g-%.4g Hz: worst relative error %.3e; passive"
-          % (args.poles, result.frequency[0], result.frequency[-1], result.worst_error), file=sys.stderr)
+    print("fit of %s over %.4g-%.4g Hz: worst relative error %.3e; passive"
+          % (result.order(), result.frequency[0], result.frequency[-1], result.worst_error), file=sys.stderr)
     if args.png:
         result.plot(args.png)
         print("wrote %s" % args.png, file=sys.stderr)
