@@ -2,6 +2,7 @@
 // one of them as [[material]] tables. Needs neither Kokkos nor a GPU: main runs it before either.
 #include "commands.hpp"
 
+#include "dgatd/dga/operators.hpp"
 #include "dgatd/io/input/material_library.hpp"
 
 #include <cmath>
@@ -17,8 +18,8 @@ namespace {
 void print_library()
 {
   std::printf("%-6s %-12s %s\n", "name", "eps at 600 nm", "model");
+  double const omega = 2 * M_PI * dga::speed_of_light / 600e-9;
   for (auto const& m : io::material_library()) {
-    double const omega = 2 * M_PI * 299792458.0 / 600e-9;
     std::complex<double> eps = m.eps_inf;
     for (auto const& pole : m.poles) eps += dga::susceptibility(pole, omega);
     char value[48];

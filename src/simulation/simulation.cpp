@@ -406,9 +406,9 @@ RunResult Simulation::Impl::end_run(Stopwatch& clock)
   result.output = recorder->description();
   result.times = times;
   if (blown_up_at >= 0 || grew) {
-    std::string const when = " by step " + std::to_string(grew ? watchdog->tripped_at() : blown_up_at) +
-                             " (t = " + format_number((grew ? watchdog->tripped_at() : blown_up_at) * plan.dt) + " s)" +
-                             place + "; " + output_path + " holds the steps before it (complete = 0)";
+    std::int64_t const stopped_at = grew ? watchdog->tripped_at() : blown_up_at;
+    std::string const when = " by step " + std::to_string(stopped_at) + " (t = " + format_number(stopped_at * plan.dt) +
+                             " s)" + place + "; " + output_path + " holds the steps before it (complete = 0)";
     Error const error =
         grew ? Error(config.name,
                      "the energy grew to " + three_digits(watchdog->ratio()) +
