@@ -44,9 +44,10 @@ def cell(size, h, cuts, *, pml=None, reproducible=None, output=None, ordering=No
     return _generated("cell", h, pml, None, reproducible, output, ordering, scale, size=_list(size), cuts=_list(cuts))
 
 
-def sphere(radius, tfsf, size, h, *, h_sphere=None, dielectric=None, pml=None, reproducible=None, output=None,
-           ordering=None, scale=None):
+def sphere(radius, tfsf, size, h, *, h_sphere=None, grading=None, dielectric=None, pml=None, reproducible=None,
+           output=None, ordering=None, scale=None):
     """A sphere centred in the box [0, size]^3 inside a total-field cube of side tfsf; h_sphere grades
-    the elements from that size on the sphere to h at the cube's inscribed sphere."""
+    the elements from that size on the sphere to h at the cube's inscribed sphere, or at the distance
+    grading from the sphere."""
     return _generated("sphere", h, pml, None, reproducible, output, ordering, scale, radius=radius, tfsf=tfsf,
-                      size=float(size), h_sphere=h_sphere, dielectric=dielectric)
+                      size=float(size), h_sphere=h_sphere, grading=grading, dielectric=dielectric)

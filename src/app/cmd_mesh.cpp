@@ -26,6 +26,7 @@ struct MeshOptions {
   std::vector<double> cuts;
   double tfsf = 0;
   double h_sphere = 0;
+  double grading = 0;
   bool dielectric = false;
   std::optional<double> pml;
   std::string output;
@@ -41,8 +42,8 @@ mesh::GeneratorSpec spec_of(MeshOptions const& o)
   spec.shape = o.shape;
   spec.element_size = o.h;
   spec.reproducible = o.reproducible;
-  if (o.shape != "sphere" && (o.tfsf != 0 || o.dielectric || o.h_sphere != 0))
-    throw Error(kWhere, "--tfsf, --h-sphere and --dielectric only apply to a sphere",
+  if (o.shape != "sphere" && (o.tfsf != 0 || o.dielectric || o.h_sphere != 0 || o.grading != 0))
+    throw Error(kWhere, "--tfsf, --h-sphere, --grading and --dielectric only apply to a sphere",
                 "leave them out for a " + o.shape);
   if (o.shape == "sphere") {
     if (o.size.size() != 1 || o.radius <= 0 || o.tfsf <= 0 || o.height != 0)
@@ -52,6 +53,7 @@ mesh::GeneratorSpec spec_of(MeshOptions const& o)
     spec.sphere_radius = o.radius;
     spec.tfsf = o.tfsf;
     spec.sphere_element_size = o.h_sphere;
+    spec.grading_distance = o.grading;
     spec.dielectric = o.dielectric;
   } else if (o.shape == "cylinder") {
     if (!o.size.empty())
@@ -118,7 +120,10 @@ void add_mesh_command(CLI::App& app, Action* action)
                       "far-field cube (surface \"nf2ff\") lies halfway to the box");
   command->add_option("--h-sphere", options->h_sphere,
                       "Sphere: element size on the sphere (m), growing linearly to --h at the total-field cube's "
-                      "inscribed sphere: a mesh graded towards the scatterer");
+                      "inscribed sphere (or over --grading): a mesh graded towards the scatterer");
+  command->add_option("--grading", options->grading,
+                      "Sphere, with --h-sphere: the distance from the sphere (m) over which the size grows to --h; "
+                      "several radii resolve a resonant particle's near field (docs: dispersive media)");
   command->add_flag("--dielectric", options->dielectric,
                     "Sphere: a dielectric ball (volume \"scatterer\") instead of a PEC hole (surface \"sphere\")");
   command->add_option("--cuts", options->cuts,

@@ -52,7 +52,8 @@ std::string describe(GeneratorSpec const& spec)
   else if (spec.shape == "sphere")
     s << "r=" << spec.sphere_radius << (spec.dielectric ? " (dielectric)" : " (PEC)") << " tfsf=" << spec.tfsf
       << " in box " << spec.size[0]
-      << (spec.sphere_element_size > 0 ? " h_sphere=" + format_number(spec.sphere_element_size) : std::string());
+      << (spec.sphere_element_size > 0 ? " h_sphere=" + format_number(spec.sphere_element_size) : std::string())
+      << (spec.grading_distance > 0 ? " grading=" + format_number(spec.grading_distance) : std::string());
   else
     s << spec.size[0] << 'x' << spec.size[1] << 'x' << spec.size[2];
   s << " h=" << spec.element_size;
@@ -145,6 +146,9 @@ void check_spec(std::string const& where, GeneratorSpec const& spec)
     throw Error(where, "unknown shape '" + spec.shape + "'", "use box, cylinder, waveguide, cell or sphere");
   if (spec.shape != "sphere" && spec.sphere_element_size != 0)
     throw Error(where, "an element size on the sphere only applies to a sphere", "leave it out for a " + spec.shape);
+  if (spec.grading_distance != 0 && spec.sphere_element_size == 0)
+    throw Error(where, "a grading distance grades from the element size on the sphere, which is not given",
+                "give the size on the sphere too, or leave the grading distance out");
   if (spec.shape == "sphere") {
     check_positive(where, "the sphere's radius", spec.sphere_radius);
     if (!(spec.tfsf > 2 * spec.sphere_radius && spec.tfsf < spec.size[0]))
@@ -160,6 +164,9 @@ void check_spec(std::string const& where, GeneratorSpec const& spec)
                   "the element size on the sphere (" + format_number(spec.sphere_element_size) +
                       ") must lie between 0 and h = " + format_number(spec.element_size),
                   "give a size below h, or leave it out for h everywhere");
+    if (spec.grading_distance < 0)
+      throw Error(where, "the grading distance (" + format_number(spec.grading_distance) + ") is negative",
+                  "give a positive distance, or leave it out to grade over the gap to the total-field cube");
   }
   if (spec.shape != "cell" && !spec.cuts.empty())
     throw Error(where, "cuts only split a cell", "leave out cuts, or generate a cell");
@@ -349,7 +356,7 @@ void build_sphere(GeneratorSpec const& spec)
   if (spec.sphere_element_size > 0) {
     // The size from the distance to the sphere, a formula rather than Gmsh's Distance field, whose
     // options were renamed between Gmsh versions.
-    double const gap = half_tfsf - spec.sphere_radius;
+    double const gap = spec.grading_distance > 0 ? spec.grading_distance : half_tfsf - spec.sphere_radius;
     std::ostringstream size;
     size.precision(17);
     size << spec.sphere_element_size << " + " << spec.element_size - spec.sphere_element_size
@@ -486,9 +493,10 @@ double modelling_unit(GeneratorSpec const& spec)
 
 GeneratorSpec in_units(GeneratorSpec spec, double unit)
 {
-  for (double* length : {&spec.size[0], &spec.size[1], &spec.size[2], &spec.element_size, &spec.inner.corner[0],
-                         &spec.inner.corner[1], &spec.inner.corner[2], &spec.inner.size[0], &spec.inner.size[1],
-                         &spec.inner.size[2], &spec.sphere_radius, &spec.tfsf, &spec.sphere_element_size, &spec.pml})
+  for (double* length :
+       {&spec.size[0], &spec.size[1], &spec.size[2], &spec.element_size, &spec.inner.corner[0], &spec.inner.corner[1],
+        &spec.inner.corner[2], &spec.inner.size[0], &spec.inner.size[1], &spec.inner.size[2], &spec.sphere_radius,
+        &spec.tfsf, &spec.sphere_element_size, &spec.grading_distance, &spec.pml})
     *length /= unit;
   for (double& cut : spec.cuts) cut /= unit;
   return spec;

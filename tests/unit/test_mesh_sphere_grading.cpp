@@ -1,7 +1,8 @@
 // A sphere graded towards the scatterer (GeneratorSpec::sphere_element_size, `dgatd mesh sphere
 // --h-sphere`, [mesh] h_sphere): small elements at the sphere, h from the total-field cube's
-// inscribed sphere on, as the linear size law asks; a size on the sphere above h, or on another
-// shape, is refused. A particle of nanometres meshes as its twin in metres does.
+// inscribed sphere on, as the linear size law asks, or from a given grading distance on; a size on
+// the sphere above h, or on another shape, is refused. A particle of nanometres meshes as its twin in
+// metres does.
 #include "dgatd/error.hpp"
 #include "dgatd/mesh/generators.hpp"
 
@@ -70,6 +71,31 @@ TEST(MeshSphereGrading, ElementsGrowFromTheSphereToH)
   EXPECT_NEAR(far_graded, far_plain, 0.15 * far_plain);
 }
 
+// A resonant particle's near field reaches a radius or more beyond the total-field cube: a grading
+// distance four times the gap keeps the elements there near the law's size, not h.
+TEST(MeshSphereGrading, AGradingDistanceGrowsTheElementsOverIt)
+{
+  constexpr double gap = 0.5 * kTfsf - kRadius;
+  // Gmsh's reproducible mesher: HXT's meshes vary from run to run, and with them the shells' means.
+  auto ungraded = sphere(kH / 4);
+  ungraded.reproducible = true;
+  auto longer = ungraded;
+  longer.grading_distance = 4 * gap;
+  auto const plain = generate_mesh(ungraded);
+  auto const graded = generate_mesh(longer);
+  // One to one and a half gaps from the sphere the law asks 0.0175 to 0.021 of the longer grading;
+  // the default has reached h = 0.04 there. Delaunay's edges lie at or somewhat above the size asked
+  // (h's region measures 1.06 h), and lag where the size grows.
+  double const law = kH / 4 + (kH - kH / 4) * 1.25 / 4;
+  double const shell_plain = mean_edge(plain, kRadius + gap, kRadius + 1.5 * gap);
+  double const shell_graded = mean_edge(graded, kRadius + gap, kRadius + 1.5 * gap);
+  EXPECT_GT(shell_graded, law);
+  EXPECT_LT(shell_graded, 0.7 * shell_plain) << "law " << law;
+  // On the sphere both start from h_sphere.
+  double const near_plain = mean_edge(plain, kRadius, kRadius + 0.005);
+  EXPECT_NEAR(mean_edge(graded, kRadius, kRadius + 0.005), near_plain, 0.15 * near_plain);
+}
+
 double tet_volume(Mesh const& m, std::array<Index, 4> const& tet)
 {
   auto const& a = m.points[tet[0]];
@@ -120,7 +146,7 @@ TEST(MeshSphereGrading, ANanometreParticleMeshesAsItsTwinInMetres)
   EXPECT_NEAR(fraction, ball_fraction(big, kRadius), 2e-3);
 }
 
-TEST(MeshSphereGrading, ASizeAboveHOrOnAnotherShapeIsRefused)
+TEST(MeshSphereGrading, ASizeAboveHOrOnAnotherShapeOrABadGradingIsRefused)
 {
   EXPECT_THROW(generate_mesh(sphere(2 * kH)), Error);
   GeneratorSpec box;
@@ -129,6 +155,12 @@ TEST(MeshSphereGrading, ASizeAboveHOrOnAnotherShapeIsRefused)
   box.element_size = 0.3;
   box.sphere_element_size = 0.1;
   EXPECT_THROW(generate_mesh(box), Error);
+  auto ungraded = sphere(0);
+  ungraded.grading_distance = 0.1;
+  EXPECT_THROW(generate_mesh(ungraded), Error);
+  auto negative = sphere(kH / 4);
+  negative.grading_distance = -0.1;
+  EXPECT_THROW(generate_mesh(negative), Error);
 }
 
 } // namespace

@@ -515,6 +515,14 @@ TEST(RunErrors, CutsOfABox)
                         "bad.toml:5: [mesh] cuts only applies to generate = \"cell\"", false});
 }
 
+TEST(RunErrors, GradingWithoutASizeOnTheSphere)
+{
+  expect_clean_failure(
+      {"grading_without_h_sphere",
+       "[mesh]\ngenerate = \"sphere\"\nradius = 0.1\ntfsf = 0.28\nsize = 0.44\nh = 0.1\ngrading = 0.2\n" + base_tail,
+       "bad.toml:7: [mesh] grading grades from h_sphere, which is not given"});
+}
+
 TEST(RunErrors, CutsOutOfOrder)
 {
   expect_clean_failure({"cuts_out_of_order",

@@ -55,9 +55,13 @@ struct GeneratorSpec {
   double sphere_radius = 0; // sphere: r
   double tfsf = 0;          // sphere: S, the total-field cube's side
   bool dielectric = false;  // sphere: a ball (give it a material) rather than a PEC hole
-  // sphere: the element size on the sphere, growing linearly to element_size at the total-field
-  // cube's inscribed sphere (a mesh graded towards the scatterer); 0 for element_size everywhere.
+  // sphere: the element size on the sphere, growing linearly with the distance from it to
+  // element_size at grading_distance (a mesh graded towards the scatterer); 0 for element_size
+  // everywhere.
   double sphere_element_size = 0;
+  // sphere: the distance over which the size grows; 0 for the gap to the total-field cube's inscribed
+  // sphere (tfsf / 2 - radius).
+  double grading_distance = 0;
   double pml = 0; // thickness of the perfectly matched layer in metres, 0 for none
 };
 

@@ -30,7 +30,7 @@ MeshConfig mesh_of(TableReader const& t, std::string const& base_dir)
     t.fail_table("[mesh] needs 'file' (a mesh file) or 'generate' (box, cylinder, waveguide, cell or sphere)");
 
   if (t.has("file")) {
-    for (auto const* key : {"generate", "size", "radius", "height", "h", "inner", "cuts", "tfsf", "h_sphere",
+    for (auto const* key : {"generate", "size", "radius", "height", "h", "inner", "cuts", "tfsf", "h_sphere", "grading",
                             "dielectric", "output", "reproducible", "pml"})
       t.forbid(key, "only applies to generated meshes (generate = ...)");
     std::string const file = t.string("file");
@@ -51,7 +51,8 @@ MeshConfig mesh_of(TableReader const& t, std::string const& base_dir)
   double const s = mesh.scale;
   bool const sphere = spec.shape == "sphere";
   if (!sphere)
-    for (auto const* key : {"tfsf", "h_sphere", "dielectric"}) t.forbid(key, "only applies to generate = \"sphere\"");
+    for (auto const* key : {"tfsf", "h_sphere", "grading", "dielectric"})
+      t.forbid(key, "only applies to generate = \"sphere\"");
   if (spec.shape == "cylinder") {
     t.forbid("size", "does not apply to a cylinder (give radius and height)");
     t.forbid("pml", "does not apply to a cylinder (only a box or a waveguide gets a PML)");
@@ -63,6 +64,12 @@ MeshConfig mesh_of(TableReader const& t, std::string const& base_dir)
     spec.sphere_radius = t.positive("radius") * s;
     spec.tfsf = t.positive("tfsf") * s;
     if (t.has("h_sphere")) spec.sphere_element_size = t.positive("h_sphere") * s;
+    if (t.has("grading")) {
+      if (!t.has("h_sphere"))
+        throw Error(t.where(t.line("grading")), "[mesh] grading grades from h_sphere, which is not given",
+                    "give h_sphere too, or leave grading out");
+      spec.grading_distance = t.positive("grading") * s;
+    }
     spec.dielectric = t.boolean("dielectric", false);
   } else {
     t.forbid("radius", "only applies to generate = \"cylinder\" or \"sphere\"");
