@@ -15,29 +15,44 @@
 namespace dgatd::app {
 namespace {
 
+// A frequency as users of its band name it: a vacuum wavelength in nm above 10 THz, else GHz.
+std::string band_name(double f)
+{
+  char text[32];
+  if (f >= 1e13)
+    std::snprintf(text, sizeof text, "%.0f nm", 1e9 * dga::speed_of_light / f);
+  else
+    std::snprintf(text, sizeof text, "%.3g GHz", f / 1e9);
+  return text;
+}
+
 void print_library()
 {
-  std::printf("%-6s %-12s %s\n", "name", "eps at 600 nm", "model");
-  double const omega = 2 * M_PI * dga::speed_of_light / 600e-9;
+  std::printf("%-6s %-22s %s\n", "name", "eps at", "model");
   for (auto const& m : io::material_library()) {
+    double const omega = 2 * M_PI * m.shown_at;
     std::complex<double> eps = m.eps_inf;
     for (auto const& pole : m.poles) eps += dga::susceptibility(pole, omega);
-    char value[48];
-    std::snprintf(value, sizeof value, "%.2f%+.2fj", eps.real(), eps.imag());
-    std::printf("%-6s %-13s %s, %zu poles\n       %s\n", m.name.c_str(), value, m.description.c_str(), m.poles.size(),
-                m.source.c_str());
+    char value[64];
+    std::snprintf(value, sizeof value, "%.2f%+.2fj at %s", eps.real(), eps.imag(), band_name(m.shown_at).c_str());
+    std::printf("%-6s %-22s %s, %zu pole%s\n       %s\n", m.name.c_str(), value, m.description.c_str(), m.poles.size(),
+                m.poles.size() == 1 ? "" : "s", m.source.c_str());
   }
   std::printf("\nUse one as [[material]] material = \"NAME\" (docs/user/configuration.md); dgatd materials "
               "--toml NAME prints its poles.\n");
 }
 
-// The pole as the kind it was made from (the library holds Drude and Lorentz poles only).
+// The pole as the kind it was made from (the library holds Debye, Drude and Lorentz poles only; of the
+// real poles only Debye's couples the field directly, d = delta_eps / tau).
 void print_toml(io::NamedMaterial const& m)
 {
   std::printf("# %s: %s\n# %s\n[[material]]\nregion = \"REGION\"\neps_inf = %.10g\n", m.name.c_str(),
               m.description.c_str(), m.source.c_str(), m.eps_inf);
   for (auto const& p : m.poles) {
-    if (p.order == 1)
+    if (p.order == 1 && p.d != 0)
+      std::printf("\n[[material.pole]]\nkind = \"debye\"\ndelta_eps = %.10g\ntau = %.10g\n", p.d / -p.a[0],
+                  -1 / p.a[0]);
+    else if (p.order == 1)
       std::printf("\n[[material.pole]]\nkind = \"drude\"\nomega_p = %.10g\ngamma = %.10g\n", std::sqrt(p.b[0]),
                   -p.a[0]);
     else

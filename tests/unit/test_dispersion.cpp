@@ -170,10 +170,25 @@ TEST(Dispersion, TheLibrarysGoldIsRakicsLorentzDrudeModel)
   }
 }
 
+// The library's water against the Debye formula with Ulaby and Long's eps_s, eps_inf and tau at 25 C
+// (78.24, 4.9, 8.10 ps) at 100 MHz, at its loss peak (w tau = 1) and at 1 GHz.
+TEST(Dispersion, TheLibrarysWaterIsADebyeRelaxationAt25Degrees)
+{
+  auto const config =
+      dgatd::io::parse_config(cell_with("[[material]]\nregion = \"domain\"\nmaterial = \"water\"\n"), "run.toml", ".");
+  ASSERT_EQ(config.materials.size(), 1u);
+  dgatd::dga::Dispersion const water{config.materials[0].poles};
+  double const eps_s = 78.23890625, eps_inf = 4.9, tau = 5.089e-11 / two_pi;
+  for (double const omega : {two_pi * 1e8, 1 / tau, two_pi * 1e9}) {
+    Complex const debye = eps_inf + (eps_s - eps_inf) / (1.0 + Complex(0, omega * tau));
+    expect_close(config.materials[0].eps_r + water.susceptibility(omega), debye, "water", omega);
+  }
+}
+
 TEST(Dispersion, NamedMaterialsAreRefusedWhenUnknownOrChanged)
 {
   EXPECT_EQ(error_of("[[material]]\nregion = \"domain\"\nmaterial = \"Pt\"\n"),
-            "run.toml:8: [[material]] material = \"Pt\" is not in the library (Ag, Al, Au, Cu; dgatd materials "
+            "run.toml:8: [[material]] material = \"Pt\" is not in the library (Ag, Al, Au, Cu, water; dgatd materials "
             "lists them)");
   EXPECT_EQ(error_of("[[material]]\nregion = \"domain\"\nmaterial = \"Ag\"\neps_inf = 2\n"),
             "run.toml:9: [[material]] key 'eps_inf' cannot change the library's material \"Ag\"; give its poles "

@@ -1,5 +1,7 @@
 #include "dgatd/io/input/material_library.hpp"
 
+#include "dgatd/dga/operators.hpp"
+
 #include <cmath>
 
 namespace dgatd::io {
@@ -22,11 +24,30 @@ NamedMaterial lorentz_drude(std::string name, std::string description, double pl
                          "A. D. Rakic, A. B. Djurisic, J. M. Elazar and M. L. Majewski, Appl. Opt. 37, 5271-5283 "
                          "(1998), Lorentz-Drude model; the Drude term and four oscillators, as MEEP's library",
                          1.0,
-                         {dga::drude_pole(std::sqrt(f0) * plasma / hbar, damping0 / hbar)}};
+                         {dga::drude_pole(std::sqrt(f0) * plasma / hbar, damping0 / hbar)},
+                         dga::speed_of_light / 600e-9};
   for (auto const& o : oscillators)
     material.poles.push_back(dga::lorentz_pole(o.strength * plasma * plasma / (o.energy * o.energy), o.energy / hbar,
                                                o.damping / (2 * hbar)));
   return material;
+}
+
+// Pure liquid water at 25 degrees C, one Debye relaxation: Ulaby and Long's fits in the temperature T
+// (degrees C), eps_s = 88.045 - 0.4147 T + 6.295e-4 T^2 + 1.075e-5 T^3, eps_inf = 4.9,
+// 2 pi tau = 1.1109e-10 - 3.824e-12 T + 6.938e-14 T^2 - 5.096e-16 T^3 s.
+NamedMaterial water()
+{
+  constexpr double t = 25, pi = 3.14159265358979323846;
+  double const eps_s = 88.045 - 0.4147 * t + 6.295e-4 * t * t + 1.075e-5 * t * t * t;
+  double const tau = (1.1109e-10 - 3.824e-12 * t + 6.938e-14 * t * t - 5.096e-16 * t * t * t) / (2 * pi);
+  constexpr double eps_inf = 4.9;
+  return {"water",
+          "pure liquid water at 25 deg C, microwaves (to about 100 GHz): one Debye relaxation (tau 8.1 ps)",
+          "F. T. Ulaby and D. G. Long, Microwave Radar and Radiometric Remote Sensing (University of Michigan "
+          "Press, 2014), the Debye model of pure water at 25 deg C",
+          eps_inf,
+          {dga::debye_pole(eps_s - eps_inf, tau)},
+          1e9};
 }
 
 std::vector<NamedMaterial> make_library()
@@ -40,6 +61,7 @@ std::vector<NamedMaterial> make_library()
                     {{0.024, 0.415, 0.241}, {0.010, 0.830, 0.345}, {0.071, 2.969, 0.870}, {0.601, 4.304, 2.494}}),
       lorentz_drude("Cu", "copper, visible and infrared (0.2 to 12 um)", 10.83, 0.575, 0.030,
                     {{0.061, 0.291, 0.378}, {0.104, 2.957, 1.056}, {0.723, 5.300, 3.213}, {0.638, 11.18, 4.305}}),
+      water(),
   };
 }
 

@@ -16,6 +16,7 @@ struct NamedMaterial {
   std::string source;      // the publication
   double eps_inf = 1;
   std::vector<dga::Pole> poles;
+  double shown_at = 0; // the frequency (Hz) `dgatd materials` shows eps at: one inside the model's band
 };
 
 std::vector<NamedMaterial> const& material_library();
