@@ -27,6 +27,24 @@
 
 namespace dgatd::solver {
 
+// Per frequency m, once a step: dt exp(-i w t) at e's time and at h's, as (Re, -Im, Re, -Im), so
+// that the faces do no trigonometry (it cost a fifth of a patch antenna's step with 15 frequencies).
+template <class MemorySpace>
+struct FarFieldPhasors {
+  Kokkos::View<Real*, MemorySpace> angular_frequencies;
+  Kokkos::View<Real* [4], MemorySpace> phasors;
+  double time_e, time_h;
+  Real dt;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t m) const
+  {
+    double const omega = angular_frequencies(m);
+    phasors(m, 0) = dt * kmath::cos(omega * time_e);
+    phasors(m, 1) = dt * kmath::sin(omega * time_e);
+    phasors(m, 2) = dt * kmath::cos(omega * time_h);
+    phasors(m, 3) = dt * kmath::sin(omega * time_h);
+  }
+};
+
 // Per face k and frequency m, at 12 m of its row: Re e, Im e, Re h, Im h (three each).
 template <class TetLayout, class MemorySpace>
 struct FarFieldAccumulate {
@@ -34,12 +52,10 @@ struct FarFieldAccumulate {
   Kokkos::View<Real* [9], MemorySpace> edge_weights;
   Kokkos::View<Index* [2], MemorySpace> tets;
   Kokkos::View<Real* [24], MemorySpace> tet_weights;
-  Kokkos::View<Real*, MemorySpace> angular_frequencies;
+  Kokkos::View<Real* [4], MemorySpace> phasors;
   Kokkos::View<Real*, MemorySpace> u;
   Kokkos::View<Real* [4], TetLayout, MemorySpace> f;
   Kokkos::View<Real**, Kokkos::LayoutRight, MemorySpace> transforms;
-  double time_e, time_h;
-  Real dt;
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
   {
     Real e[3] = {0, 0, 0}, h[3] = {0, 0, 0};
@@ -52,10 +68,8 @@ struct FarFieldAccumulate {
         Real const value = f(tets(k, side), j);
         for (int c = 0; c < 3; ++c) h[c] += tet_weights(k, 12 * side + 4 * c + j) * value;
       }
-    for (std::size_t m = 0; m < angular_frequencies.extent(0); ++m) {
-      double const omega = angular_frequencies(m);
-      Real const cos_e = dt * kmath::cos(omega * time_e), sin_e = dt * kmath::sin(omega * time_e);
-      Real const cos_h = dt * kmath::cos(omega * time_h), sin_h = dt * kmath::sin(omega * time_h);
+    for (std::size_t m = 0; m < phasors.extent(0); ++m) {
+      Real const cos_e = phasors(m, 0), sin_e = phasors(m, 1), cos_h = phasors(m, 2), sin_h = phasors(m, 3);
       for (int c = 0; c < 3; ++c) {
         transforms(k, 12 * m + c) += e[c] * cos_e;
         transforms(k, 12 * m + 3 + c) -= e[c] * sin_e;
@@ -78,7 +92,7 @@ public:
   // It only reads the fields, at the coarse step.
   LocalStepSupport local_step_support() const override { return {true, {}}; }
   // Per face: its unknowns' indices and weights, the six u^ and eight f^ it reads, the tets' indices
-  // and weights, and its transforms read and written.
+  // and weights, and its transforms read and written; the step's phasors once.
   std::int64_t bytes_per_step() const override;
 
   void reset(Context const&) override
@@ -110,6 +124,7 @@ private:
   Kokkos::View<Index* [2], memory_space> tets_;
   Kokkos::View<Real* [24], memory_space> tet_weights_;
   Kokkos::View<Real*, memory_space> angular_frequencies_;
+  Kokkos::View<Real* [4], memory_space> phasors_;
   Kokkos::View<Real**, Kokkos::LayoutRight, memory_space> transforms_;
   std::vector<double> incident_; // Re, Im per frequency: the plane wave's e at its origin, transformed
 };
@@ -119,6 +134,7 @@ FarField<ExecutionSpace, TetLayout>::FarField(FarFieldStencil stencil)
     : stencil_(std::move(stencil)),
       unknowns_(kernels::upload_rows<decltype(unknowns_)>("dgatd::far_field_unknowns", stencil_.edge_unknowns)),
       tets_(kernels::upload_rows<decltype(tets_)>("dgatd::far_field_tets", stencil_.tets)),
+      phasors_("dgatd::far_field_phasors", stencil_.frequencies.size()),
       transforms_("dgatd::far_field_transforms", stencil_.centroids.size(), 12 * stencil_.frequencies.size()),
       incident_(stencil_.has_incident ? 2 * stencil_.frequencies.size() : 0, 0.0)
 {
@@ -143,18 +159,22 @@ template <class ExecutionSpace, class TetLayout>
 std::int64_t FarField<ExecutionSpace, TetLayout>::bytes_per_step() const
 {
   auto const faces = static_cast<std::int64_t>(stencil_.centroids.size());
-  return faces * (static_cast<std::int64_t>(8 * sizeof(Index)) + (9 + 24 + 6 + 8) * sizeof(Real) +
-                  2 * static_cast<std::int64_t>(transforms_.extent(1)) * sizeof(Real));
+  // The step's phasors, written once and read from cache by every face, count once each way.
+  auto const phasors = 2 * static_cast<std::int64_t>(phasors_.size() * sizeof(Real));
+  return phasors + faces * (static_cast<std::int64_t>(8 * sizeof(Index)) + (9 + 24 + 6 + 8) * sizeof(Real) +
+                            2 * static_cast<std::int64_t>(transforms_.extent(1)) * sizeof(Real));
 }
 
 template <class ExecutionSpace, class TetLayout>
 void FarField<ExecutionSpace, TetLayout>::end_step(Context const& c)
 {
   double const step = static_cast<double>(c.step);
+  kernels::for_each(
+      "dgatd::far_field_phasors", c.space, phasors_.extent(0),
+      FarFieldPhasors<memory_space>{angular_frequencies_, phasors_, (step + 1) * c.dt, (step + 0.5) * c.dt, c.dt});
   kernels::for_each("dgatd::far_field", c.space, transforms_.extent(0),
-                    FarFieldAccumulate<TetLayout, memory_space>{
-                        unknowns_, edge_weights_, tets_, tet_weights_, angular_frequencies_, c.fields.u, c.fields.f,
-                        transforms_, (step + 1) * c.dt, (step + 0.5) * c.dt, c.dt});
+                    FarFieldAccumulate<TetLayout, memory_space>{unknowns_, edge_weights_, tets_, tet_weights_, phasors_,
+                                                                c.fields.u, c.fields.f, transforms_});
   if (incident_.empty()) return;
   double const time = (step + 1) * c.dt;
   double const value = stencil_.incident_waveform.amplitude * stencil_.incident_waveform.value(time) * c.dt;
