@@ -39,7 +39,7 @@ int run_far_field(FarFieldOptions const& options)
                 rcs ? "the scattered field of the run's plane wave" : "what radiates inside it");
     // Optical runs (a particle lit at hundreds of THz) read in THz and vacuum wavelengths.
     bool optical = false;
-    for (auto const& p : patterns) optical = optical || p.frequency >= 1e13;
+    for (auto const& p : patterns) optical = optical || p.frequency >= kOpticalFrequency;
     std::printf("  %s  far field / flux  D max (dBi) at theta, phi (deg)%s%s\n",
                 optical ? "f (THz)  lambda (nm)" : "f (GHz)",
                 rcs ? "   backscatter RCS (m^2, dBsm)   cross sections (m^2): scattering, extinction, absorption" : "",

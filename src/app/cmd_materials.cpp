@@ -15,11 +15,11 @@
 namespace dgatd::app {
 namespace {
 
-// A frequency as users of its band name it: a vacuum wavelength in nm above 10 THz, else GHz.
+// A frequency as users of its band name it: an optical one by its vacuum wavelength in nm, else GHz.
 std::string band_name(double f)
 {
   char text[32];
-  if (f >= 1e13)
+  if (f >= kOpticalFrequency)
     std::snprintf(text, sizeof text, "%.0f nm", 1e9 * dga::speed_of_light / f);
   else
     std::snprintf(text, sizeof text, "%.3g GHz", f / 1e9);

@@ -14,6 +14,9 @@ namespace dgatd::app {
 
 using Action = std::function<int()>;
 
+// From 10 THz up a frequency is optical: the commands show it in THz beside its vacuum wavelength in nm.
+inline constexpr double kOpticalFrequency = 1e13;
+
 // The ranks of an MPI run (`mpirun -n N dgatd run ...`, an MPI build); nullptr in one process.
 std::shared_ptr<parallel::Communicator> const& world();
 
