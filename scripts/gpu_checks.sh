@@ -7,12 +7,14 @@
 # cylinder resonator example with its peaks, in double and single. Runs from the bundle of
 # scripts/pack_cuda_bundle.sh; writes the log and the bench JSON files to OUT_DIR. quick leaves out
 # the 3.1 M-tet cylinder and the file's order; tests runs the Cuda test executables alone (about a
-# minute and a half), for a lease that checks correctness first.
+# minute and a half), for a lease that checks correctness first; terms runs them and then the benches
+# of the terms added since (about 4 minutes): a Drude-Lorentz box against vacuum, the strip dipole's
+# local steps against its global step, and the sphere's far field at 15 frequencies.
 #
-#   scripts/gpu_checks.sh BUNDLE.tar.xz OUT_DIR [quick|tests]
+#   scripts/gpu_checks.sh BUNDLE.tar.xz OUT_DIR [quick|tests|terms]
 set -u
-[ $# -eq 2 ] || { [ $# -eq 3 ] && { [ "$3" = quick ] || [ "$3" = tests ]; }; } ||
-  { echo "usage: scripts/gpu_checks.sh BUNDLE.tar.xz OUT_DIR [quick|tests]" >&2; exit 2; }
+[ $# -eq 2 ] || { [ $# -eq 3 ] && { [ "$3" = quick ] || [ "$3" = tests ] || [ "$3" = terms ]; }; } ||
+  { echo "usage: scripts/gpu_checks.sh BUNDLE.tar.xz OUT_DIR [quick|tests|terms]" >&2; exit 2; }
 quick="${3:-}"
 orderings=none,hilbert
 [ -n "$quick" ] && orderings=hilbert
@@ -42,6 +44,23 @@ stamp tests
 [ "$quick" = tests ] && exit 0
 work="$(mktemp -d)"
 cd "$work"
+if [ "$quick" = terms ]; then
+  timeout 300 "$bin/dgatd" bench --config "$repo/perf/configs/drude_lorentz_box.toml" \
+    --config "$repo/perf/configs/vacuum_box.toml" --precision double --reps 10 --json "$out/bench_dispersive.json"
+  echo "bench dispersive status $?"
+  stamp "bench dispersive"
+  cp "$repo"/inputs/strip_dipole.geo "$repo"/inputs/strip_dipole.toml .
+  sed -i 's/^\[time\]$/[time]\nlocal_steps = "auto"/' strip_dipole.toml
+  timeout 300 "$bin/dgatd" bench --config strip_dipole.toml --precision double --json "$out/bench_local_steps.json"
+  echo "bench local steps status $?"
+  stamp "bench local steps"
+  frequencies="$(seq -s ', ' 500e6 30e6 920e6)"
+  sed "s/^frequencies = .*/frequencies = [$frequencies]/" "$repo/inputs/sphere_rcs.toml" >far_field.toml
+  timeout 200 "$bin/dgatd" bench --config far_field.toml --reps 5 --json "$out/bench_far_field.json"
+  echo "bench far field status $?"
+  stamp done
+  exit 0
+fi
 mesh_and_bench() { # h, name
   timeout 120 "$bin/dgatd" mesh cylinder --radius 1 --height 0.5 --h "$1" -o "$2.msh" | tail -1
   timeout 200 "$bin/dgatd" bench --mesh "$2.msh" --ordering "$orderings" --layouts default --reps 9 \

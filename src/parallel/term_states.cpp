@@ -17,6 +17,12 @@ TermStatesOverRanks::TermStatesOverRanks(Communicator const& communicator, PartT
       // As the ranks with the term's tets see the rows: a part without any holds the empty term,
       // whose rows may be narrower.
       segment.width = static_cast<std::size_t>(communicator.max(static_cast<std::int64_t>(rows.width)));
+      if (rows.whole_rows > 0) {
+        segment.whole = static_cast<std::size_t>(rows.whole_rows);
+        segment.place = rows.places;
+        segment.owned.assign(rows.places.size(), 1);
+        continue;
+      }
       bool const by_vertex = communicator.max(rows.by_vertex ? 1 : 0) > 0;
       if (communicator.max(static_cast<std::int64_t>(rows.tets.size())) == 0) continue;
       std::vector<double> counted(static_cast<std::size_t>(tets.whole), 0.0);
@@ -43,11 +49,17 @@ void TermStatesOverRanks::check(std::vector<TermStateLayout> const& layouts) con
   if (layouts.size() != places_.size())
     throw std::logic_error("a term was added to a run over ranks after it was distributed");
   for (std::size_t k = 0; k < layouts.size(); ++k) {
-    if (places_[k].empty()) continue;
     std::size_t covered = 0;
     for (auto const& segment : places_[k]) covered += segment.place.size() * segment.width;
-    if (covered != layouts[k].size) throw std::logic_error("a term's rows over tets do not cover its state");
+    if (covered > layouts[k].size) throw std::logic_error("a term's rows are more than its state");
   }
+}
+
+std::size_t TermStatesOverRanks::shared_size(std::size_t k, std::vector<TermStateLayout> const& layouts) const
+{
+  std::size_t covered = 0;
+  for (auto const& segment : places_[k]) covered += segment.place.size() * segment.width;
+  return layouts[k].size - covered;
 }
 
 std::size_t TermStatesOverRanks::whole_size(std::vector<TermStateLayout> const& layouts) const
@@ -55,8 +67,8 @@ std::size_t TermStatesOverRanks::whole_size(std::vector<TermStateLayout> const& 
   check(layouts);
   std::size_t size = 0;
   for (std::size_t k = 0; k < layouts.size(); ++k) {
-    if (places_[k].empty()) size += layouts[k].size;
     for (auto const& segment : places_[k]) size += segment.whole * segment.width;
+    size += shared_size(k, layouts);
   }
   return size;
 }
@@ -68,11 +80,6 @@ std::vector<double> TermStatesOverRanks::gather(Communicator const& communicator
   std::vector<double> whole;
   auto next = part.begin();
   for (std::size_t k = 0; k < layouts.size(); ++k) {
-    if (places_[k].empty()) {
-      auto const size = static_cast<std::ptrdiff_t>(layouts[k].size);
-      whole.insert(whole.end(), next, next + size);
-      next += size;
-    }
     for (auto const& segment : places_[k]) {
       auto const size = static_cast<std::ptrdiff_t>(segment.place.size() * segment.width);
       auto const rows = gather_owned(communicator, std::vector<double>(next, next + size), segment.place, segment.owned,
@@ -80,6 +87,9 @@ std::vector<double> TermStatesOverRanks::gather(Communicator const& communicator
       whole.insert(whole.end(), rows.begin(), rows.end());
       next += size;
     }
+    auto const shared = static_cast<std::ptrdiff_t>(shared_size(k, layouts));
+    whole.insert(whole.end(), next, next + shared);
+    next += shared;
   }
   if (communicator.rank() != 0) whole.clear();
   return whole;
@@ -102,15 +112,15 @@ std::vector<double> TermStatesOverRanks::scatter(Communicator const& communicato
     return numbers;
   };
   for (std::size_t k = 0; k < layouts.size(); ++k) {
-    // A term without state (a source) may be on some ranks only.
-    if (places_[k].empty() && layouts[k].size > 0) {
-      auto same = slice(layouts[k].size);
-      broadcast_numbers(communicator, same, 0);
-      part.insert(part.end(), same.begin(), same.end());
-    }
     for (auto const& segment : places_[k]) {
       auto const rows = from_root(communicator, slice(segment.whole * segment.width), segment.place, 0, segment.width);
       part.insert(part.end(), rows.begin(), rows.end());
+    }
+    // A term without state (a source) may be on some ranks only.
+    if (auto const shared = shared_size(k, layouts); shared > 0) {
+      auto same = slice(shared);
+      broadcast_numbers(communicator, same, 0);
+      part.insert(part.end(), same.begin(), same.end());
     }
   }
   return part;

@@ -311,6 +311,8 @@ std::unique_ptr<Placement> Simulation::Impl::place_over_ranks(mesh::Mesh* given_
       probe_tets.push_back(tet);
       if (parallel::tet_owner(whole.mesh, owner, tet) == rank) add_probe_tets(whole.topology, tet, extra);
     }
+    auto const far_field_tets = far_field_extra_tets(config, whole, owner, rank);
+    extra.insert(extra.end(), far_field_tets.begin(), far_field_tets.end());
     auto part = parallel::make_mesh_part(whole.mesh, owner, rank, ranks, extra);
     problem = make_part_problem(whole, part);
     placement = part_of_whole_placement(problem, whole, std::move(part), std::move(probe_tets), *communicator);
@@ -357,6 +359,10 @@ std::unique_ptr<Placement> Simulation::Impl::place_from_parts(std::unique_ptr<io
     layers = layers_over_ranks(
         config, placement->stored_view(), parts->regions,
         {*communicator, placement->owns_stored_tet(), placement->stored().global_tet, placement->stored_face_global()});
+  });
+  together([&] {
+    auto const far_field_tets = placement->place_far_fields();
+    extra.insert(extra.end(), far_field_tets.begin(), far_field_tets.end());
   });
 
   parallel::MeshPart part;

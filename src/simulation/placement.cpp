@@ -5,7 +5,9 @@
 #include "dgatd/solver/stencils.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
+#include <optional>
 #include <utility>
 
 namespace dgatd::simulation {
@@ -89,11 +91,57 @@ public:
     return total;
   }
 
+  solver::FarFieldSides far_field_sides(int tag, std::string const& name) const override
+  {
+    auto const whole_sides = solver::far_field_sides(whole_.view(), whole_.materials, tag, name);
+    std::vector<std::pair<Index, Index>> local_face; // global, local
+    for (std::size_t f = 0; f < face_global().size(); ++f)
+      local_face.emplace_back(face_global()[f], static_cast<Index>(f));
+    std::sort(local_face.begin(), local_face.end());
+    solver::FarFieldSides sides;
+    sides.eps = whole_sides.eps;
+    sides.mu = whole_sides.mu;
+    sides.whole_faces = whole_sides.whole_faces;
+    for (std::size_t k = 0; k < whole_sides.faces.size(); ++k) {
+      Index const inside = part()->local_tet(whole_sides.inside[k]);
+      if (inside < 0 || !part()->owns_tet[inside]) continue;
+      auto const it =
+          std::lower_bound(local_face.begin(), local_face.end(), std::pair{whole_sides.faces[k], Index(-1)});
+      if (it == local_face.end() || it->first != whole_sides.faces[k])
+        throw std::logic_error("a part lacks a far-field face of a tet it owns");
+      sides.faces.push_back(it->second);
+      sides.inside.push_back(inside);
+      sides.places.push_back(whole_sides.places[k]);
+    }
+    return sides;
+  }
+
 private:
   Problem const& whole_;
 };
 
 } // namespace
+
+solver::FarFieldSides Placement::far_field_sides(int tag, std::string const& name) const
+{
+  return solver::far_field_sides(problem_.view(), problem_.materials, tag, name);
+}
+
+std::vector<Index> far_field_extra_tets(io::Config const& config, Problem const& whole, std::vector<int> const& owner,
+                                        int rank)
+{
+  std::vector<Index> extra;
+  for (auto const& far_field : config.farfields) {
+    int const tag = simulation::surface_tag(whole.mesh, far_field.surface, config.where(far_field.line));
+    auto const sides = solver::far_field_sides(whole.view(), whole.materials, tag, far_field.surface);
+    for (std::size_t k = 0; k < sides.faces.size(); ++k) {
+      if (parallel::tet_owner(whole.mesh, owner, sides.inside[k]) != rank) continue;
+      for (Index t : whole.topology.face_tets[sides.faces[k]])
+        if (t != sides.inside[k]) extra.push_back(t);
+    }
+  }
+  return extra;
+}
 
 int Placement::surface_tag(std::string const& name, std::string const& where) const
 {
@@ -217,6 +265,207 @@ TotalField PartFromDiskPlacement::total_field(std::vector<int> const& tags, solv
   total.surface = solver::tfsf_surface(problem_.view(), problem_.materials, problem_.face_kinds, total.tets,
                                        total.vertices, spec, &ranks);
   return total;
+}
+
+// The regions apart from a far-field surface over the stored parts, as far_field_sides finds them on
+// the whole mesh: each stored tet's region is named by the lowest global tet in it, found by joining
+// the tets across faces off the surface within each part, and then, round after round until no name
+// changes, each reserve tet's name with its owner's.
+std::vector<Index> PartFromDiskPlacement::place_far_fields()
+{
+  auto const& topology = stored_topology_;
+  auto const& communicator = *communicator_;
+  auto const ranks = static_cast<std::size_t>(communicator.size());
+  std::vector<Index> extra;
+  for (auto const& far_field : config_.farfields) {
+    auto const& name = far_field.surface;
+    int const tag = simulation::surface_tag(stored_.mesh, name, config_.where(far_field.line));
+    std::optional<std::pair<std::string, std::string>> error; // thrown once every collective is done
+    auto fail = [&](std::string const& problem, std::string const& remedy) {
+      if (!error) error = {problem, remedy};
+    };
+
+    std::vector<Index> root(topology.num_tets());
+    std::iota(root.begin(), root.end(), Index(0));
+    auto find = [&](Index t) {
+      while (root[t] != t) t = root[t] = root[root[t]];
+      return t;
+    };
+    std::vector<double> box{1e300, 1e300, 1e300, 1e300, 1e300, 1e300}; // low, then minus high
+    for (Index f = 0; f < topology.num_faces(); ++f) {
+      auto const [t0, t1] = topology.face_tets[f];
+      if (topology.face_tag[f] != tag) {
+        if (t1 >= 0) root[find(t0)] = find(t1);
+        continue;
+      }
+      for (Index v : topology.face_vertices[f])
+        for (int c = 0; c < 3; ++c) {
+          box[c] = std::min(box[c], stored_.mesh.points[v][c]);
+          box[3 + c] = std::min(box[3 + c], -stored_.mesh.points[v][c]);
+        }
+    }
+    auto const boxes = parallel::all_gathered(communicator, box);
+    for (std::size_t k = 6; k < boxes.size(); ++k) box[k % 6] = std::min(box[k % 6], boxes[k]);
+    for (int c = 0; c < 6; ++c) box[c] = std::min(box[c], boxes[c]);
+
+    std::vector<Index> label(topology.num_tets(), std::numeric_limits<Index>::max());
+    for (Index t = 0; t < topology.num_tets(); ++t) label[find(t)] = std::min(label[find(t)], stored_.global_tet[t]);
+    // A reserve tet's name goes to its owner, and the owner's back.
+    std::vector<std::vector<Index>> reserve_of(ranks);
+    for (Index t = 0; t < topology.num_tets(); ++t)
+      if (!owns_stored_tet_[t])
+        reserve_of[static_cast<std::size_t>(parallel::tet_owner(stored_.mesh, stored_.vertex_owner, t))].push_back(t);
+    std::vector<std::vector<std::int64_t>> asks(ranks);
+    for (std::size_t r = 0; r < ranks; ++r)
+      for (Index t : reserve_of[r]) asks[r].push_back(stored_.global_tet[t]);
+    auto const asked = communicator.all_to_all(asks);
+    std::vector<std::vector<Index>> owned_asked(ranks);
+    for (std::size_t r = 0; r < ranks; ++r)
+      for (std::int64_t global : asked[r]) {
+        auto const it = std::lower_bound(stored_.global_tet.begin(), stored_.global_tet.end(), global);
+        if (it == stored_.global_tet.end() || *it != global)
+          throw std::logic_error("a rank holds in reserve a tet that its owner's part lacks");
+        owned_asked[r].push_back(static_cast<Index>(it - stored_.global_tet.begin()));
+      }
+    for (bool changed = true; changed;) {
+      bool lowered = false;
+      auto lower = [&](Index t, std::int64_t name_elsewhere) {
+        Index const r = find(t);
+        if (name_elsewhere < label[r]) {
+          label[r] = static_cast<Index>(name_elsewhere);
+          lowered = true;
+        }
+      };
+      std::vector<std::vector<std::int64_t>> names(ranks);
+      for (std::size_t r = 0; r < ranks; ++r)
+        for (Index t : reserve_of[r]) names[r].push_back(label[find(t)]);
+      auto const received = communicator.all_to_all(names);
+      for (std::size_t r = 0; r < ranks; ++r)
+        for (std::size_t k = 0; k < received[r].size(); ++k) lower(owned_asked[r][k], received[r][k]);
+      for (std::size_t r = 0; r < ranks; ++r) {
+        names[r].clear();
+        for (Index t : owned_asked[r]) names[r].push_back(label[find(t)]);
+      }
+      auto const answers = communicator.all_to_all(names);
+      for (std::size_t r = 0; r < ranks; ++r)
+        for (std::size_t k = 0; k < answers[r].size(); ++k) lower(reserve_of[r][k], answers[r][k]);
+      changed = communicator.max(lowered ? 1 : 0) > 0;
+    }
+
+    // The outside: the regions with tets beyond the box.
+    std::vector<std::int64_t> beyond_here;
+    for (Index t = 0; t < topology.num_tets(); ++t) {
+      auto const& b = stored_geometry_.tet_barycentre[t];
+      for (int c = 0; c < 3; ++c)
+        if (b[c] < box[c] || b[c] > -box[3 + c]) beyond_here.push_back(label[find(t)]);
+    }
+    std::sort(beyond_here.begin(), beyond_here.end());
+    beyond_here.erase(std::unique(beyond_here.begin(), beyond_here.end()), beyond_here.end());
+    auto beyond = parallel::all_gathered(communicator, beyond_here);
+    std::sort(beyond.begin(), beyond.end());
+    auto outside = [&](Index t) { return std::binary_search(beyond.begin(), beyond.end(), label[find(t)]); };
+
+    FarFieldFaces faces;
+    faces.name = name;
+    std::vector<Index> outside_tets;
+    std::int64_t found = 0;
+    for (Index f = 0; f < topology.num_faces(); ++f) {
+      if (topology.face_tag[f] != tag) continue;
+      auto const [t0, t1] = topology.face_tets[f];
+      bool const owned0 = owns_stored_tet_[t0], owned1 = t1 >= 0 && owns_stored_tet_[t1];
+      if (!owned0 && !owned1) continue;
+      ++found;
+      if (t1 < 0) {
+        fail("lies on the boundary of " + stored_.mesh.source,
+             "use a closed surface inside the mesh, around what radiates and in one medium");
+        continue;
+      }
+      if (label[find(t0)] == label[find(t1)] || outside(t0) == outside(t1)) {
+        fail("does not enclose a region of " + stored_.mesh.source + " (a face has the same region on both sides)",
+             "use a closed surface inside the mesh");
+        continue;
+      }
+      Index const inside = outside(t0) ? t1 : t0;
+      if (!owns_stored_tet_[inside]) continue;
+      faces.faces.push_back(stored_face_global_[f]);
+      faces.inside.push_back(stored_.global_tet[inside]);
+      extra.push_back(inside == t0 ? t1 : t0);
+    }
+    if (communicator.max(found) == 0)
+      fail("has no faces in " + stored_.mesh.source, "name a physical surface meshed with the volume");
+    auto whole_surface =
+        parallel::all_gathered(communicator, std::vector<std::int64_t>(faces.faces.begin(), faces.faces.end()));
+    std::sort(whole_surface.begin(), whole_surface.end());
+    faces.whole_faces = static_cast<Index>(whole_surface.size());
+    for (Index f : faces.faces)
+      faces.places.push_back(
+          static_cast<Index>(std::lower_bound(whole_surface.begin(), whole_surface.end(), f) - whole_surface.begin()));
+    far_fields_.push_back(std::move(faces));
+    if (error) throw ModelError(ModelSubject::far_field, name, error->first, error->second);
+  }
+  return extra;
+}
+
+solver::FarFieldSides PartFromDiskPlacement::far_field_sides(int, std::string const& name) const
+{
+  auto const& communicator = *communicator_;
+  auto const entry =
+      std::find_if(far_fields_.begin(), far_fields_.end(), [&](auto const& f) { return f.name == name; });
+  if (entry == far_fields_.end()) throw std::logic_error("a far-field surface was not placed over the parts");
+  std::vector<std::pair<Index, Index>> local_face; // global, local
+  for (std::size_t f = 0; f < face_global().size(); ++f)
+    local_face.emplace_back(face_global()[f], static_cast<Index>(f));
+  std::sort(local_face.begin(), local_face.end());
+  solver::FarFieldSides sides;
+  sides.whole_faces = entry->whole_faces;
+  sides.places = entry->places;
+  for (std::size_t k = 0; k < entry->faces.size(); ++k) {
+    auto const it = std::lower_bound(local_face.begin(), local_face.end(), std::pair{entry->faces[k], Index(-1)});
+    if (it == local_face.end() || it->first != entry->faces[k])
+      throw std::logic_error("a part lacks a far-field face of a tet it owns");
+    sides.faces.push_back(it->second);
+    sides.inside.push_back(part()->local_tet(entry->inside[k]));
+  }
+  // The medium is the first face's (place 0), as in one process.
+  std::vector<double> first{1e300, 0, 0};
+  for (std::size_t k = 0; k < sides.faces.size(); ++k)
+    if (sides.places[k] == 0) {
+      Index const t = problem_.topology.face_tets[sides.faces[k]][0];
+      first = {0, problem_.materials.eps[t], problem_.materials.mu[t]};
+    }
+  auto const firsts = parallel::all_gathered(communicator, first);
+  for (std::size_t k = 0; k < firsts.size(); k += 3)
+    if (firsts[k] == 0) {
+      sides.eps = firsts[k + 1];
+      sides.mu = firsts[k + 2];
+    }
+  std::string problem, remedy;
+  auto const& materials = problem_.materials;
+  for (Index f : sides.faces)
+    for (Index t : problem_.topology.face_tets[f]) {
+      if (!problem.empty()) break;
+      if (std::abs(materials.eps[t] - sides.eps) > 1e-12 * sides.eps ||
+          std::abs(materials.mu[t] - sides.mu) > 1e-12 * sides.mu) {
+        problem = "crosses materials (eps_r " + format_number(sides.eps / dga::eps0) + " and " +
+                  format_number(materials.eps[t] / dga::eps0) + ")";
+        remedy = "put the surface in one material, around everything that scatters or radiates";
+      } else if ((!materials.sigma.empty() && materials.sigma[t] > 0) || materials.stretching.stretches(t) ||
+                 materials.disperses(t)) {
+        problem = "touches a lossy or dispersive material or a matched layer";
+        remedy = "keep the surface a cell away from them";
+      }
+    }
+  // Every rank throws the error one found, so that none waits in a collective after it.
+  auto const failing = communicator.max(problem.empty() ? -1 : communicator.rank());
+  if (failing >= 0) {
+    std::string const both = problem + '\n' + remedy;
+    std::vector<char> bytes(both.begin(), both.end());
+    communicator.broadcast(bytes, static_cast<int>(failing));
+    std::string const told(bytes.begin(), bytes.end());
+    auto const split = told.find('\n');
+    throw ModelError(ModelSubject::far_field, name, told.substr(0, split), told.substr(split + 1));
+  }
+  return sides;
 }
 
 } // namespace dgatd::simulation

@@ -10,6 +10,7 @@
 #include "dgatd/parallel/decomposition.hpp"
 #include "dgatd/simulation/part_files.hpp"
 #include "dgatd/simulation/problem.hpp"
+#include "dgatd/solver/far_field_stencil.hpp"
 #include "dgatd/solver/plane_wave_stencil.hpp"
 
 #include <memory>
@@ -61,6 +62,9 @@ public:
   virtual std::shared_ptr<Problem const> around_surface(int tag) const = 0;
   // The total field of a plane wave into the volumes tags; collective.
   virtual TotalField total_field(std::vector<int> const& tags, solver::PlaneWaveSpec const& spec) const = 0;
+  // The faces of the far-field surface tag (called name) whose transforms are computed here, in the
+  // problem's numbering: over ranks those whose inside tet this rank owns. Collective.
+  virtual solver::FarFieldSides far_field_sides(int tag, std::string const& name) const;
   // The largest value over the ranks; collective.
   double largest(double value) const;
 
@@ -115,8 +119,19 @@ public:
   bool steps_edge_nearest(Vec3 const& x) const override;
   std::shared_ptr<Problem const> around_surface(int tag) const override;
   TotalField total_field(std::vector<int> const& tags, solver::PlaneWaveSpec const& spec) const override;
+  // Finds over the ranks, in the stored parts, the faces of each [[farfield]] surface whose inside tet
+  // this rank owns; returns the stored tets outside them, which this rank then steps too. Collective.
+  std::vector<Index> place_far_fields();
+  solver::FarFieldSides far_field_sides(int tag, std::string const& name) const override;
 
 private:
+  // A far-field surface's faces that this rank computes, in the whole mesh's numbering.
+  struct FarFieldFaces {
+    std::string name;
+    std::vector<Index> faces, inside, places;
+    Index whole_faces = 0;
+  };
+
   io::Config const& config_;
   PartsManifest const& manifest_;
   StoredPart stored_;
@@ -124,7 +139,13 @@ private:
   mesh::Geometry stored_geometry_;
   std::vector<char> owns_stored_tet_;
   std::vector<Index> stored_edge_global_, stored_face_global_;
+  std::vector<FarFieldFaces> far_fields_;
 };
+
+// The tets a rank steps besides its own for the far-field surfaces of config (each face's outside
+// tet, where the rank owns the inside one), found in whole, split over ranks by owner (vertex_owners).
+std::vector<Index> far_field_extra_tets(io::Config const& config, Problem const& whole, std::vector<int> const& owner,
+                                        int rank);
 
 // Per block of problem, whether part owns its vertex.
 std::vector<char> owned_blocks(Problem const& problem, parallel::MeshPart const& part);

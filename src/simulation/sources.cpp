@@ -134,8 +134,9 @@ void Simulation::Impl::add_far_fields(Placement const& placement)
   for (auto const& far_field : config.farfields) {
     std::string const where = config.where(far_field.line);
     int const tag = placement.surface_tag(far_field.surface, where);
-    auto stencil = solver::far_field_stencil(problem.view(), problem.operators, problem.materials, tag,
-                                             far_field.surface, far_field.frequencies);
+    auto stencil =
+        solver::far_field_stencil(problem.view(), problem.operators, placement.far_field_sides(tag, far_field.surface),
+                                  far_field.surface, far_field.frequencies);
     if (plane_waves == 1) {
       stencil.has_incident = true;
       stencil.incident_direction = plane_wave->direction;

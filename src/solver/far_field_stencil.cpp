@@ -62,9 +62,8 @@ Index edge_between(mesh::Topology const& topology, Index t, Index a, Index b)
 
 } // namespace
 
-FarFieldStencil far_field_stencil(mesh::MeshView const& m, dga::HostOperators const& ops,
-                                  dga::Materials const& materials, int surface_tag, std::string const& name,
-                                  std::vector<double> const& frequencies)
+FarFieldSides far_field_sides(mesh::MeshView const& m, dga::Materials const& materials, int surface_tag,
+                              std::string const& name)
 {
   auto const& topology = m.topology;
   auto const& points = m.mesh.points;
@@ -100,29 +99,49 @@ FarFieldStencil far_field_stencil(mesh::MeshView const& m, dga::HostOperators co
       if (b[c] < low[c] || b[c] > high[c]) beyond[region[t]] = 1;
   }
 
-  FarFieldStencil stencil;
-  stencil.name = name;
-  stencil.frequencies = frequencies;
-  stencil.eps = materials.eps[topology.face_tets[faces[0]][0]];
-  stencil.mu = materials.mu[topology.face_tets[faces[0]][0]];
+  FarFieldSides sides;
+  sides.eps = materials.eps[topology.face_tets[faces[0]][0]];
+  sides.mu = materials.mu[topology.face_tets[faces[0]][0]];
   for (Index f : faces) {
     auto const [t0, t1] = topology.face_tets[f];
     bool const outside0 = beyond[region[t0]], outside1 = beyond[region[t1]];
     if (region[t0] == region[t1] || outside0 == outside1)
       fail("does not enclose a region of " + m.mesh.source + " (a face has the same region on both sides)",
            "use a closed surface inside the mesh");
-    Index const inside = outside0 ? t1 : t0, outside = outside0 ? t0 : t1;
     for (Index t : {t0, t1}) {
-      if (std::abs(materials.eps[t] - stencil.eps) > 1e-12 * stencil.eps ||
-          std::abs(materials.mu[t] - stencil.mu) > 1e-12 * stencil.mu)
-        fail("crosses materials (eps_r " + format_number(stencil.eps / dga::eps0) + " and " +
+      if (std::abs(materials.eps[t] - sides.eps) > 1e-12 * sides.eps ||
+          std::abs(materials.mu[t] - sides.mu) > 1e-12 * sides.mu)
+        fail("crosses materials (eps_r " + format_number(sides.eps / dga::eps0) + " and " +
                  format_number(materials.eps[t] / dga::eps0) + ")",
              "put the surface in one material, around everything that scatters or radiates");
       if ((!materials.sigma.empty() && materials.sigma[t] > 0) || materials.stretching.stretches(t) ||
           materials.disperses(t))
         fail("touches a lossy or dispersive material or a matched layer", "keep the surface a cell away from them");
     }
+    sides.places.push_back(static_cast<Index>(sides.faces.size()));
+    sides.faces.push_back(f);
+    sides.inside.push_back(outside0 ? t1 : t0);
+  }
+  sides.whole_faces = static_cast<Index>(sides.faces.size());
+  return sides;
+}
 
+FarFieldStencil far_field_stencil(mesh::MeshView const& m, dga::HostOperators const& ops, FarFieldSides const& sides,
+                                  std::string const& name, std::vector<double> const& frequencies)
+{
+  auto const& topology = m.topology;
+  auto const& points = m.mesh.points;
+  FarFieldStencil stencil;
+  stencil.name = name;
+  stencil.frequencies = frequencies;
+  stencil.eps = sides.eps;
+  stencil.mu = sides.mu;
+  stencil.places = sides.places;
+  stencil.whole_faces = sides.whole_faces;
+  for (std::size_t k = 0; k < sides.faces.size(); ++k) {
+    Index const f = sides.faces[k];
+    auto const [t0, t1] = topology.face_tets[f];
+    Index const inside = sides.inside[k], outside = inside == t0 ? t1 : t0;
     auto const& v = topology.face_vertices[f];
     Vec3 const& pa = points[v[0]];
     Vec3 const& pb = points[v[1]];

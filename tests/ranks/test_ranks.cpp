@@ -48,6 +48,9 @@ struct Record {
   std::vector<double> snapshots; // per snapshot, per tet: e then h
   std::vector<double> ports;     // per matched port: its incident then its total modal voltages
   std::vector<double> series;    // per capability's series (/series/NAME), its values
+  // per far-field surface: its faces' centroids, normals and areas, then its transforms (e then h, real
+  // and imaginary parts) and the incident wave's
+  std::vector<double> far_fields;
   bool complete = false;
 };
 
@@ -73,6 +76,19 @@ public:
   void write_series(dgatd::solver::TimeSeries const& series, double) override
   {
     record_->series.insert(record_->series.end(), series.values.begin(), series.values.end());
+  }
+  void write_far_field(dgatd::solver::FarFieldRecord const& far_field) override
+  {
+    auto& out = record_->far_fields;
+    for (std::size_t k = 0; k < far_field.areas.size(); ++k) {
+      out.insert(out.end(), far_field.centroids[k].begin(), far_field.centroids[k].end());
+      out.insert(out.end(), far_field.normals[k].begin(), far_field.normals[k].end());
+      out.push_back(far_field.areas[k]);
+    }
+    for (auto const* field : {&far_field.e, &far_field.h})
+      for (auto const& value : *field)
+        for (auto const& component : value) out.insert(out.end(), {component.real(), component.imag()});
+    for (auto const& value : far_field.incident) out.insert(out.end(), {value.real(), value.imag()});
   }
   void close(bool complete) override { record_->complete = complete; }
   std::string description() const override { return "memory"; }
@@ -159,6 +175,7 @@ void expect_same_outcome(Outcome const& over_ranks, Outcome const& alone, bool b
   expect_agree(over_ranks.record.energy, alone.record.energy, false, "energy");
   expect_agree(over_ranks.record.ports, alone.record.ports, false, "ports' modal voltages");
   expect_agree(over_ranks.record.series, alone.record.series, false, "capabilities' series");
+  expect_agree(over_ranks.record.far_fields, alone.record.far_fields, bit_for_bit, "far fields");
 }
 
 void expect_same_run(std::string const& text, bool bit_for_bit = true)
@@ -386,6 +403,8 @@ void expect_checkpoint_continues(std::string text, bool bit_for_bit = true)
   ASSERT_TRUE(all.record.complete);
   expect_agree(one.record.probes, tail, bit_for_bit, "restarted on rank 0 alone");
   expect_agree(all.record.probes, tail, bit_for_bit, "restarted over every rank");
+  expect_agree(one.record.far_fields, alone.record.far_fields, bit_for_bit, "far fields restarted on rank 0 alone");
+  expect_agree(all.record.far_fields, alone.record.far_fields, bit_for_bit, "far fields restarted over every rank");
 }
 
 TEST(Ranks, CheckpointOfTwoRanksContinuesOnOtherRankCounts)
@@ -423,6 +442,36 @@ TEST(Ranks, CheckpointOfAPlaneWaveContinuesOnOtherRankCounts)
 {
   expect_checkpoint_continues(
       replaced(plane_wave_box(), "snapshot_every = 10", "snapshot_every = 0\ncheckpoint_every = 100"));
+}
+
+// The radar cross section's run (inputs/sphere_rcs.toml) on 21.7 k tets: a PEC sphere lit by a plane
+// wave, the far-field cube's faces split over the parts, each computed by the owner of its inside tet.
+std::string sphere_rcs()
+{
+  auto text = input("sphere_rcs.toml");
+  text = replaced(text, "h = 0.02 ", "h = 0.04 ");
+  text = replaced(text, "pml = 0.1 ", "pml = 0.08 ");
+  text = replaced(text, "t_end = 14e-9", "steps = 150\ndt = \"auto\"");
+  return text + "[[probe]]\nname = \"behind\"\nposition = [0.22, 0.22, 0.34]\n";
+}
+
+// Far-field transforms and the incident wave's, bit for bit.
+TEST(Ranks, SphereRcsFarFieldAsOneProcess)
+{
+  auto const text = sphere_rcs();
+  Outcome alone;
+  if (world->rank() == 0) alone = run(text, nullptr);
+  auto const over_ranks = run(with_dt(text, alone.plan.dt), world);
+  if (world->rank() != 0) return;
+  ASSERT_GT(alone.record.far_fields.size(), 10000u);
+  expect_same_outcome(over_ranks, alone, true);
+}
+
+// The transforms of a far field restarted from a checkpoint written over two ranks, on one and on every
+// rank, at the end of the run: those of the uninterrupted run, bit for bit.
+TEST(Ranks, CheckpointOfAFarFieldContinuesOnOtherRankCounts)
+{
+  expect_checkpoint_continues(replaced(sphere_rcs(), "[output]\n", "[output]\ncheckpoint_every = 100\n"));
 }
 
 // A guide driven by a prescribed port and ended by a flat matched layer, 2.8 k tets.
@@ -747,6 +796,20 @@ TEST(Ranks, PlaneWaveBoxFromPartsAsOneProcess)
 
 // What cannot be run from a folder of parts stops every rank with one line naming the folder or
 // the item and the fix: parts of another mesh, of another rank count, what no run over ranks takes.
+// The radar cross section's run from parts: which side of each face the far-field cube encloses is
+// found over the parts (regions named across the ranks), as one process finds it on the whole mesh.
+TEST(Ranks, SphereRcsFarFieldFromPartsAsOneProcess)
+{
+  auto const text = sphere_rcs();
+  auto const start = text.find("[mesh]");
+  auto const generate = text.substr(start, text.find("[[pml]]") - start);
+  SharedScratch const shared("ranks_far_field_parts");
+  auto const runs = alone_and_from_parts(text, generate, shared);
+  if (world->rank() != 0) return;
+  ASSERT_GT(runs.alone.record.far_fields.size(), 10000u);
+  expect_same_outcome(runs.from_parts, runs.alone, true);
+}
+
 TEST(Ranks, PartsOfAnotherMeshOrRankCountAreRefusedTogether)
 {
   std::string const generate = "[mesh]\ngenerate = \"box\"\nsize = [1, 1, 1]\nh = 0.4\n";

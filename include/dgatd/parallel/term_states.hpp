@@ -9,24 +9,38 @@
 
 #include <array>
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 namespace dgatd::parallel {
 
 // Rows of a term's state, one per tet. by_vertex: each row is four equal slices, one per vertex of
-// the tet (Ampère's subregions), which the vertex's owner computes.
-struct TetRows {
+// the tet (Ampère's subregions), which the vertex's owner computes. Rows that are not per tet (a
+// far-field surface's faces) give their places instead: each row's place among whole_rows (> 0) in
+// the whole problem's order, every row computed by this rank alone; tets is then empty.
+struct StateRows {
   std::vector<Index> tets;
   std::size_t width = 0;
   bool by_vertex = false;
+  std::vector<Index> places;
+  Index whole_rows = 0;
 };
 
-// A term's state after some steps: its size, and how it lies over the part's tets (segment after
-// segment, width numbers per tet of tets, ascending, covering all of it), or no rows where the
-// state is the same on every rank.
+inline StateRows tet_rows(std::vector<Index> tets, std::size_t width, bool by_vertex = false)
+{
+  StateRows rows;
+  rows.tets = std::move(tets);
+  rows.width = width;
+  rows.by_vertex = by_vertex;
+  return rows;
+}
+
+// A term's state after some steps: its size, and how it lies over the part: segment after segment of
+// rows (width numbers per tet of tets, ascending, or per place), then what is the same on every rank
+// (all of it for a term without rows).
 struct TermStateLayout {
   std::size_t size = 0;
-  std::vector<TetRows> rows;
+  std::vector<StateRows> rows;
 };
 
 // What a part knows of the whole problem's tets, per local tet.
@@ -67,6 +81,8 @@ private:
   };
   // Throws std::logic_error when layouts do not match the terms placed.
   void check(std::vector<TermStateLayout> const& layouts) const;
+  // The numbers of term k's state after its rows: the same on every rank.
+  std::size_t shared_size(std::size_t k, std::vector<TermStateLayout> const& layouts) const;
 
   std::vector<std::vector<SegmentPlace>> places_; // per term
 };

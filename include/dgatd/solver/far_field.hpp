@@ -1,14 +1,19 @@
 #pragma once
-// A near-to-far-field surface as a term of the leapfrog (solver/far_field_stencil.hpp): at the end
-// of every step each face of the surface adds e at t^(n+1) and h at t^(n+1/2), times
-// exp(-i 2 pi f t) dt, to its running Fourier transforms at the surface's frequencies, on the
-// device; no time series is kept. The transforms are the term's state, so a checkpoint carries them.
+// A near-to-far-field surface as a term of the leapfrog (solver/far_field_stencil.hpp): every step
+// each face of the surface adds e at t^(n+1) and h at t^(n+1/2), times exp(-i 2 pi f t) dt, to its
+// running Fourier transforms at the surface's frequencies, on the device; no time series is kept. The
+// transforms are the term's state, so a checkpoint carries them. Over ranks a face is the rank's that
+// owns its inside tet (which also steps the tet outside), its row of the state is placed by the
+// face's place on the whole surface, and the record is gathered on rank 0. h is added at the end of
+// the step; e once u^(n+1) is whole on the part, which over ranks is after the halo exchange: at the
+// next step's after_faraday, or when the core settles the terms before it reads anything.
 
 #include "dgatd/instances.hpp"
 #include "dgatd/kernels/device_operators.hpp"
 #include "dgatd/kernels/small_kernels.hpp"
 #include "dgatd/kernels/upload.hpp"
 #include "dgatd/kokkos_compat.hpp"
+#include "dgatd/parallel/decomposition.hpp"
 #include "dgatd/solver/far_field_stencil.hpp"
 #include "dgatd/solver/term.hpp"
 #include "dgatd/solver/term_recipe.hpp"
@@ -45,34 +50,51 @@ struct FarFieldPhasors {
   }
 };
 
-// Per face k and frequency m, at 12 m of its row: Re e, Im e, Re h, Im h (three each).
-template <class TetLayout, class MemorySpace>
-struct FarFieldAccumulate {
+// Per face k and frequency m, at 12 m of its row: Re e, Im e, Re h, Im h (three each). e at the
+// centroid from the face's edges' circulations, times the phasors at e's time (columns 0, 1).
+template <class MemorySpace>
+struct FarFieldAccumulateE {
   Kokkos::View<Index* [6], MemorySpace> unknowns;
   Kokkos::View<Real* [9], MemorySpace> edge_weights;
-  Kokkos::View<Index* [2], MemorySpace> tets;
-  Kokkos::View<Real* [24], MemorySpace> tet_weights;
   Kokkos::View<Real* [4], MemorySpace> phasors;
   Kokkos::View<Real*, MemorySpace> u;
-  Kokkos::View<Real* [4], TetLayout, MemorySpace> f;
   Kokkos::View<Real**, Kokkos::LayoutRight, MemorySpace> transforms;
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
   {
-    Real e[3] = {0, 0, 0}, h[3] = {0, 0, 0};
+    Real e[3] = {0, 0, 0};
     for (int edge = 0; edge < 3; ++edge) {
       Real const circulation = u(unknowns(k, 2 * edge)) + u(unknowns(k, 2 * edge + 1));
       for (int c = 0; c < 3; ++c) e[c] += circulation * edge_weights(k, 3 * edge + c);
     }
+    for (std::size_t m = 0; m < phasors.extent(0); ++m) {
+      Real const cos_e = phasors(m, 0), sin_e = phasors(m, 1);
+      for (int c = 0; c < 3; ++c) {
+        transforms(k, 12 * m + c) += e[c] * cos_e;
+        transforms(k, 12 * m + 3 + c) -= e[c] * sin_e;
+      }
+    }
+  }
+};
+
+// h on the face from the f^ of its two tets, times the phasors at h's time (columns 2, 3).
+template <class TetLayout, class MemorySpace>
+struct FarFieldAccumulateH {
+  Kokkos::View<Index* [2], MemorySpace> tets;
+  Kokkos::View<Real* [24], MemorySpace> tet_weights;
+  Kokkos::View<Real* [4], MemorySpace> phasors;
+  Kokkos::View<Real* [4], TetLayout, MemorySpace> f;
+  Kokkos::View<Real**, Kokkos::LayoutRight, MemorySpace> transforms;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
+  {
+    Real h[3] = {0, 0, 0};
     for (int side = 0; side < 2; ++side)
       for (int j = 0; j < 4; ++j) {
         Real const value = f(tets(k, side), j);
         for (int c = 0; c < 3; ++c) h[c] += tet_weights(k, 12 * side + 4 * c + j) * value;
       }
     for (std::size_t m = 0; m < phasors.extent(0); ++m) {
-      Real const cos_e = phasors(m, 0), sin_e = phasors(m, 1), cos_h = phasors(m, 2), sin_h = phasors(m, 3);
+      Real const cos_h = phasors(m, 2), sin_h = phasors(m, 3);
       for (int c = 0; c < 3; ++c) {
-        transforms(k, 12 * m + c) += e[c] * cos_e;
-        transforms(k, 12 * m + 3 + c) -= e[c] * sin_e;
         transforms(k, 12 * m + 6 + c) += h[c] * cos_h;
         transforms(k, 12 * m + 9 + c) -= h[c] * sin_h;
       }
@@ -99,9 +121,17 @@ public:
   {
     Kokkos::deep_copy(transforms_, 0.0);
     incident_.assign(incident_.size(), 0.0);
+    e_pending_ = false;
   }
+  void distribute(parallel::Communicator const& communicator, Context const&) override
+  {
+    communicator_ = &communicator;
+  }
+  void settle(Context const& c) override { add_pending_e(c); }
+  void after_faraday(Context const& c) override { add_pending_e(c); }
   void end_step(Context const& c) override;
   std::size_t state_size(std::int64_t) const override { return transforms_.size() + incident_.size(); }
+  // Saved, as anything that reads the fields, after the core settled the terms: nothing is pending.
   void save(std::vector<double>& state) const override
   {
     kernels::append_rows(transforms_, state);
@@ -111,9 +141,20 @@ public:
   {
     kernels::fill_rows(transforms_, state);
     std::copy_n(state + transforms_.size(), incident_.size(), incident_.begin());
+    e_pending_ = false;
+  }
+  // A row per face, at its place on the whole surface; the incident transform is the same on every rank.
+  std::vector<StateRows> state_rows() const override
+  {
+    StateRows rows;
+    rows.width = transforms_.extent(1);
+    rows.places = stencil_.places;
+    rows.whole_rows = stencil_.whole_faces;
+    return {rows};
   }
 
-  // The transforms so far, with the surface's geometry.
+  // The transforms so far, with the surface's geometry; over ranks gathered on rank 0 (collective),
+  // whose record alone is whole.
   FarFieldRecord record() const;
   void add_records(TermRecords& records) const override { records.far_fields.push_back(record()); }
 
@@ -127,6 +168,10 @@ private:
   Kokkos::View<Real* [4], memory_space> phasors_;
   Kokkos::View<Real**, Kokkos::LayoutRight, memory_space> transforms_;
   std::vector<double> incident_; // Re, Im per frequency: the plane wave's e at its origin, transformed
+  bool e_pending_ = false;       // the phasors' e columns wait for u^(n+1) to be whole
+  parallel::Communicator const* communicator_ = nullptr;
+
+  void add_pending_e(Context const& c);
 };
 
 template <class ExecutionSpace, class TetLayout>
@@ -172,9 +217,10 @@ void FarField<ExecutionSpace, TetLayout>::end_step(Context const& c)
   kernels::for_each(
       "dgatd::far_field_phasors", c.space, phasors_.extent(0),
       FarFieldPhasors<memory_space>{angular_frequencies_, phasors_, (step + 1) * c.dt, (step + 0.5) * c.dt, c.dt});
-  kernels::for_each("dgatd::far_field", c.space, transforms_.extent(0),
-                    FarFieldAccumulate<TetLayout, memory_space>{unknowns_, edge_weights_, tets_, tet_weights_, phasors_,
-                                                                c.fields.u, c.fields.f, transforms_});
+  kernels::for_each(
+      "dgatd::far_field_h", c.space, transforms_.extent(0),
+      FarFieldAccumulateH<TetLayout, memory_space>{tets_, tet_weights_, phasors_, c.fields.f, transforms_});
+  e_pending_ = true;
   if (incident_.empty()) return;
   double const time = (step + 1) * c.dt;
   double const value = stencil_.incident_waveform.amplitude * stencil_.incident_waveform.value(time) * c.dt;
@@ -186,6 +232,15 @@ void FarField<ExecutionSpace, TetLayout>::end_step(Context const& c)
 }
 
 template <class ExecutionSpace, class TetLayout>
+void FarField<ExecutionSpace, TetLayout>::add_pending_e(Context const& c)
+{
+  if (!e_pending_) return;
+  e_pending_ = false;
+  kernels::for_each("dgatd::far_field_e", c.space, transforms_.extent(0),
+                    FarFieldAccumulateE<memory_space>{unknowns_, edge_weights_, phasors_, c.fields.u, transforms_});
+}
+
+template <class ExecutionSpace, class TetLayout>
 FarFieldRecord FarField<ExecutionSpace, TetLayout>::record() const
 {
   FarFieldRecord r;
@@ -193,9 +248,6 @@ FarFieldRecord FarField<ExecutionSpace, TetLayout>::record() const
   r.frequencies = stencil_.frequencies;
   r.eps = stencil_.eps;
   r.mu = stencil_.mu;
-  r.centroids = stencil_.centroids;
-  r.normals = stencil_.normals;
-  r.areas = stencil_.areas;
   r.has_incident = stencil_.has_incident;
   r.incident_direction = stencil_.incident_direction;
   r.incident_polarization = stencil_.incident_polarization;
@@ -203,13 +255,32 @@ FarFieldRecord FarField<ExecutionSpace, TetLayout>::record() const
   r.incident_origin = stencil_.incident_origin;
   for (std::size_t m = 0; 2 * m < incident_.size(); ++m) r.incident.push_back({incident_[2 * m], incident_[2 * m + 1]});
   auto const host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), transforms_);
-  std::size_t const faces = host.extent(0);
+  std::vector<double> rows(host.data(), host.data() + host.size()), geometry;
+  for (std::size_t k = 0; k < stencil_.centroids.size(); ++k) {
+    auto const& x = stencil_.centroids[k];
+    auto const& n = stencil_.normals[k];
+    geometry.insert(geometry.end(), {x[0], x[1], x[2], n[0], n[1], n[2], stencil_.areas[k]});
+  }
+  if (communicator_) {
+    std::vector<char> const owned(stencil_.places.size(), 1);
+    auto const whole = static_cast<std::size_t>(stencil_.whole_faces);
+    rows = parallel::gather_owned(*communicator_, rows, stencil_.places, owned, whole, 0, host.extent(1));
+    geometry = parallel::gather_owned(*communicator_, geometry, stencil_.places, owned, whole, 0, 7);
+  }
+  std::size_t const faces = geometry.size() / 7, width = 12 * r.frequencies.size();
+  for (std::size_t k = 0; k < faces; ++k) {
+    double const* g = &geometry[7 * k];
+    r.centroids.push_back({g[0], g[1], g[2]});
+    r.normals.push_back({g[3], g[4], g[5]});
+    r.areas.push_back(g[6]);
+  }
   for (std::size_t m = 0; m < r.frequencies.size(); ++m)
     for (std::size_t k = 0; k < faces; ++k) {
+      double const* row = &rows[width * k + 12 * m];
       std::array<std::complex<double>, 3> e, h;
       for (int c = 0; c < 3; ++c) {
-        e[c] = {host(k, 12 * m + c), host(k, 12 * m + 3 + c)};
-        h[c] = {host(k, 12 * m + 6 + c), host(k, 12 * m + 9 + c)};
+        e[c] = {row[c], row[3 + c]};
+        h[c] = {row[6 + c], row[9 + c]};
       }
       r.e.push_back(e);
       r.h.push_back(h);

@@ -28,6 +28,10 @@ struct FarFieldStencil {
   std::vector<std::array<Vec3, 3>> edge_weights;
   std::vector<std::array<Index, 2>> tets;
   std::vector<std::array<std::array<double, 12>, 2>> tet_weights; // 3 x 4 row-major per side, halves included
+  // Each face's place among the whole surface's faces (the order of a run in one process), of
+  // whole_faces: a rank's part holds the faces whose inside tet it owns.
+  std::vector<Index> places;
+  Index whole_faces = 0;
   std::vector<Vec3> centroids;
   std::vector<Vec3> normals; // unit, out of the enclosed region
   std::vector<double> areas;
@@ -39,11 +43,24 @@ struct FarFieldStencil {
   Waveform incident_waveform;
 };
 
-// The stencil of the physical surface surface_tag (called name). Throws dgatd::ModelError (a
-// far-field surface) when it has no faces, lies on the mesh's boundary, does not enclose a region,
-// or has tets of more than one material, a conductivity or a stretch on either side.
-FarFieldStencil far_field_stencil(mesh::MeshView const& m, dga::HostOperators const& ops,
-                                  dga::Materials const& materials, int surface_tag, std::string const& name,
-                                  std::vector<double> const& frequencies);
+// The faces of a far-field surface and the side of each that the surface encloses, decided on the
+// whole mesh: the outside is the region, apart from the surface, that reaches beyond its bounding box.
+struct FarFieldSides {
+  std::vector<Index> faces;  // ascending
+  std::vector<Index> inside; // per face, its tet on the enclosed side
+  std::vector<Index> places; // per face, its place among whole_faces (see FarFieldStencil)
+  Index whole_faces = 0;
+  double eps = 0, mu = 0; // the medium around the surface
+};
+
+// The sides of the physical surface surface_tag (called name) of m, a whole mesh. Throws
+// dgatd::ModelError (a far-field surface) when it has no faces, lies on the mesh's boundary, does not
+// enclose a region, or has tets of more than one material, a conductivity or a stretch on either side.
+FarFieldSides far_field_sides(mesh::MeshView const& m, dga::Materials const& materials, int surface_tag,
+                              std::string const& name);
+
+// The stencil of the faces of sides (in m's numbering, which may be a part's).
+FarFieldStencil far_field_stencil(mesh::MeshView const& m, dga::HostOperators const& ops, FarFieldSides const& sides,
+                                  std::string const& name, std::vector<double> const& frequencies);
 
 } // namespace dgatd::solver

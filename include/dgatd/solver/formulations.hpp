@@ -111,7 +111,12 @@ public:
     else
       this->leapfrog_.add_term(recipe.make(this->space_));
   }
-  TermRecords records() const override { return this->leapfrog_.terms().records(); }
+  // The terms settle first: a far field adds the last step's e once u is whole.
+  TermRecords records() const override
+  {
+    this->leapfrog_.settle_terms();
+    return this->leapfrog_.terms().records();
+  }
   FormulationState state() const override
   {
     FormulationState s = Base::state();

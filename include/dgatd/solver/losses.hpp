@@ -283,12 +283,12 @@ public:
     write_modal_pieces(c);
   }
   // A dispersive tet's states lie in four slices, one per subregion (kernels::DispersiveTetForce).
-  std::vector<TetRows> state_rows() const override
+  std::vector<StateRows> state_rows() const override
   {
-    return {{lossy_.stretched_tets, psi_.extent(1), true},
-            {lossy_.one_mode.tets, one_mode_.q.extent(1), true},
-            {lossy_.three_modes.tets, three_modes_.q.extent(1), true},
-            {lossy_.dispersive_tets, poles_.extent(1), true}};
+    return {parallel::tet_rows(lossy_.stretched_tets, psi_.extent(1), true),
+            parallel::tet_rows(lossy_.one_mode.tets, one_mode_.q.extent(1), true),
+            parallel::tet_rows(lossy_.three_modes.tets, three_modes_.q.extent(1), true),
+            parallel::tet_rows(lossy_.dispersive_tets, poles_.extent(1), true)};
   }
 
 private:

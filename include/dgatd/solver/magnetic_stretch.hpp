@@ -139,13 +139,14 @@ public:
       state += shift->p.size();
     }
   }
-  std::vector<TetRows> state_rows() const override
+  std::vector<StateRows> state_rows() const override
   {
-    std::vector<TetRows> rows{{layer_.tets, phi_.extent(1)},
-                              {layer_.one_mode.tets, one_mode_.phi.extent(1)},
-                              {layer_.three_modes.tets, three_modes_.phi.extent(1)}};
+    std::vector<StateRows> rows{parallel::tet_rows(layer_.tets, phi_.extent(1)),
+                                parallel::tet_rows(layer_.one_mode.tets, one_mode_.phi.extent(1)),
+                                parallel::tet_rows(layer_.three_modes.tets, three_modes_.phi.extent(1))};
     if (layer_.shift > 0)
-      for (auto const& tets : {layer_.tets, layer_.one_mode.tets, layer_.three_modes.tets}) rows.push_back({tets, 4});
+      for (auto const& tets : {layer_.tets, layer_.one_mode.tets, layer_.three_modes.tets})
+        rows.push_back(parallel::tet_rows(tets, 4));
     return rows;
   }
 

@@ -42,7 +42,7 @@ struct StepContext {
 };
 
 // Rows of a term's state, one per tet (Term::state_rows), as a run over ranks places them.
-using TetRows = parallel::TetRows;
+using StateRows = parallel::StateRows;
 
 // Faraday in two passes around work a term has in flight (a halo exchange): first the runs of
 // tets that need none of it (kernels::TetRuns), then, once every term has settled, the others.
@@ -84,7 +84,9 @@ public:
 
   // Work the term left in flight between two steps (a halo exchange started at end_step) is
   // finished, so every unknown of the part holds its value: the core calls it before anything
-  // reads the fields (probes, snapshots, the state) and between the two Faraday passes.
+  // reads the fields (probes, snapshots, the state, the records) and between the two Faraday passes,
+  // the term that runs last first; a term that waits for whole unknowns (a far field's e) reads them
+  // then.
   virtual void settle(Context const&) {}
   // While work is in flight, how Faraday splits its tets around settle (split false: one pass).
   virtual FaradayPasses<memory_space> faraday_passes() const { return {}; }
@@ -118,7 +120,7 @@ public:
   // How that state lies over the part's tets, for checkpoints of a run over ranks, which hold it in
   // the whole mesh's order: segment after segment, `width` numbers per tet of `tets` (ascending),
   // covering all of it. None where the state is the same on every rank (the ports' histories).
-  virtual std::vector<TetRows> state_rows() const { return {}; }
+  virtual std::vector<StateRows> state_rows() const { return {}; }
 
   // What the term hands to the output (a port's series, a far field's transforms) at the end of a
   // run, appended to records.

@@ -57,9 +57,12 @@ public:
     term.correct(c);
     term.end_step(c);
   }
+  // The term that runs last (the halo exchange) settles first: the others may wait for its values.
   void settle(Context const& c) const
   {
-    for (auto const& term : terms_) term->settle(c);
+    if (!terms_.empty() && terms_.back()->runs_last()) terms_.back()->settle(c);
+    for (auto const& term : terms_)
+      if (!term->runs_last()) term->settle(c);
   }
   FaradayPasses<memory_space> faraday_passes() const
   {

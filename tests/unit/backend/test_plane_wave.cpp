@@ -99,8 +99,9 @@ PlaneWaveRun run_plane_wave(double dt = 0)
                                       cavity.operators, dgatd::kernels::MatrixPrecision::float64);
   formulation->add_term(dgatd::solver::plane_wave_term(
       dgatd::solver::plane_wave_stencil(view, cavity.operators, total, vertex_total, spec, surface)));
-  formulation->add_term(dgatd::solver::far_field_term(
-      dgatd::solver::far_field_stencil(view, cavity.operators, cavity.materials, 7, "test surface", {0.8, 1.0, 1.2})));
+  formulation->add_term(dgatd::solver::far_field_term(dgatd::solver::far_field_stencil(
+      view, cavity.operators, dgatd::solver::far_field_sides(view, cavity.materials, 7, "test surface"), "test surface",
+      {0.8, 1.0, 1.2})));
   if (dt == 0) dt = 0.9 * formulation->estimate_stability().dt_max;
   formulation->set_dt(dt);
 
