@@ -48,18 +48,20 @@ void TermStatesOverRanks::check(std::vector<TermStateLayout> const& layouts) con
 {
   if (layouts.size() != places_.size())
     throw std::logic_error("a term was added to a run over ranks after it was distributed");
-  for (std::size_t k = 0; k < layouts.size(); ++k) {
-    std::size_t covered = 0;
-    for (auto const& segment : places_[k]) covered += segment.place.size() * segment.width;
-    if (covered > layouts[k].size) throw std::logic_error("a term's rows are more than its state");
-  }
+  for (std::size_t k = 0; k < layouts.size(); ++k)
+    if (rows_size(k) > layouts[k].size) throw std::logic_error("a term's rows are more than its state");
+}
+
+std::size_t TermStatesOverRanks::rows_size(std::size_t k) const
+{
+  std::size_t size = 0;
+  for (auto const& segment : places_[k]) size += segment.place.size() * segment.width;
+  return size;
 }
 
 std::size_t TermStatesOverRanks::shared_size(std::size_t k, std::vector<TermStateLayout> const& layouts) const
 {
-  std::size_t covered = 0;
-  for (auto const& segment : places_[k]) covered += segment.place.size() * segment.width;
-  return layouts[k].size - covered;
+  return layouts[k].size - rows_size(k);
 }
 
 std::size_t TermStatesOverRanks::whole_size(std::vector<TermStateLayout> const& layouts) const

@@ -29,6 +29,23 @@ std::vector<char> tets_in(mesh::Mesh const& mesh, std::vector<int> const& tags)
 
 bool holds(std::vector<Index> const& ids, Index id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); }
 
+// The local face of each of globals, faces of tets the part owns, from face_global (each local face's
+// global id).
+std::vector<Index> local_faces(std::vector<Index> const& face_global, std::vector<Index> const& globals)
+{
+  std::vector<std::pair<Index, Index>> local_face; // global, local
+  for (std::size_t f = 0; f < face_global.size(); ++f) local_face.emplace_back(face_global[f], static_cast<Index>(f));
+  std::sort(local_face.begin(), local_face.end());
+  std::vector<Index> faces;
+  for (Index global : globals) {
+    auto const it = std::lower_bound(local_face.begin(), local_face.end(), std::pair{global, Index(-1)});
+    if (it == local_face.end() || it->first != global)
+      throw std::logic_error("a part lacks a far-field face of a tet it owns");
+    faces.push_back(it->second);
+  }
+  return faces;
+}
+
 class WholeMesh final : public Placement {
 public:
   explicit WholeMesh(Problem const& problem) : Placement(problem) {}
@@ -94,25 +111,19 @@ public:
   solver::FarFieldSides far_field_sides(int tag, std::string const& name) const override
   {
     auto const whole_sides = solver::far_field_sides(whole_.view(), whole_.materials, tag, name);
-    std::vector<std::pair<Index, Index>> local_face; // global, local
-    for (std::size_t f = 0; f < face_global().size(); ++f)
-      local_face.emplace_back(face_global()[f], static_cast<Index>(f));
-    std::sort(local_face.begin(), local_face.end());
     solver::FarFieldSides sides;
     sides.eps = whole_sides.eps;
     sides.mu = whole_sides.mu;
     sides.whole_faces = whole_sides.whole_faces;
+    std::vector<Index> global_faces;
     for (std::size_t k = 0; k < whole_sides.faces.size(); ++k) {
       Index const inside = part()->local_tet(whole_sides.inside[k]);
       if (inside < 0 || !part()->owns_tet[inside]) continue;
-      auto const it =
-          std::lower_bound(local_face.begin(), local_face.end(), std::pair{whole_sides.faces[k], Index(-1)});
-      if (it == local_face.end() || it->first != whole_sides.faces[k])
-        throw std::logic_error("a part lacks a far-field face of a tet it owns");
-      sides.faces.push_back(it->second);
+      global_faces.push_back(whole_sides.faces[k]);
       sides.inside.push_back(inside);
       sides.places.push_back(whole_sides.places[k]);
     }
+    sides.faces = local_faces(face_global(), global_faces);
     return sides;
   }
 
@@ -367,7 +378,6 @@ std::vector<Index> PartFromDiskPlacement::place_far_fields()
 
     FarFieldFaces faces;
     faces.name = name;
-    std::vector<Index> outside_tets;
     std::int64_t found = 0;
     for (Index f = 0; f < topology.num_faces(); ++f) {
       if (topology.face_tag[f] != tag) continue;
@@ -412,20 +422,11 @@ solver::FarFieldSides PartFromDiskPlacement::far_field_sides(int, std::string co
   auto const entry =
       std::find_if(far_fields_.begin(), far_fields_.end(), [&](auto const& f) { return f.name == name; });
   if (entry == far_fields_.end()) throw std::logic_error("a far-field surface was not placed over the parts");
-  std::vector<std::pair<Index, Index>> local_face; // global, local
-  for (std::size_t f = 0; f < face_global().size(); ++f)
-    local_face.emplace_back(face_global()[f], static_cast<Index>(f));
-  std::sort(local_face.begin(), local_face.end());
   solver::FarFieldSides sides;
   sides.whole_faces = entry->whole_faces;
   sides.places = entry->places;
-  for (std::size_t k = 0; k < entry->faces.size(); ++k) {
-    auto const it = std::lower_bound(local_face.begin(), local_face.end(), std::pair{entry->faces[k], Index(-1)});
-    if (it == local_face.end() || it->first != entry->faces[k])
-      throw std::logic_error("a part lacks a far-field face of a tet it owns");
-    sides.faces.push_back(it->second);
-    sides.inside.push_back(part()->local_tet(entry->inside[k]));
-  }
+  sides.faces = local_faces(face_global(), entry->faces);
+  for (Index inside : entry->inside) sides.inside.push_back(part()->local_tet(inside));
   // The medium is the first face's (place 0), as in one process.
   std::vector<double> first{1e300, 0, 0};
   for (std::size_t k = 0; k < sides.faces.size(); ++k)
@@ -439,26 +440,15 @@ solver::FarFieldSides PartFromDiskPlacement::far_field_sides(int, std::string co
       sides.eps = firsts[k + 1];
       sides.mu = firsts[k + 2];
     }
-  std::string problem, remedy;
-  auto const& materials = problem_.materials;
+  std::optional<std::pair<std::string, std::string>> problem;
   for (Index f : sides.faces)
-    for (Index t : problem_.topology.face_tets[f]) {
-      if (!problem.empty()) break;
-      if (std::abs(materials.eps[t] - sides.eps) > 1e-12 * sides.eps ||
-          std::abs(materials.mu[t] - sides.mu) > 1e-12 * sides.mu) {
-        problem = "crosses materials (eps_r " + format_number(sides.eps / dga::eps0) + " and " +
-                  format_number(materials.eps[t] / dga::eps0) + ")";
-        remedy = "put the surface in one material, around everything that scatters or radiates";
-      } else if ((!materials.sigma.empty() && materials.sigma[t] > 0) || materials.stretching.stretches(t) ||
-                 materials.disperses(t)) {
-        problem = "touches a lossy or dispersive material or a matched layer";
-        remedy = "keep the surface a cell away from them";
-      }
-    }
-  // Every rank throws the error one found, so that none waits in a collective after it.
-  auto const failing = communicator.max(problem.empty() ? -1 : communicator.rank());
+    for (Index t : problem_.topology.face_tets[f])
+      if (!problem) problem = solver::far_field_tet_problem(problem_.materials, t, sides.eps, sides.mu);
+  // Every rank throws the error one found, so that none waits in a collective after it (keeping the
+  // ModelError, which names the [[farfield]] line, where parallel::together would not).
+  auto const failing = communicator.max(problem ? communicator.rank() : -1);
   if (failing >= 0) {
-    std::string const both = problem + '\n' + remedy;
+    std::string const both = problem ? problem->first + '\n' + problem->second : std::string();
     std::vector<char> bytes(both.begin(), both.end());
     communicator.broadcast(bytes, static_cast<int>(failing));
     std::string const told(bytes.begin(), bytes.end());

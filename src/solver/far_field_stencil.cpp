@@ -62,6 +62,20 @@ Index edge_between(mesh::Topology const& topology, Index t, Index a, Index b)
 
 } // namespace
 
+std::optional<std::pair<std::string, std::string>> far_field_tet_problem(dga::Materials const& materials, Index t,
+                                                                         double eps, double mu)
+{
+  if (std::abs(materials.eps[t] - eps) > 1e-12 * eps || std::abs(materials.mu[t] - mu) > 1e-12 * mu)
+    return std::pair{"crosses materials (eps_r " + format_number(eps / dga::eps0) + " and " +
+                         format_number(materials.eps[t] / dga::eps0) + ")",
+                     std::string("put the surface in one material, around everything that scatters or radiates")};
+  if ((!materials.sigma.empty() && materials.sigma[t] > 0) || materials.stretching.stretches(t) ||
+      materials.disperses(t))
+    return std::pair{std::string("touches a lossy or dispersive material or a matched layer"),
+                     std::string("keep the surface a cell away from them")};
+  return std::nullopt;
+}
+
 FarFieldSides far_field_sides(mesh::MeshView const& m, dga::Materials const& materials, int surface_tag,
                               std::string const& name)
 {
@@ -108,16 +122,9 @@ FarFieldSides far_field_sides(mesh::MeshView const& m, dga::Materials const& mat
     if (region[t0] == region[t1] || outside0 == outside1)
       fail("does not enclose a region of " + m.mesh.source + " (a face has the same region on both sides)",
            "use a closed surface inside the mesh");
-    for (Index t : {t0, t1}) {
-      if (std::abs(materials.eps[t] - sides.eps) > 1e-12 * sides.eps ||
-          std::abs(materials.mu[t] - sides.mu) > 1e-12 * sides.mu)
-        fail("crosses materials (eps_r " + format_number(sides.eps / dga::eps0) + " and " +
-                 format_number(materials.eps[t] / dga::eps0) + ")",
-             "put the surface in one material, around everything that scatters or radiates");
-      if ((!materials.sigma.empty() && materials.sigma[t] > 0) || materials.stretching.stretches(t) ||
-          materials.disperses(t))
-        fail("touches a lossy or dispersive material or a matched layer", "keep the surface a cell away from them");
-    }
+    for (Index t : {t0, t1})
+      if (auto const problem = far_field_tet_problem(materials, t, sides.eps, sides.mu))
+        fail(problem->first, problem->second);
     sides.places.push_back(static_cast<Index>(sides.faces.size()));
     sides.faces.push_back(f);
     sides.inside.push_back(outside0 ? t1 : t0);

@@ -81,7 +81,8 @@ private:
   };
   // Throws std::logic_error when layouts do not match the terms placed.
   void check(std::vector<TermStateLayout> const& layouts) const;
-  // The numbers of term k's state after its rows: the same on every rank.
+  // The numbers of term k's state in its rows on this rank, and after them (the same on every rank).
+  std::size_t rows_size(std::size_t k) const;
   std::size_t shared_size(std::size_t k, std::vector<TermStateLayout> const& layouts) const;
 
   std::vector<std::vector<SegmentPlace>> places_; // per term

@@ -11,7 +11,9 @@
 #include "dgatd/vec3.hpp"
 
 #include <array>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dgatd::solver {
@@ -58,6 +60,11 @@ struct FarFieldSides {
 // enclose a region, or has tets of more than one material, a conductivity or a stretch on either side.
 FarFieldSides far_field_sides(mesh::MeshView const& m, dga::Materials const& materials, int surface_tag,
                               std::string const& name);
+
+// Why tet t cannot lie beside a far-field surface in the medium (eps, mu): a ModelError's problem and
+// remedy, or nothing when it can.
+std::optional<std::pair<std::string, std::string>> far_field_tet_problem(dga::Materials const& materials, Index t,
+                                                                         double eps, double mu);
 
 // The stencil of the faces of sides (in m's numbering, which may be a part's).
 FarFieldStencil far_field_stencil(mesh::MeshView const& m, dga::HostOperators const& ops, FarFieldSides const& sides,
