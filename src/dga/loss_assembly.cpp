@@ -126,6 +126,7 @@ std::vector<LumpedKite> lumped_kites(mesh::MeshView const& m, Materials const& m
         if (!free0 && !free1) continue;
         LumpedKite k;
         k.sheet = static_cast<Index>(s);
+        k.face = f;
         k.block = layout.block_of(free0 ? kite.unknown[0] : kite.unknown[1]);
         for (int i = 0; i < 2; ++i) {
           k.unknowns[i] = kite.unknown[i];

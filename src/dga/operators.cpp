@@ -247,9 +247,9 @@ void detail::add_block_mass(mesh::MeshView const& m, DofLayout const& layout, In
 }
 
 DofLayout dof_layout(mesh::Topology const& topology, std::vector<FaceKind> const& face_kind,
-                     AssemblyOptions const& options)
+                     std::vector<Index> const& pec_edges, AssemblyOptions const& options)
 {
-  return number_unknowns(topology, edge_kinds(topology, face_kind), options);
+  return number_unknowns(topology, edge_kinds(topology, face_kind, pec_edges), options);
 }
 
 Index DofLayout::block_of(Index dof) const

@@ -103,7 +103,25 @@ MeshPart make_mesh_part(mesh::Mesh const& global, std::vector<int> const& vertex
     m.boundary_triangle_tag.push_back(global.boundary_triangle_tag[i]);
     part.global_triangle.push_back(static_cast<Index>(i));
   }
+  std::vector<std::array<Index, 2>> local_edges;
+  for (auto const& tet : m.tets)
+    for (int a = 0; a < 4; ++a)
+      for (int b = a + 1; b < 4; ++b) local_edges.push_back({std::min(tet[a], tet[b]), std::max(tet[a], tet[b])});
+  std::sort(local_edges.begin(), local_edges.end());
+  for (std::size_t i = 0; i < global.curve_segments.size(); ++i) {
+    auto const& g = global.curve_segments[i];
+    if (keeps_segment(local_edges, local_of[g[0]], local_of[g[1]], vertex_owner[g[0]] == rank)) {
+      m.curve_segments.push_back({local_of[g[0]], local_of[g[1]]});
+      m.curve_segment_tag.push_back(global.curve_segment_tag[i]);
+    }
+  }
   return part;
+}
+
+bool keeps_segment(std::vector<std::array<Index, 2>> const& edges, Index a, Index b, bool owns_a)
+{
+  if (a < 0 || b < 0) return false;
+  return owns_a || std::binary_search(edges.begin(), edges.end(), std::array<Index, 2>{std::min(a, b), std::max(a, b)});
 }
 
 namespace {
@@ -253,11 +271,12 @@ Index nearest_edge_over_ranks(Communicator const& communicator, mesh::MeshView c
 mesh::Mesh gather_mesh(Communicator const& communicator, MeshPart const& part, int root)
 {
   // Rows of whole numbers: a vertex's id and position (its doubles' bits), a tet's id, global
-  // vertices and region, a triangle's id, global vertices and tag.
+  // vertices and region, a triangle's id, global vertices and tag, a curve segment's global vertices
+  // and tag (from the owner of its first vertex, which every part keeping it agrees on).
   auto const& m = part.mesh;
   std::vector<std::vector<std::int64_t>> sends(communicator.size());
   auto& rows = sends[root];
-  std::int64_t vertices = 0, tets = 0, triangles = 0;
+  std::int64_t vertices = 0, tets = 0, triangles = 0, segments = 0;
   for (Index v = 0; v < m.num_vertices(); ++v) vertices += part.owns_vertex[v];
   for (Index t = 0; t < m.num_tets(); ++t) tets += part.owns_tet[t];
   auto const owns_triangle = [&](std::size_t i) {
@@ -265,7 +284,8 @@ mesh::Mesh gather_mesh(Communicator const& communicator, MeshPart const& part, i
     return part.owns_vertex[*std::min_element(tri.begin(), tri.end())] != 0;
   };
   for (std::size_t i = 0; i < m.boundary_triangles.size(); ++i) triangles += owns_triangle(i);
-  rows = {vertices, tets, triangles};
+  for (auto const& segment : m.curve_segments) segments += part.owns_vertex[segment[0]];
+  rows = {vertices, tets, triangles, segments};
   for (Index v = 0; v < m.num_vertices(); ++v) {
     if (!part.owns_vertex[v]) continue;
     rows.push_back(part.global_vertex[v]);
@@ -283,6 +303,11 @@ mesh::Mesh gather_mesh(Communicator const& communicator, MeshPart const& part, i
     for (Index v : m.boundary_triangles[i]) rows.push_back(part.global_vertex[v]);
     rows.push_back(m.boundary_triangle_tag[i]);
   }
+  for (std::size_t i = 0; i < m.curve_segments.size(); ++i) {
+    if (!part.owns_vertex[m.curve_segments[i][0]]) continue;
+    for (Index v : m.curve_segments[i]) rows.push_back(part.global_vertex[v]);
+    rows.push_back(m.curve_segment_tag[i]);
+  }
   auto const received = communicator.all_to_all(sends);
   mesh::Mesh whole;
   if (communicator.rank() != root) return whole;
@@ -298,7 +323,7 @@ mesh::Mesh gather_mesh(Communicator const& communicator, MeshPart const& part, i
   whole.boundary_triangles.resize(num_triangles);
   whole.boundary_triangle_tag.resize(num_triangles);
   for (auto const& from : received) {
-    std::size_t k = 3;
+    std::size_t k = 4;
     for (std::int64_t i = 0; i < from[0]; ++i, k += 4) whole.points.at(from[k]) = point_at(&from[k + 1]);
     for (std::int64_t i = 0; i < from[1]; ++i, k += 6) {
       for (int c = 0; c < 4; ++c) whole.tets.at(from[k])[c] = static_cast<Index>(from[k + 1 + c]);
@@ -307,6 +332,10 @@ mesh::Mesh gather_mesh(Communicator const& communicator, MeshPart const& part, i
     for (std::int64_t i = 0; i < from[2]; ++i, k += 5) {
       for (int c = 0; c < 3; ++c) whole.boundary_triangles.at(from[k])[c] = static_cast<Index>(from[k + 1 + c]);
       whole.boundary_triangle_tag[from[k]] = static_cast<int>(from[k + 4]);
+    }
+    for (std::int64_t i = 0; i < from[3]; ++i, k += 3) {
+      whole.curve_segments.push_back({static_cast<Index>(from[k]), static_cast<Index>(from[k + 1])});
+      whole.curve_segment_tag.push_back(static_cast<int>(from[k + 2]));
     }
   }
   return whole;
@@ -532,6 +561,8 @@ std::vector<char> pack_mesh(mesh::Mesh const& m)
   p.put(m.tet_region);
   p.put(m.boundary_triangles);
   p.put(m.boundary_triangle_tag);
+  p.put(m.curve_segments);
+  p.put(m.curve_segment_tag);
   p.put_size(m.groups.size());
   for (auto const& g : m.groups) {
     p.put(std::vector<int>{g.dim, g.tag});
@@ -551,6 +582,8 @@ mesh::Mesh unpack_mesh(std::vector<char> const& bytes)
   u.get(m.tet_region);
   u.get(m.boundary_triangles);
   u.get(m.boundary_triangle_tag);
+  u.get(m.curve_segments);
+  u.get(m.curve_segment_tag);
   m.groups.resize(u.get_size());
   for (auto& g : m.groups) {
     std::vector<int> dim_tag;

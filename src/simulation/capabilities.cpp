@@ -42,7 +42,6 @@ std::vector<Capability> make_capabilities()
   using M = RunMode;
   auto const no_assembled = [](std::string const& what) { return std::pair{M::assembled, baseline_lacks(what)}; };
   std::pair<RunMode, std::string> const no_single{M::single_precision, ""};
-  std::pair<RunMode, std::string> const no_ranks{M::over_ranks, ""};
   return {
       {"a current dipole", "[[source]] kind = \"dipole\"", "point current source", runs_except(), {}},
       {"an edge current", "[[source]] kind = \"edge_current\"", "current on the nearest edge", runs_except(), {}},
@@ -56,12 +55,12 @@ std::vector<Capability> make_capabilities()
          return lines_where(c.sources, [](io::Source const& s) { return s.kind == io::SourceKind::plane_wave; });
        }},
       {"a lumped port", "[[source]] kind = \"lumped_port\"", "source with its resistance on a sheet",
-       runs_except({no_ranks, no_single, no_assembled("lumped ports")}),
+       runs_except({no_single, no_assembled("lumped ports")}),
        [](io::Config const& c, auto) {
          return lines_where(c.sources, [](io::Source const& s) { return s.kind == io::SourceKind::lumped_port; });
        }},
       {"[[lumped]]", "[[lumped]]", "R, L, C and RLC on a sheet",
-       runs_except({no_ranks, no_single, no_assembled("lumped elements")}),
+       runs_except({no_single, no_assembled("lumped elements")}),
        [](io::Config const& c, auto) { return lines_of(c.lumped); }},
       {"[[material]] eps_r and mu_r", "[[material]] eps_r, mu_r", "dielectrics and magnetics", runs_except(), {}},
       {"[[material]] sigma", "[[material]] sigma", "conductivity", runs_except({no_single, no_assembled("losses")}),
@@ -74,16 +73,11 @@ std::vector<Capability> make_capabilities()
          return lines_where(c.materials, [](io::Material const& m) { return !m.poles.empty(); });
        }},
       {"[boundary] pec", "[boundary] pec", "PEC walls and sheets, PMC elsewhere", runs_except(), {}},
-      {"a PEC wire (a physical curve in [boundary] pec)", "[boundary] pec = [\"a physical curve\"]", "thin PEC wires",
-       runs_except({no_ranks}),
-       [](io::Config const& c, std::vector<mesh::PhysicalGroup> const* groups) {
-         std::vector<int> lines;
-         if (!groups) return lines;
-         for (auto const& group : *groups)
-           if (group.dim == 1 && std::count(c.boundary.pec_surfaces.begin(), c.boundary.pec_surfaces.end(), group.name))
-             return std::vector<int>{c.boundary.line};
-         return lines;
-       }},
+      {"a PEC wire (a physical curve in [boundary] pec)",
+       "[boundary] pec = [\"a physical curve\"]",
+       "thin PEC wires",
+       runs_except(),
+       {}},
       {"[boundary] absorbing", "[boundary] absorbing", "first-order absorbing surfaces",
        runs_except({no_single, no_assembled("losses")}),
        [](io::Config const& c, auto) { return line_if(!c.boundary.absorbing_surfaces.empty(), c.boundary.line); }},

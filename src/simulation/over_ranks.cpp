@@ -181,7 +181,7 @@ Simulation::Impl::Numbering Simulation::Impl::number_from_whole(parallel::MeshPa
 {
   auto const& topology = problem.topology;
   auto const& layout = problem.operators.layout;
-  auto const whole_layout = dga::dof_layout(whole.topology, whole.face_kinds);
+  auto const whole_layout = dga::dof_layout(whole.topology, whole.face_kinds, whole.materials.pec_edges);
   Numbering n;
   n.global.assign(layout.size(), -1);
   for (Index v = 0; v < topology.num_vertices; ++v)
@@ -368,6 +368,7 @@ std::unique_ptr<Placement> Simulation::Impl::place_from_parts(std::unique_ptr<io
   parallel::MeshPart part;
   WholeMeshFacts facts;
   std::vector<Index> stored_tet;
+  SheetPieces sheet_pieces;
   together([&] {
     auto const& stored = placement->stored();
     part = parallel::make_mesh_part(stored.mesh, stored.vertex_owner, rank, ranks, extra);
@@ -384,6 +385,10 @@ std::unique_ptr<Placement> Simulation::Impl::place_from_parts(std::unique_ptr<io
       facts.face_interior.push_back(stored.face_interior[t]);
       if (!layers.stretching.empty()) facts.stretching.tet_jacobian.push_back(layers.stretching.tet_jacobian[t]);
     }
+    sheet_pieces = lumped_sheet_pieces(config, part, facts);
+  });
+  together([&] {
+    facts.sheets = lumped_sheets_over_ranks(sheet_pieces, *communicator);
     problem = make_part_problem(config, part.mesh, facts);
   });
   placement->hold_part(std::move(part), stored_tet, std::move(probe_tets));

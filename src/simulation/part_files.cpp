@@ -147,6 +147,25 @@ void write_part(PartsManifest const& manifest, int rank, PartTets const& part, m
     for (Index v : mesh.boundary_triangles[i]) triangles.push_back(local(v));
     triangle_tags.push_back(mesh.boundary_triangle_tag[i]);
   }
+  // The wires' segments that the part keeps (parallel::keeps_segment).
+  auto const local_or_none = [&](Index v) {
+    return std::binary_search(vertices.begin(), vertices.end(), v) ? static_cast<Index>(local(v)) : Index{-1};
+  };
+  std::vector<std::array<Index, 2>> part_edges;
+  for (Index t : part.tets)
+    for (Index e : topology.tet_edges[t]) {
+      Index const a = local(topology.edge_vertices[e][0]), b = local(topology.edge_vertices[e][1]);
+      part_edges.push_back({std::min(a, b), std::max(a, b)});
+    }
+  std::sort(part_edges.begin(), part_edges.end());
+  std::vector<std::int32_t> segments, segment_tags;
+  for (std::size_t i = 0; i < mesh.curve_segments.size(); ++i) {
+    auto const& g = mesh.curve_segments[i];
+    Index const a = local_or_none(g[0]), b = local_or_none(g[1]);
+    if (!parallel::keeps_segment(part_edges, a, b, vertex_owner[g[0]] == rank)) continue;
+    segments.insert(segments.end(), {a, b});
+    segment_tags.push_back(mesh.curve_segment_tag[i]);
+  }
 
   io::hdf5::write_atomically(
       part_path(manifest.directory, rank), "a part file", [&](io::hdf5::Writer const& writer, hid_t root) {
@@ -167,6 +186,8 @@ void write_part(PartsManifest const& manifest, int rank, PartTets const& part, m
         write_ints(writer, root, "triangle_global", ints(triangle_ids));
         write_ints(writer, root, "triangle_vertices", triangles, 3);
         write_ints(writer, root, "triangle_tag", triangle_tags);
+        write_ints(writer, root, "segment_vertices", segments, 2);
+        write_ints(writer, root, "segment_tag", segment_tags);
       });
 }
 
@@ -315,6 +336,14 @@ StoredPart read_part(PartsManifest const& manifest, int rank)
   p.mesh.boundary_triangles = io::hdf5::rows_of<Index, 3>(read("triangle_vertices", 3, p.global_triangle.size()));
   auto const triangle_tags = read("triangle_tag", 0, p.global_triangle.size());
   p.mesh.boundary_triangle_tag.assign(triangle_tags.begin(), triangle_tags.end());
+  if (H5Lexists(root, "segment_vertices", H5P_DEFAULT) > 0) {
+    auto const segment_tags = io::hdf5::read_rows<std::int32_t>(root, "segment_tag", 0, path, rows);
+    p.mesh.curve_segment_tag.assign(segment_tags.begin(), segment_tags.end());
+    p.mesh.curve_segments = io::hdf5::rows_of<Index, 2>(read("segment_vertices", 2, segment_tags.size()));
+  } else if (std::any_of(manifest.groups.begin(), manifest.groups.end(),
+                         [](mesh::PhysicalGroup const& g) { return g.dim == 1; })) {
+    throw Error(path, "was written before parts kept the mesh's physical curves (wires)", fix);
+  }
 
   Index const num_vertices = p.mesh.num_vertices();
   auto const in_range = [&](auto const& rows_of_ids) {
@@ -325,7 +354,7 @@ StoredPart read_part(PartsManifest const& manifest, int rank)
   };
   bool const ascending = std::is_sorted(p.global_vertex.begin(), p.global_vertex.end()) &&
                          std::is_sorted(p.global_tet.begin(), p.global_tet.end());
-  if (!ascending || !in_range(p.mesh.tets) || !in_range(p.mesh.boundary_triangles))
+  if (!ascending || !in_range(p.mesh.tets) || !in_range(p.mesh.boundary_triangles) || !in_range(p.mesh.curve_segments))
     throw Error(path, "holds vertex ids out of range or out of order", fix);
   p.mesh.groups = manifest.groups;
   p.mesh.source = manifest.source;

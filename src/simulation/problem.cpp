@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -100,6 +102,12 @@ std::vector<char> rim_faces(mesh::Topology const& topology, std::vector<std::arr
 
 namespace {
 
+// A face's edges (its vertices ascending) as ascending pairs of vertices.
+std::array<std::array<Index, 2>, 3> sheet_edges(std::array<Index, 3> const& v)
+{
+  return {{{v[0], v[1]}, {v[1], v[2]}, {v[0], v[2]}}};
+}
+
 // The edges lying in PEC faces or PEC wires.
 std::vector<char> pec_edges(mesh::Topology const& topology, std::vector<dga::FaceKind> const& face_kinds,
                             std::vector<Index> const& wire_edges)
@@ -114,38 +122,47 @@ std::vector<char> pec_edges(mesh::Topology const& topology, std::vector<dga::Fac
   return pec;
 }
 
-// A lumped sheet as the circuit model needs it (dga::LumpedSheet): a planar surface, its direction in
-// its plane, its length along it and width, joining PEC conductors at both of its ends.
-dga::LumpedSheet lumped_sheet(Problem const& p, BoundaryKinds::Sheet const& spec, std::vector<char> const& pec_edge)
+// A sheet's faces as its shape needs them: each face's vertices (ascending ids in the whole mesh's
+// order), the faces in the whole mesh's order, the vertices' points, and whether the edge joining two
+// vertices is PEC.
+struct SheetFaces {
+  std::vector<std::array<Index, 3>> faces;
+  std::function<Vec3(Index)> point;
+  std::function<bool(Index, Index)> pec;
+};
+
+// A lumped sheet as the circuit model needs it (dga::LumpedSheet, its faces left to the caller): a
+// planar surface, its direction in its plane, its length along it and width, joining PEC conductors
+// at both of its ends. mesh_source names the mesh in messages.
+dga::LumpedSheet sheet_shape(BoundaryKinds::Sheet const& spec, SheetFaces const& sheet_faces,
+                             std::string const& mesh_source)
 {
   std::string const what = (spec.port ? "lumped port surface '" : "lumped element surface '") + spec.name + "'";
   dga::LumpedSheet sheet;
   sheet.name = spec.name;
   sheet.circuit = spec.circuit;
   sheet.port = spec.port;
-  sheet.faces = mesh::surface_faces(p.topology, spec.surface_tag);
-  if (sheet.faces.empty())
-    throw Error(spec.where, what + " has no faces in " + p.mesh.source, "name a physical surface with triangles");
-  auto const& points = p.mesh.points;
-  auto face_normal = [&](Index f) {
-    auto const& v = p.topology.face_vertices[f];
-    return cross(sub(points[v[1]], points[v[0]]), sub(points[v[2]], points[v[0]]));
+  auto const& faces = sheet_faces.faces;
+  if (faces.empty())
+    throw Error(spec.where, what + " has no faces in " + mesh_source, "name a physical surface with triangles");
+  auto const& point = sheet_faces.point;
+  auto face_normal = [&](std::array<Index, 3> const& v) {
+    return cross(sub(point(v[1]), point(v[0])), sub(point(v[2]), point(v[0])));
   };
-  Vec3 normal = face_normal(sheet.faces.front());
+  Vec3 normal = face_normal(faces.front());
   normal = scaled(normal, 1 / norm(normal));
   double area = 0;
   std::vector<Index> vertices;
-  for (Index f : sheet.faces) {
-    Vec3 const n = face_normal(f);
-    area += norm(n) / 2;
-    vertices.insert(vertices.end(), p.topology.face_vertices[f].begin(), p.topology.face_vertices[f].end());
+  for (auto const& face : faces) {
+    area += norm(face_normal(face)) / 2;
+    vertices.insert(vertices.end(), face.begin(), face.end());
   }
   std::sort(vertices.begin(), vertices.end());
   vertices.erase(std::unique(vertices.begin(), vertices.end()), vertices.end());
   double const size = std::sqrt(area);
-  Vec3 const origin = points[vertices.front()];
+  Vec3 const origin = point(vertices.front());
   double off_plane = 0;
-  for (Index v : vertices) off_plane = std::max(off_plane, std::abs(dot(sub(points[v], origin), normal)));
+  for (Index v : vertices) off_plane = std::max(off_plane, std::abs(dot(sub(point(v), origin), normal)));
   if (off_plane > 1e-6 * size)
     throw Error(spec.where,
                 what + " is not planar: its points lie up to " + format_number(off_plane) + " m off its plane",
@@ -158,31 +175,28 @@ dga::LumpedSheet lumped_sheet(Problem const& p, BoundaryKinds::Sheet const& spec
                 "give a direction along the sheet, from one conductor to the other");
   sheet.direction = sub(spec.direction, scaled(normal, normal_part));
   sheet.direction = scaled(sheet.direction, 1 / norm(sheet.direction));
-  double low = dot(points[vertices.front()], sheet.direction), high = low;
+  double low = dot(point(vertices.front()), sheet.direction), high = low;
   for (Index v : vertices) {
-    low = std::min(low, dot(points[v], sheet.direction));
-    high = std::max(high, dot(points[v], sheet.direction));
+    low = std::min(low, dot(point(v), sheet.direction));
+    high = std::max(high, dot(point(v), sheet.direction));
   }
   sheet.length = high - low;
   sheet.width = area / sheet.length;
   // The sheet's rim (edges of one of its faces) at either end along the direction must be PEC.
-  std::vector<Index> rim;
-  for (Index f : sheet.faces) {
-    auto const& v = p.topology.face_vertices[f];
-    for (int i = 0; i < 3; ++i) rim.push_back(mesh::edge_joining(p.topology, v[i], v[(i + 1) % 3]));
-  }
+  std::vector<std::array<Index, 2>> rim;
+  for (auto const& v : faces)
+    for (auto const& edge : sheet_edges(v)) rim.push_back(edge);
   std::sort(rim.begin(), rim.end());
   double const tolerance = 1e-6 * sheet.length;
   int ends[2] = {0, 0};
   for (std::size_t i = 0; i < rim.size(); ++i) {
     bool const once = (i == 0 || rim[i - 1] != rim[i]) && (i + 1 == rim.size() || rim[i + 1] != rim[i]);
     if (!once) continue;
-    auto const& ab = p.topology.edge_vertices[rim[i]];
-    double const s0 = dot(points[ab[0]], sheet.direction), s1 = dot(points[ab[1]], sheet.direction);
+    double const s0 = dot(point(rim[i][0]), sheet.direction), s1 = dot(point(rim[i][1]), sheet.direction);
     for (int end = 0; end < 2; ++end) {
       double const at = end == 0 ? low : high;
       if (std::abs(s0 - at) > tolerance || std::abs(s1 - at) > tolerance) continue;
-      if (!pec_edge[static_cast<std::size_t>(rim[i])])
+      if (!sheet_faces.pec(rim[i][0], rim[i][1]))
         throw Error(spec.where,
                     what + " does not end on a conductor: its edge at " + (end == 0 ? "the start" : "the end") +
                         " along direction is not PEC",
@@ -193,6 +207,21 @@ dga::LumpedSheet lumped_sheet(Problem const& p, BoundaryKinds::Sheet const& spec
   if (ends[0] == 0 || ends[1] == 0)
     throw Error(spec.where, what + " has no edge across direction at " + (ends[0] == 0 ? "its start" : "its end"),
                 "give a rectangle whose two sides across direction lie on PEC conductors");
+  return sheet;
+}
+
+// The shape of a sheet of p's mesh, with its faces (pec_edge: per edge, whether it is PEC).
+dga::LumpedSheet lumped_sheet(Problem const& p, BoundaryKinds::Sheet const& spec, std::vector<char> const& pec_edge)
+{
+  SheetFaces sheet_faces;
+  auto const faces = mesh::surface_faces(p.topology, spec.surface_tag);
+  for (Index f : faces) sheet_faces.faces.push_back(p.topology.face_vertices[f]);
+  sheet_faces.point = [&](Index v) { return p.mesh.points[v]; };
+  sheet_faces.pec = [&](Index a, Index b) {
+    return pec_edge[static_cast<std::size_t>(mesh::edge_joining(p.topology, a, b))] != 0;
+  };
+  auto sheet = sheet_shape(spec, sheet_faces, p.mesh.source);
+  sheet.faces = faces;
   return sheet;
 }
 
@@ -309,7 +338,13 @@ Problem describe_problem(mesh::Mesh mesh, dga::Materials materials, BoundaryKind
     }
     p.materials.pec_edges.push_back(e);
   }
-  if (!boundary.sheets.empty()) {
+  if (whole && whole->sheets.size() == boundary.sheets.size()) {
+    // From parts: each sheet's shape over the whole mesh, with the faces the part holds.
+    for (std::size_t s = 0; s < boundary.sheets.size(); ++s) {
+      p.materials.sheets.push_back(whole->sheets[s]);
+      p.materials.sheets.back().faces = mesh::surface_faces(p.topology, boundary.sheets[s].surface_tag);
+    }
+  } else if (!whole && !boundary.sheets.empty()) {
     auto const pec = pec_edges(p.topology, p.face_kinds, p.materials.pec_edges);
     for (auto const& sheet : boundary.sheets) p.materials.sheets.push_back(lumped_sheet(p, sheet, pec));
   }
@@ -350,6 +385,28 @@ Problem make_part_problem(Problem const& global, parallel::MeshPart const& part,
   p.face_kinds.resize(face_global.size());
   for (std::size_t f = 0; f < face_global.size(); ++f) p.face_kinds[f] = global.face_kinds[face_global[f]];
   p.layers = global.layers;
+  // A wire's edges and a sheet's faces are those of the whole mesh that the part holds; a sheet keeps
+  // the whole sheet's direction, length and width.
+  auto const local_vertex = [&](Index v) {
+    auto const it = std::lower_bound(part.global_vertex.begin(), part.global_vertex.end(), v);
+    return it != part.global_vertex.end() && *it == v ? static_cast<Index>(it - part.global_vertex.begin()) : -1;
+  };
+  for (Index e : from.pec_edges) {
+    auto const& ab = global.topology.edge_vertices[e];
+    Index const a = local_vertex(ab[0]), b = local_vertex(ab[1]);
+    Index const local = a < 0 || b < 0 ? -1 : mesh::edge_joining(p.topology, a, b);
+    if (local >= 0) p.materials.pec_edges.push_back(local);
+  }
+  std::vector<Index> sheet_of_face(global.topology.face_vertices.size(), -1);
+  for (std::size_t s = 0; s < from.sheets.size(); ++s)
+    for (Index f : from.sheets[s].faces) sheet_of_face[f] = static_cast<Index>(s);
+  for (auto sheet : from.sheets) {
+    sheet.faces.clear();
+    p.materials.sheets.push_back(std::move(sheet));
+  }
+  for (std::size_t f = 0; f < face_global.size(); ++f)
+    if (Index const s = sheet_of_face[face_global[f]]; s >= 0)
+      p.materials.sheets[s].faces.push_back(static_cast<Index>(f));
   p.operators = dga::assemble(p.mesh, p.topology, p.geometry, p.materials, p.face_kinds, options);
   return p;
 }
@@ -367,14 +424,9 @@ std::vector<PmlLayerSpec> layer_specs(io::Config const& config, mesh::Mesh const
   return layers;
 }
 
-// make_problem of a configuration, on the whole mesh (whole null) or on one rank's part of it.
-Problem problem_of_config(io::Config const& config, mesh::Mesh mesh, bool assemble_operators,
-                          WholeMeshFacts const* whole)
+// The boundary kinds a configuration gives mesh's surfaces and curves, with its lumped sheets.
+BoundaryKinds boundary_of(io::Config const& config, mesh::Mesh const& mesh)
 {
-  auto const* regions = whole ? &whole->regions : nullptr;
-  auto materials = materials_of(config, mesh, regions);
-  auto const layers = layer_specs(config, mesh, regions);
-
   BoundaryKinds boundary;
   boundary.pec_everywhere = config.boundary.pec_everywhere;
   std::string const boundary_table = config.where(config.boundary.line);
@@ -417,6 +469,19 @@ Problem problem_of_config(io::Config const& config, mesh::Mesh mesh, bool assemb
     }
   for (auto const& lumped : config.lumped)
     add_sheet(lumped.surface, lumped.direction, lumped.circuit, false, lumped.line);
+  return boundary;
+}
+
+// make_problem of a configuration, on the whole mesh (whole null) or on one rank's part of it.
+Problem problem_of_config(io::Config const& config, mesh::Mesh mesh, bool assemble_operators,
+                          WholeMeshFacts const* whole)
+{
+  auto const* regions = whole ? &whole->regions : nullptr;
+  auto materials = materials_of(config, mesh, regions);
+  auto const layers = layer_specs(config, mesh, regions);
+
+  auto const boundary = boundary_of(config, mesh);
+  std::string const boundary_table = config.where(config.boundary.line);
   auto const* face_interior = whole ? &whole->face_interior : nullptr;
   auto problem = [&] {
     try {
@@ -450,6 +515,68 @@ Problem make_problem(io::Config const& config, mesh::Mesh mesh, bool assemble_op
 Problem make_part_problem(io::Config const& config, mesh::Mesh mesh, WholeMeshFacts const& whole)
 {
   return problem_of_config(config, std::move(mesh), true, &whole);
+}
+
+SheetPieces lumped_sheet_pieces(io::Config const& config, parallel::MeshPart const& part, WholeMeshFacts const& whole)
+{
+  SheetPieces pieces;
+  pieces.specs = boundary_of(config, part.mesh).sheets;
+  pieces.mesh_source = part.mesh.source;
+  if (pieces.specs.empty()) return pieces;
+  WholeMeshFacts unshaped = whole;
+  unshaped.sheets.clear();
+  auto const p = problem_of_config(config, part.mesh, false, &unshaped);
+  auto const pec = pec_edges(p.topology, p.face_kinds, p.materials.pec_edges);
+  auto const global = [&](Index v) { return static_cast<std::int64_t>(part.global_vertex[v]); };
+  for (auto const& spec : pieces.specs) {
+    auto& faces = pieces.faces.emplace_back();
+    auto& edges = pieces.edges.emplace_back();
+    std::vector<std::array<Index, 2>> owned_edges;
+    for (Index f : mesh::surface_faces(p.topology, spec.surface_tag)) {
+      auto const& v = p.topology.face_vertices[f];
+      if (part.owns_vertex[v[0]])
+        for (Index k : v) {
+          faces.push_back(global(k));
+          parallel::append_point(faces, p.mesh.points[k]);
+        }
+      for (auto const& edge : sheet_edges(v))
+        if (part.owns_vertex[edge[0]]) owned_edges.push_back(edge);
+    }
+    std::sort(owned_edges.begin(), owned_edges.end());
+    owned_edges.erase(std::unique(owned_edges.begin(), owned_edges.end()), owned_edges.end());
+    for (auto const& [a, b] : owned_edges)
+      edges.insert(edges.end(),
+                   {global(a), global(b), pec[static_cast<std::size_t>(mesh::edge_joining(p.topology, a, b))]});
+  }
+  return pieces;
+}
+
+std::vector<dga::LumpedSheet> lumped_sheets_over_ranks(SheetPieces const& pieces,
+                                                       parallel::Communicator const& communicator)
+{
+  std::vector<dga::LumpedSheet> sheets;
+  for (std::size_t s = 0; s < pieces.specs.size(); ++s) {
+    auto const faces = parallel::all_gathered(communicator, pieces.faces[s]);
+    auto const edges = parallel::all_gathered(communicator, pieces.edges[s]);
+    SheetFaces sheet_faces;
+    std::map<Index, Vec3> points;
+    for (std::size_t k = 0; k + 12 <= faces.size(); k += 12) {
+      std::array<Index, 3> face{};
+      for (std::size_t i = 0; i < 3; ++i) {
+        face[i] = static_cast<Index>(faces[k + 4 * i]);
+        points[face[i]] = parallel::point_at(&faces[k + 4 * i + 1]);
+      }
+      sheet_faces.faces.push_back(face);
+    }
+    std::sort(sheet_faces.faces.begin(), sheet_faces.faces.end());
+    std::map<std::array<Index, 2>, bool> pec;
+    for (std::size_t k = 0; k + 3 <= edges.size(); k += 3)
+      pec[{static_cast<Index>(edges[k]), static_cast<Index>(edges[k + 1])}] = edges[k + 2] != 0;
+    sheet_faces.point = [&](Index v) { return points.at(v); };
+    sheet_faces.pec = [&](Index a, Index b) { return pec.at({a, b}); };
+    sheets.push_back(sheet_shape(pieces.specs[s], sheet_faces, pieces.mesh_source));
+  }
+  return sheets;
 }
 
 LayersOverRanks layers_over_ranks(io::Config const& config, mesh::MeshView const& m, std::vector<int> const& regions,

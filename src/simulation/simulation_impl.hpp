@@ -158,7 +158,7 @@ struct Simulation::Impl {
   static constexpr int max_local_step_attempts = 40;
   // The sources, probes, far fields and the capabilities' terms where placement puts them; collective.
   void add_sources_and_probes(Placement const& placement);
-  void add_lumped_elements();
+  void add_lumped_elements(Placement const& placement);
   void add_far_fields(Placement const& placement);
   void warn_outside_band(io::FarFieldConfig const& far_field) const;
   // The formulation of problem on the configured backend.

@@ -10,6 +10,7 @@
 #include "dgatd/solver/stencils.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -94,7 +95,7 @@ void Simulation::Impl::add_sources_and_probes(Placement const& placement)
       break; // with the lumped elements, below
     }
   }
-  add_lumped_elements();
+  add_lumped_elements(placement);
   std::vector<solver::ProbeStencil> probes;
   for (std::size_t k = 0; k < config.probes.size(); ++k) {
     auto const& probe = config.probes[k];
@@ -108,17 +109,20 @@ void Simulation::Impl::add_sources_and_probes(Placement const& placement)
       model.add_terms(config, items->second, placement, *formulation);
 }
 
-// The sheets are the lumped ports in the order of the sources, then the [[lumped]] elements (one
-// process: the capabilities table refuses them over ranks).
-void Simulation::Impl::add_lumped_elements()
+// The sheets are the lumped ports in the order of the sources, then the [[lumped]] elements; over
+// ranks each rank computes the kites of the blocks it owns.
+void Simulation::Impl::add_lumped_elements(Placement const& placement)
 {
   if (problem.materials.sheets.empty()) return;
   std::vector<solver::Waveform> waveforms;
   for (auto const& source : config.sources)
     if (source.kind == io::SourceKind::lumped_port) waveforms.push_back(source.waveform);
   waveforms.resize(problem.materials.sheets.size());
-  formulation->add_term(
-      solver::lumped_elements_term(solver::lumped_stencil(problem.operators, problem.materials.sheets, waveforms)));
+  std::optional<solver::KitesOverRanks> over_ranks;
+  if (auto const* part = placement.part())
+    over_ranks = solver::KitesOverRanks{placement.owned_blocks(), placement.face_global(), part->global_vertex};
+  formulation->add_term(solver::lumped_elements_term(solver::lumped_stencil(
+      problem.operators, problem.materials.sheets, waveforms, over_ranks ? &*over_ranks : nullptr)));
 }
 
 // The plane wave a far-field surface compares with (radar cross sections) is the run's only one.

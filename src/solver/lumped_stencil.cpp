@@ -6,7 +6,7 @@
 namespace dgatd::solver {
 
 LumpedStencil lumped_stencil(dga::HostOperators const& host, std::vector<dga::LumpedSheet> const& sheets,
-                             std::vector<Waveform> const& sources)
+                             std::vector<Waveform> const& sources, KitesOverRanks const* over_ranks)
 {
   LumpedStencil stencil;
   for (std::size_t s = 0; s < sheets.size(); ++s) {
@@ -21,8 +21,17 @@ LumpedStencil lumped_stencil(dga::HostOperators const& host, std::vector<dga::Lu
     added.circuit = sheet.per_square();
     stencil.sheets.push_back(added);
   }
-  stencil.kites = host.lumped_kites;
   auto const& layout = host.layout;
+  for (auto const& kite : host.lumped_kites) {
+    Index face = kite.face, vertex = layout.block_vertex[kite.block];
+    if (over_ranks) {
+      if (!over_ranks->owned_blocks[static_cast<std::size_t>(kite.block)]) continue;
+      face = over_ranks->face_global[static_cast<std::size_t>(face)];
+      vertex = over_ranks->vertex_global[static_cast<std::size_t>(vertex)];
+    }
+    stencil.kites.push_back(kite);
+    stencil.kite_keys.push_back({kite.sheet, face, vertex});
+  }
   // Per row of a kite's block, the kites hitting it with their weights, rows in ascending order.
   std::map<Index, std::vector<std::pair<Index, double>>> by_row;
   for (std::size_t k = 0; k < stencil.kites.size(); ++k) {

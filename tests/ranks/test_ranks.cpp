@@ -46,7 +46,7 @@ struct Record {
   std::vector<double> probes;    // per step, per probe: Ex Ey Ez Hx Hy Hz
   std::vector<double> energy;    // per sample
   std::vector<double> snapshots; // per snapshot, per tet: e then h
-  std::vector<double> ports;     // per matched port: its incident then its total modal voltages
+  std::vector<double> ports;     // per port: its incident and total (modal) voltages, a lumped port's current
   std::vector<double> series;    // per capability's series (/series/NAME), its values
   // per far-field surface: its faces' centroids, normals and areas, then its transforms (e then h, real
   // and imaginary parts) and the incident wave's
@@ -70,7 +70,7 @@ public:
   }
   void write_port(dgatd::solver::PortSeries const& port, double) override
   {
-    for (auto const* series : {&port.incident, &port.voltage})
+    for (auto const* series : {&port.incident, &port.voltage, &port.current})
       record_->ports.insert(record_->ports.end(), series->begin(), series->end());
   }
   void write_series(dgatd::solver::TimeSeries const& series, double) override
@@ -405,6 +405,8 @@ void expect_checkpoint_continues(std::string text, bool bit_for_bit = true)
   expect_agree(all.record.probes, tail, bit_for_bit, "restarted over every rank");
   expect_agree(one.record.far_fields, alone.record.far_fields, bit_for_bit, "far fields restarted on rank 0 alone");
   expect_agree(all.record.far_fields, alone.record.far_fields, bit_for_bit, "far fields restarted over every rank");
+  expect_agree(one.record.ports, alone.record.ports, bit_for_bit, "ports restarted on rank 0 alone");
+  expect_agree(all.record.ports, alone.record.ports, bit_for_bit, "ports restarted over every rank");
 }
 
 TEST(Ranks, CheckpointOfTwoRanksContinuesOnOtherRankCounts)
@@ -472,6 +474,43 @@ TEST(Ranks, SphereRcsFarFieldAsOneProcess)
 TEST(Ranks, CheckpointOfAFarFieldContinuesOnOtherRankCounts)
 {
   expect_checkpoint_continues(replaced(sphere_rcs(), "[output]\n", "[output]\ncheckpoint_every = 100\n"));
+}
+
+// The parallel-plate line of inputs/parallel_plate_line.toml (9.6 k tets), fed by a lumped port at
+// one end and ended at the other by R, L and C in series (a state of three numbers per kite), for 150
+// steps: the parts cut the line across, so the port and the load lie on different ranks, and a sheet
+// may be cut too.
+std::string lumped_line()
+{
+  auto text = input("parallel_plate_line.toml");
+  text = replaced(text, "file = \"parallel_plate_line.geo\"",
+                  "file = \"" + std::string(DGATD_SOURCE_DIR) + "/inputs/parallel_plate_line.geo\"");
+  text = replaced(text, "kind = \"resistor\"\nsurface = \"load\"",
+                  "kind = \"rlc\"\ncircuit = \"series\"\ninductance = 2e-8\ncapacitance = 1.4e-13\nsurface = \"load\"");
+  text = replaced(text, "t_end = 4e-9", "steps = 150\ndt = \"auto\"");
+  return text + "[[probe]]\nname = \"mid\"\nposition = [0.005, 0.005, 0.05]\n" +
+         "[[probe]]\nname = \"near_load\"\nposition = [0.003, 0.004, 0.098]\n";
+}
+
+// A lumped port's kites are summed over the ranks in one process's order: its voltage and current bit
+// for bit, with the fields.
+TEST(Ranks, LumpedPortAndSeriesRlcAsOneProcess)
+{
+  auto const text = lumped_line();
+  Outcome alone;
+  if (world->rank() == 0) alone = run(text, nullptr);
+  auto const over_ranks = run(with_dt(text, alone.plan.dt), world);
+  if (world->rank() != 0) return;
+  ASSERT_EQ(alone.record.ports.size(), 3u * 150u);
+  expect_same_outcome(over_ranks, alone, true);
+  expect_agree(over_ranks.record.ports, alone.record.ports, true, "the lumped port's voltage and current");
+}
+
+// The kites' state (x, and the series circuit's current and charge) is checkpointed per kite at its
+// place in one process's order, the port's series on every rank.
+TEST(Ranks, CheckpointOfLumpedElementsContinuesOnOtherRankCounts)
+{
+  expect_checkpoint_continues(replaced(lumped_line(), "[output]\n", "[output]\ncheckpoint_every = 100\n"));
 }
 
 // A guide driven by a prescribed port and ended by a flat matched layer, 2.8 k tets.
@@ -557,6 +596,114 @@ void write_parts(std::string const& mesh_file, std::string const& directory)
                                        world->size(), directory);
   }
   world->max(0); // written before any rank reads them
+}
+
+// A PEC wire along z in a closed box, lit by a dipole beside it: a box 0.4 x 0.4 x 0.6 with the wire
+// from z = 0.1 to 0.5 at x = y = 0.2, which the parts cut across.
+std::string const wire_geometry = R"(SetFactory("OpenCASCADE");
+Box(1) = {0, 0, 0, 0.4, 0.4, 0.6};
+Point(100) = {0.2, 0.2, 0.1};
+Point(101) = {0.2, 0.2, 0.5};
+Line(100) = {100, 101};
+BooleanFragments{ Volume{1}; Delete; }{ Curve{100}; Delete; }
+e = 1e-6;
+Physical Volume("air") = {Volume{:}};
+Physical Curve("wire") = {Curve In BoundingBox{0.2 - e, 0.2 - e, 0.1 - e, 0.2 + e, 0.2 + e, 0.5 + e}};
+Physical Surface("walls") = {CombinedBoundary{ Volume{:}; }};
+Mesh.MeshSizeMax = 0.05;
+Mesh.Algorithm3D = 1;
+)";
+
+std::string wire_in_a_box(std::string const& geo_file)
+{
+  return "[mesh]\nfile = \"" + geo_file + "\"\n[boundary]\npec = [\"walls\", \"wire\"]\n" +
+         R"([[source]]
+kind = "dipole"
+position = [0.25, 0.22, 0.3]
+direction = [0, 0, 1]
+waveform = "modulated_gaussian"
+frequency = 5e8
+sigma = 1e-9
+t0 = 3e-9
+[time]
+steps = 150
+dt = "auto"
+[[probe]]
+name = "beside"
+position = [0.17, 0.2, 0.2]
+[[probe]]
+name = "far"
+position = [0.1, 0.3, 0.45]
+[output]
+file = "wire.h5"
+energy_every = 10
+checkpoint_every = 100
+)";
+}
+
+// The wire's edges are PEC in every part that holds them, so its half-edges carry no unknowns there:
+// fields bit for bit, and a checkpoint continues on other rank counts.
+// On rank 0: the box with its wire as a Gmsh script in shared, written before any rank reads it.
+std::string write_wire_geometry(SharedScratch const& shared)
+{
+  std::string const path = shared.file("wire.geo");
+  if (world->rank() == 0) {
+    std::FILE* file = std::fopen(path.c_str(), "w");
+    EXPECT_NE(file, nullptr);
+    if (file) {
+      std::fputs(wire_geometry.c_str(), file);
+      std::fclose(file);
+    }
+  }
+  world->max(0);
+  return path;
+}
+
+TEST(Ranks, PecWireAsOneProcessAndFromItsCheckpoint)
+{
+  SharedScratch const shared("ranks_wire");
+  auto const text = wire_in_a_box(write_wire_geometry(shared));
+  expect_same_run(text);
+  expect_checkpoint_continues(text);
+}
+
+// text, whose [mesh] table names geometry (a Gmsh script) and is followed by [boundary], on the mesh
+// Gmsh makes of it, written to a file: as one process on rank 0, then over every rank from parts of
+// that file, and continued from the parts' checkpoint at step 100 (text holds checkpoint_every =
+// 100). Probes, ports and far fields bit for bit.
+void expect_same_from_parts(std::string const& text, std::string const& geometry, SharedScratch const& shared)
+{
+  std::string const mesh_file = shared.file("mesh.msh"), parts = shared.file("parts");
+  if (world->rank() == 0) dgatd::mesh::write_mesh(dgatd::mesh::read_mesh(geometry), mesh_file);
+  write_parts(mesh_file, parts);
+  auto const on_mesh_file = replaced(text, geometry, mesh_file);
+  Outcome alone;
+  if (world->rank() == 0) alone = run(on_mesh_file, nullptr, shared.file("alone.h5"));
+  auto const over_parts =
+      with_dt(replaced(on_mesh_file, "[boundary]", "parts = \"" + parts + "\"\n[boundary]"), alone.plan.dt);
+  auto const from_parts = run(over_parts, world, shared.file("parts.h5"));
+  auto const restarted = run(over_parts, world, shared.file("again.h5"), shared.file("parts.checkpoint.h5"));
+  if (world->rank() != 0) return;
+  expect_same_outcome(from_parts, alone, true);
+  expect_agree(from_parts.record.ports, alone.record.ports, true, "ports from parts");
+  expect_agree(restarted.record.probes, after_step_100(alone), true, "restarted from parts");
+  expect_agree(restarted.record.ports, alone.record.ports, true, "ports restarted from parts");
+}
+
+// The same from parts: each part keeps the wire's segments that are edges of its tets.
+TEST(Ranks, PecWireFromPartsAsOneProcess)
+{
+  SharedScratch const shared("ranks_wire_parts");
+  auto const geometry = write_wire_geometry(shared);
+  expect_same_from_parts(wire_in_a_box(geometry), geometry, shared);
+}
+
+// The lumped line from parts: each sheet shaped from every rank's faces and edges of it.
+TEST(Ranks, LumpedPortAndSeriesRlcFromPartsAsOneProcess)
+{
+  SharedScratch const shared("ranks_lumped_parts");
+  expect_same_from_parts(replaced(lumped_line(), "[output]\n", "[output]\ncheckpoint_every = 100\n"),
+                         std::string(DGATD_SOURCE_DIR) + "/inputs/parallel_plate_line.geo", shared);
 }
 
 // The centroid of a tet that rank 0 owns and whose neighbour across a face is in its reserve (outside

@@ -76,20 +76,6 @@ TEST(Capabilities, RefusalsAtTheLineThatAsks)
             "= \"assembled\" (the assembled baseline runs in double))");
 }
 
-// A PEC wire is a physical curve of the mesh: seen once the mesh's groups are known.
-TEST(Capabilities, PecWiresOverRanksOnceTheMeshIsKnown)
-{
-  auto const config = parsed(mesh + "[boundary]\npec = [\"wire\", \"sheet\"]\n" + time_table);
-  std::vector<dgatd::mesh::PhysicalGroup> const groups{{2, 1, "sheet"}, {1, 2, "wire"}};
-  std::vector<dgatd::mesh::PhysicalGroup> const sheets_only{{2, 1, "sheet"}, {2, 2, "wire"}};
-  EXPECT_EQ(refusal_text(config, {RunMode::over_ranks}), "");
-  EXPECT_EQ(refusal_text(config, {RunMode::over_ranks}, &sheets_only), "");
-  EXPECT_EQ(refusal_text(config, {RunMode::over_ranks}, &groups),
-            "caps.toml:5: a PEC wire (a physical curve in [boundary] pec) runs in one process only (for now) (fix: "
-            "run without mpirun)");
-  EXPECT_EQ(refusal_text(config, {RunMode::single_precision, RunMode::assembled}, &groups), "");
-}
-
 TEST(Capabilities, TheCommandPrintsTheTable)
 {
   dgatd::testing::ScratchDirectory scratch("capabilities_command");

@@ -73,6 +73,7 @@ struct LumpedSheet {
 // reciprocal basis of the two half-edges.
 struct LumpedKite {
   Index sheet = 0;
+  Index face = 0;
   Index block = 0; // the dual block of the vertex
   Index unknowns[2] = {0, 0};
   double along[2] = {0, 0};

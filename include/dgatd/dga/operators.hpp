@@ -197,10 +197,11 @@ constexpr CurlPiece decode_curl_piece(std::uint32_t code)
   return {static_cast<Index>(code >> 3), static_cast<int>(code & 7u)};
 }
 
-// The numbering of the unknowns alone, as assemble gives it (a run over several ranks numbers the
-// whole mesh's unknowns so, to start each part's stability bound from the one-process run's field).
+// The numbering of the unknowns alone, as assemble gives it with the wires' edges pec_edges
+// (Materials::pec_edges): a run over several ranks numbers the whole mesh's unknowns so, to start
+// each part's stability bound from the one-process run's field and to checkpoint in its numbering.
 DofLayout dof_layout(mesh::Topology const& topology, std::vector<FaceKind> const& face_kind,
-                     AssemblyOptions const& options = {});
+                     std::vector<Index> const& pec_edges, AssemblyOptions const& options = {});
 
 // Builds every operator; the per-tet and per-dual-volume work runs on the host's threads.
 HostOperators assemble(mesh::Mesh const& mesh, mesh::Topology const& topology, mesh::Geometry const& geometry,

@@ -14,6 +14,7 @@
 #include "dgatd/mesh/view.hpp"
 #include "dgatd/parallel/communicator.hpp"
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -49,10 +50,17 @@ struct MeshPart {
 };
 
 // Rank's part: the tets around the vertices it owns plus extra_tets (global ids: what a probe on
-// this rank reads beyond them), and the surface triangles among their faces. Throws dgatd::Error
+// this rank reads beyond them), the surface triangles among their faces and the curve segments
+// (keeps_segment). Throws dgatd::Error
 // when the rank owns no vertex (more ranks than the mesh can share).
 MeshPart make_mesh_part(mesh::Mesh const& global, std::vector<int> const& vertex_owner, int rank, int ranks,
                         std::vector<Index> const& extra_tets = {});
+
+// Whether a part keeps the curve segment from its vertex a to b (its ids, -1 where it lacks one):
+// where the segment is an edge of its tets (edges: theirs, each as the ascending pair), so that a
+// wire's edges are PEC wherever a part holds them, and where it owns a, which holds every tet around
+// a, so that a segment that is no edge of the mesh is still refused as one process refuses it.
+bool keeps_segment(std::vector<std::array<Index, 2>> const& edges, Index a, Index b, bool owns_a);
 
 // Global id of each local edge and face of a mesh whose local tet t is tet tet_of[t] of tables of each
 // tet's global edges and faces (the whole topology's tet_edges and tet_faces, or a stored part's):
@@ -89,8 +97,9 @@ Index containing_tet_over_ranks(Communicator const& communicator, mesh::MeshView
 Index nearest_edge_over_ranks(Communicator const& communicator, mesh::MeshView const& view,
                               std::vector<Index> const& global_edge, Vec3 const& x);
 
-// The whole mesh on rank root, from what each rank owns of it: its vertices, its tets and the
-// surface triangles at its vertices (the lowest of theirs); empty on the other ranks. groups and
+// The whole mesh on rank root, from what each rank owns of it: its vertices, its tets, the surface
+// triangles at its vertices (the lowest of theirs) and the curve segments from them; empty on the
+// other ranks. groups and
 // source are the caller's to set. Collective; root holds the mesh's points, tets and triangles
 // once, nothing of its complex.
 mesh::Mesh gather_mesh(Communicator const& communicator, MeshPart const& part, int root);

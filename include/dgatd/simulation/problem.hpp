@@ -89,7 +89,26 @@ struct WholeMeshFacts {
   std::vector<int> regions;
   std::vector<dga::PmlLayer> layers;
   dga::Stretching stretching;
+  // The lumped sheets' shapes over the whole mesh (lumped_sheets_over_ranks), in the configuration's
+  // order; the part takes the faces of each that it holds.
+  std::vector<dga::LumpedSheet> sheets;
 };
+
+// The lumped ports' and elements' sheets over the ranks' parts read from disk, in two steps, since a
+// sheet's faces and the conductors at its ends may lie on any rank. lumped_sheet_pieces: what this
+// rank's part (numbered as the whole mesh, with the vertices it owns; whole as make_part_problem takes
+// it, its sheets not yet known) holds of each sheet, its faces at the vertices it owns (global
+// vertices and points) and their edges from those vertices (global vertices and whether PEC).
+// lumped_sheets_over_ranks: each whole sheet shaped from every rank's pieces as one process shapes
+// it (faces left empty), throwing the same dgatd::Error on every rank. Collective.
+struct SheetPieces {
+  std::vector<BoundaryKinds::Sheet> specs;
+  std::vector<std::vector<std::int64_t>> faces, edges; // per sheet
+  std::string mesh_source;
+};
+SheetPieces lumped_sheet_pieces(io::Config const& config, parallel::MeshPart const& part, WholeMeshFacts const& whole);
+std::vector<dga::LumpedSheet> lumped_sheets_over_ranks(SheetPieces const& pieces,
+                                                       parallel::Communicator const& communicator);
 
 // The matched layers ([[pml]]) of a configuration over the ranks' parts read from disk, m being this
 // rank's (part as dga::add_pml_layer takes it; regions as in WholeMeshFacts): each layer's report and

@@ -10,6 +10,9 @@
 // A port records, per step (at t^(n+1/2)), half its source voltage (the wave it launches, in volts
 // across its resistance R: a sqrt(R)), its voltage and the current it drives into the structure,
 // -I: S11 = (V - V_s / 2) / (V_s / 2) in the frequency domain, Z_in = V / I_in.
+// Over ranks a part holds the kites of the blocks it owns (LumpedStencil), each placed among the
+// whole problem's kites in one process's order: the sheets' sums add the same numbers in that order
+// on every rank, and checkpoints hold the kites' state by place.
 
 #include "dgatd/instances.hpp"
 #include "dgatd/kernels/upload.hpp"
@@ -20,6 +23,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -177,7 +181,9 @@ public:
     row_offsets_ = kernels::upload_flat<IndexView>("dgatd::lumped_row_offsets", stencil.row_offsets);
     entry_kite_ = kernels::upload_flat<IndexView>("dgatd::lumped_entry_kite", stencil.entry_kite);
     entry_weight_ = kernels::upload_flat<Flat>("dgatd::lumped_entry_weight", stencil.entry_weight);
-    host_sheet_ = sheet;
+    keys_ = stencil.kite_keys;
+    for (std::size_t k = 0; k < n; ++k) places_.push_back(static_cast<Index>(k));
+    whole_sheet_ = sheet;
     for (auto const& s : sheets_)
       if (s.port) ports_.push_back({s.name, s.resistance, {}, {}, {}});
   }
@@ -229,6 +235,24 @@ public:
       for (auto* series : {&port.incident, &port.voltage, &port.current}) series->clear();
   }
 
+  // Each kite's place among the whole problem's, in the order of its key (sheet, face, vertex), which
+  // is one process's order: the ports' sums then add the same numbers in the same order. Collective.
+  void distribute(parallel::Communicator const& communicator, Context const&) override
+  {
+    communicator_ = &communicator;
+    std::vector<std::int64_t> mine;
+    for (auto const& key : keys_) mine.insert(mine.end(), key.begin(), key.end());
+    auto const all = parallel::all_gathered(communicator, mine);
+    std::vector<std::array<Index, 3>> whole(all.size() / 3);
+    for (std::size_t k = 0; k < whole.size(); ++k)
+      for (int i = 0; i < 3; ++i) whole[k][static_cast<std::size_t>(i)] = static_cast<Index>(all[3 * k + i]);
+    std::sort(whole.begin(), whole.end());
+    for (std::size_t k = 0; k < keys_.size(); ++k)
+      places_[k] = static_cast<Index>(std::lower_bound(whole.begin(), whole.end(), keys_[k]) - whole.begin());
+    whole_sheet_.clear();
+    for (auto const& key : whole) whole_sheet_.push_back(key[0]);
+  }
+
   void after_ampere(Context const& c) override
   {
     kernels::for_each("dgatd::lumped_history", c.space, kites_.sheet.extent(0),
@@ -247,10 +271,18 @@ public:
     Kokkos::deep_copy(c.space, host_field_sums_, field_sums_);
     Kokkos::deep_copy(c.space, host_current_sums_, current_sums_);
     c.space.fence();
+    // Over ranks every kite is one rank's, so the sum over the ranks puts each at its place unchanged.
+    std::size_t const whole = whole_sheet_.size();
+    kite_sums_.assign(2 * whole, 0.0);
+    for (std::size_t k = 0; k < places_.size(); ++k) {
+      kite_sums_[static_cast<std::size_t>(places_[k])] = host_field_sums_(k);
+      kite_sums_[whole + static_cast<std::size_t>(places_[k])] = host_current_sums_(k);
+    }
+    if (communicator_) communicator_->sum(kite_sums_.data(), kite_sums_.size());
     std::vector<double> field(sheets_.size(), 0.0), current(sheets_.size(), 0.0);
-    for (std::size_t k = 0; k < host_sheet_.size(); ++k) {
-      field[static_cast<std::size_t>(host_sheet_[k])] += host_field_sums_(k);
-      current[static_cast<std::size_t>(host_sheet_[k])] += host_current_sums_(k);
+    for (std::size_t k = 0; k < whole; ++k) {
+      field[static_cast<std::size_t>(whole_sheet_[k])] += kite_sums_[k];
+      current[static_cast<std::size_t>(whole_sheet_[k])] += kite_sums_[whole + k];
     }
     double const t_half = (c.step + 0.5) * c.dt;
     std::size_t p = 0;
@@ -264,7 +296,8 @@ public:
     }
   }
 
-  // The kites' state, then per port its three series (n values each after n steps).
+  // The kites' state, then per port its three series (n values each after n steps), which are the same
+  // on every rank.
   std::size_t state_size(std::int64_t steps) const override
   {
     return kites_.state.size() + 3 * ports_.size() * static_cast<std::size_t>(steps);
@@ -287,13 +320,22 @@ public:
         next += steps;
       }
   }
+  // Over ranks a row per kite, at its place among the whole problem's.
+  std::vector<StateRows> state_rows() const override
+  {
+    if (!communicator_ || whole_sheet_.empty()) return {};
+    StateRows rows;
+    rows.width = kites_.state.extent(1);
+    rows.places = places_;
+    rows.whole_rows = static_cast<Index>(whole_sheet_.size());
+    return {rows};
+  }
 
 private:
   using IndexView = Kokkos::View<Index*, memory_space>;
   using Flat = Kokkos::View<Real*, memory_space>;
 
   std::vector<LumpedStencil::Sheet> sheets_;
-  std::vector<Index> host_sheet_;
   kernels_lumped::KiteView<memory_space> kites_;
   Flat area_;
   using Sums = Kokkos::View<Real*, Kokkos::LayoutRight, memory_space>;
@@ -303,6 +345,11 @@ private:
   IndexView rows_, row_offsets_, entry_kite_;
   Flat entry_weight_;
   std::vector<LumpedPortSeries> ports_;
+  // Per kite its key and place (LumpedStencil::kite_keys), and per place the kite's sheet.
+  std::vector<std::array<Index, 3>> keys_;
+  std::vector<Index> places_, whole_sheet_;
+  std::vector<double> kite_sums_;
+  parallel::Communicator const* communicator_ = nullptr;
 };
 
 // The lumped ports and elements as a formulation adds them (Formulation::add_term).

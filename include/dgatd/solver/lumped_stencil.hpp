@@ -6,6 +6,7 @@
 #include "dgatd/dga/operators.hpp"
 #include "dgatd/solver/waveform.hpp"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@ struct LumpedStencil {
   };
   std::vector<Sheet> sheets;
   std::vector<dga::LumpedKite> kites;
+  // Per kite its sheet, face and vertex in the whole mesh's numbering: over ranks they place it among
+  // the whole problem's kites, in the order one process has them.
+  std::vector<std::array<Index, 3>> kite_keys;
   // The rows of the kites' blocks; row r takes entries [row_offsets[r], row_offsets[r + 1]), each a
   // kite and the weight (Meps_v^-1 a_k)_row, a_k = area along at the kite's two rows.
   std::vector<Index> rows;
@@ -31,9 +35,17 @@ struct LumpedStencil {
   std::vector<double> entry_weight;
 };
 
+// Over ranks, the kites a rank computes, those of the blocks it owns (a halo block's kites would only
+// write unknowns that the halo exchange overwrites), and the whole mesh's id of each face and vertex
+// of the rank's part.
+struct KitesOverRanks {
+  std::vector<char> owned_blocks;
+  std::vector<Index> face_global, vertex_global;
+};
+
 // sheets: the problem's (dga::Materials::sheets), in its order; sources: a port's waveform per sheet
-// (ignored for elements).
+// (ignored for elements); over_ranks: null in one process.
 LumpedStencil lumped_stencil(dga::HostOperators const& host, std::vector<dga::LumpedSheet> const& sheets,
-                             std::vector<Waveform> const& sources);
+                             std::vector<Waveform> const& sources, KitesOverRanks const* over_ranks = nullptr);
 
 } // namespace dgatd::solver

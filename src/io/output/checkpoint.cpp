@@ -103,6 +103,11 @@ void write_checkpoint(std::string const& path, Checkpoint const& c)
                    m.boundary_triangles.data());
     writer.dataset(mesh.get(), "boundary_triangle_tag", H5T_STD_I32LE, H5T_NATIVE_INT32, m.boundary_triangle_tag.size(),
                    0, m.boundary_triangle_tag.data());
+    // A wire's segments: a restart that takes the checkpoint's mesh (one made on load) keeps its wires.
+    writer.dataset(mesh.get(), "curve_segments", H5T_STD_I32LE, H5T_NATIVE_INT32, m.curve_segments.size(), 2,
+                   m.curve_segments.data());
+    writer.dataset(mesh.get(), "curve_segment_tag", H5T_STD_I32LE, H5T_NATIVE_INT32, m.curve_segment_tag.size(), 0,
+                   m.curve_segment_tag.data());
     hdf5::write_groups(writer, mesh.get(), m.groups);
   });
 }
@@ -170,9 +175,15 @@ Checkpoint read_checkpoint(std::string const& path)
   m.boundary_triangles =
       hdf5::rows_of<std::int32_t, 3>(hdf5::read_rows<std::int32_t>(mesh.get(), "boundary_triangles", 3, path, rows));
   m.boundary_triangle_tag = hdf5::read_rows<std::int32_t>(mesh.get(), "boundary_triangle_tag", 0, path, rows);
+  // Absent from checkpoints written before wires were kept.
+  if (H5Lexists(mesh.get(), "curve_segments", H5P_DEFAULT) > 0) {
+    m.curve_segments =
+        hdf5::rows_of<std::int32_t, 2>(hdf5::read_rows<std::int32_t>(mesh.get(), "curve_segments", 2, path, rows));
+    m.curve_segment_tag = hdf5::read_rows<std::int32_t>(mesh.get(), "curve_segment_tag", 0, path, rows);
+  }
   m.groups = hdf5::read_groups(mesh.get(), path);
-  if (m.tet_region.size() != m.tets.size() || m.boundary_triangle_tag.size() != m.boundary_triangles.size() ||
-      hex(mesh_fingerprint(m)) != fingerprint)
+  if (m.curve_segment_tag.size() != m.curve_segments.size() || m.tet_region.size() != m.tets.size() ||
+      m.boundary_triangle_tag.size() != m.boundary_triangles.size() || hex(mesh_fingerprint(m)) != fingerprint)
     throw Error(path, "the checkpoint's mesh does not match its fingerprint", "it is damaged; start the run afresh");
   return c;
 }
