@@ -270,8 +270,7 @@ py::dict load_config(std::string const& path)
 void check_config(std::string const& text, std::string const& name, std::string const& base_dir)
 {
   auto const config = io::parse_config(text, name, base_dir);
-  simulation::refuse_unsupported(config, simulation::run_modes(config, false, simulation::steps_on_gpu(config)),
-                                 nullptr);
+  simulation::refuse_unsupported(config, simulation::run_modes(config, false, simulation::steps_on_gpu(config)));
 }
 
 py::dict probe(std::string const& path, std::string const& name)

@@ -48,28 +48,26 @@ std::vector<Capability> make_capabilities()
       {"a prescribed port", "[[source]] kind = \"port_te10\"", "TE10 field prescribed on a port", runs_except(), {}},
       {"a matched port", "[[source]] kind = \"port_te10\", matched = true", "TE10 launched and absorbed",
        runs_except({no_single, no_assembled("matched ports"), {M::local_steps, ""}}),
-       [](io::Config const& c, auto) { return lines_where(c.sources, [](io::Source const& s) { return s.matched; }); }},
+       [](io::Config const& c) { return lines_where(c.sources, [](io::Source const& s) { return s.matched; }); }},
       {"a plane wave", "[[source]] kind = \"plane_wave\"", "total-field/scattered-field",
        runs_except({no_single, no_assembled("plane waves")}),
-       [](io::Config const& c, auto) {
+       [](io::Config const& c) {
          return lines_where(c.sources, [](io::Source const& s) { return s.kind == io::SourceKind::plane_wave; });
        }},
       {"a lumped port", "[[source]] kind = \"lumped_port\"", "source with its resistance on a sheet",
        runs_except({no_single, no_assembled("lumped ports")}),
-       [](io::Config const& c, auto) {
+       [](io::Config const& c) {
          return lines_where(c.sources, [](io::Source const& s) { return s.kind == io::SourceKind::lumped_port; });
        }},
       {"[[lumped]]", "[[lumped]]", "R, L, C and RLC on a sheet",
        runs_except({no_single, no_assembled("lumped elements")}),
-       [](io::Config const& c, auto) { return lines_of(c.lumped); }},
+       [](io::Config const& c) { return lines_of(c.lumped); }},
       {"[[material]] eps_r and mu_r", "[[material]] eps_r, mu_r", "dielectrics and magnetics", runs_except(), {}},
       {"[[material]] sigma", "[[material]] sigma", "conductivity", runs_except({no_single, no_assembled("losses")}),
-       [](io::Config const& c, auto) {
-         return lines_where(c.materials, [](io::Material const& m) { return m.sigma > 0; });
-       }},
+       [](io::Config const& c) { return lines_where(c.materials, [](io::Material const& m) { return m.sigma > 0; }); }},
       {"a dispersive material", "[[material.pole]]", "Debye, Drude, Lorentz and pole-residue media",
        runs_except({no_single, no_assembled("dispersive media")}),
-       [](io::Config const& c, auto) {
+       [](io::Config const& c) {
          return lines_where(c.materials, [](io::Material const& m) { return !m.poles.empty(); });
        }},
       {"[boundary] pec", "[boundary] pec", "PEC walls and sheets, PMC elsewhere", runs_except(), {}},
@@ -80,19 +78,17 @@ std::vector<Capability> make_capabilities()
        {}},
       {"[boundary] absorbing", "[boundary] absorbing", "first-order absorbing surfaces",
        runs_except({no_single, no_assembled("losses")}),
-       [](io::Config const& c, auto) { return line_if(!c.boundary.absorbing_surfaces.empty(), c.boundary.line); }},
+       [](io::Config const& c) { return line_if(!c.boundary.absorbing_surfaces.empty(), c.boundary.line); }},
       {"[[pml]]", "[[pml]]", "perfectly matched layers", runs_except({no_single, no_assembled("matched layers")}),
-       [](io::Config const& c, auto) { return lines_of(c.pml); }},
+       [](io::Config const& c) { return lines_of(c.pml); }},
       {"[[pml]] cfs_frequency", "[[pml]] cfs_frequency", "complex frequency shift",
        runs_except(
            {{M::over_ranks, "remove cfs_frequency, or run without mpirun"}, no_single, no_assembled("matched layers")}),
-       [](io::Config const& c, auto) {
-         return lines_where(c.pml, [](io::Pml const& p) { return p.cfs_frequency > 0; });
-       }},
+       [](io::Config const& c) { return lines_where(c.pml, [](io::Pml const& p) { return p.cfs_frequency > 0; }); }},
       {"[[probe]]", "[[probe]]", "e and h at points", runs_except(), {}},
       {"[[farfield]]", "[[farfield]]", "near-to-far-field transform",
        runs_except({no_single, no_assembled("far-field surfaces")}),
-       [](io::Config const& c, auto) { return lines_of(c.farfields); }},
+       [](io::Config const& c) { return lines_of(c.farfields); }},
       {"snapshots and checkpoints",
        "[output] snapshot_every, checkpoint_every",
        "fields for ParaView, restarts",
@@ -101,7 +97,7 @@ std::vector<Capability> make_capabilities()
       {"precision = \"mixed\"", "[solver] precision = \"mixed\"", "float matrices, double fields",
        runs_except({{M::assembled, "the assembled baseline runs in double"}},
                    {M::single_precision, M::mixed_precision}),
-       [](io::Config const& c, auto) {
+       [](io::Config const& c) {
          bool const mixed = c.solver.precision == kernels::MatrixPrecision::float32 &&
                             c.solver.field_precision == kernels::FieldPrecision::float64;
          return line_if(mixed, c.solver.precision_line);
@@ -110,7 +106,7 @@ std::vector<Capability> make_capabilities()
        runs_except({{M::over_ranks, "set [solver] precision = \"mixed\", or run without mpirun"},
                     {M::assembled, "the assembled baseline runs in double"}},
                    {M::single_precision, M::mixed_precision}),
-       [](io::Config const& c, auto) {
+       [](io::Config const& c) {
          bool const single = c.solver.field_precision == kernels::FieldPrecision::float32;
          return line_if(single, c.solver.precision_line);
        }},
@@ -121,7 +117,7 @@ std::vector<Capability> make_capabilities()
                     {M::local_steps, "remove [solver] formulation = \"assembled\" (local steps are the fractioned "
                                      "scheme's)"}},
                    {M::assembled}),
-       [](io::Config const& c, auto) {
+       [](io::Config const& c) {
          bool const assembled = c.solver.formulation == solver::FormulationKind::assembled;
          return line_if(assembled, c.solver.formulation_line);
        }},
@@ -129,7 +125,7 @@ std::vector<Capability> make_capabilities()
        runs_except({{M::over_ranks, "set [time] local_steps = \"off\", or run without mpirun"},
                     {M::assembled, "set [time] local_steps = \"off\" (local steps are the fractioned scheme's)"}},
                    {M::local_steps}),
-       [](io::Config const& c, auto) { return line_if(c.time.local_steps > 1, c.time.local_steps_line); }},
+       [](io::Config const& c) { return line_if(c.time.local_steps > 1, c.time.local_steps_line); }},
   };
 }
 
@@ -225,22 +221,20 @@ std::vector<RunMode> run_modes(io::Config const& config, bool over_ranks, bool o
   return modes;
 }
 
-std::optional<Error> refusal(io::Config const& config, std::vector<RunMode> const& modes,
-                             std::vector<mesh::PhysicalGroup> const* groups)
+std::optional<Error> refusal(io::Config const& config, std::vector<RunMode> const& modes)
 {
   for (RunMode mode : modes)
     for (auto const& capability : capabilities()) {
       if (capability.in(mode).runs || !capability.used_at) continue;
-      auto const lines = capability.used_at(config, groups);
+      auto const lines = capability.used_at(config);
       if (!lines.empty()) return refused(config, capability, mode, lines.front());
     }
   return std::nullopt;
 }
 
-void refuse_unsupported(io::Config const& config, std::vector<RunMode> const& modes,
-                        std::vector<mesh::PhysicalGroup> const* groups)
+void refuse_unsupported(io::Config const& config, std::vector<RunMode> const& modes)
 {
-  if (auto error = refusal(config, modes, groups)) throw *error;
+  if (auto error = refusal(config, modes)) throw *error;
 }
 
 void print_capabilities(std::ostream& out)

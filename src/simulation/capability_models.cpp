@@ -22,10 +22,7 @@ std::vector<int> item_lines(io::Config const& config, std::string const& table)
 CapabilityModel registered(std::string const& name, CapabilityModel model)
 {
   model.table = name;
-  if (!model.row.used_at)
-    model.row.used_at = [name](io::Config const& config, std::vector<mesh::PhysicalGroup> const*) {
-      return item_lines(config, name);
-    };
+  if (!model.row.used_at) model.row.used_at = [name](io::Config const& config) { return item_lines(config, name); };
   return model;
 }
 

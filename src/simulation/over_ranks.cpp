@@ -270,12 +270,11 @@ std::unique_ptr<Placement> Simulation::Impl::place_over_ranks(mesh::Mesh* given_
   int const rank = communicator->rank(), ranks = communicator->size();
   std::vector<char> bytes;
   together([&] {
-    refuse_unsupported(nullptr);
+    refuse_unsupported();
     if (rank != 0) return;
     if (!options.restart_from.empty()) checkpoint = read_restart_checkpoint();
     io::require_writable_output(output_path);
     auto mesh = load_ordered_mesh(given_mesh, checkpoint.get());
-    refuse_unsupported(&mesh.groups);
     bytes = parallel::pack_mesh(mesh);
   });
   communicator->broadcast(bytes, 0);
@@ -330,9 +329,8 @@ std::unique_ptr<Placement> Simulation::Impl::place_from_parts(std::unique_ptr<io
   int const rank = communicator->rank(), ranks = communicator->size();
   StoredPart stored;
   together([&] {
-    refuse_unsupported(nullptr);
+    refuse_unsupported();
     parts = read_manifest(config.mesh.parts);
-    refuse_unsupported(&parts->groups);
     check_manifest(config, *parts, ranks, rank == 0);
     if (!options.restart_from.empty() && rank == 0) {
       checkpoint = read_restart_checkpoint();

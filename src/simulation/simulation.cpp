@@ -216,7 +216,7 @@ std::unique_ptr<Placement> Simulation::Impl::place_in_one_process(mesh::Mesh* gi
   if (!config.mesh.parts.empty())
     throw Error(config.name, "[mesh] parts = \"" + config.mesh.parts + "\" is for a run over several ranks",
                 "run it under mpirun -n N (N as the parts were made for), or remove [mesh] parts");
-  refuse_unsupported(nullptr);
+  refuse_unsupported();
   io::require_writable_output(output_path);
   if (!options.restart_from.empty()) checkpoint = read_restart_checkpoint();
   auto mesh = load_ordered_mesh(given_mesh, checkpoint.get());

@@ -131,10 +131,10 @@ struct Simulation::Impl {
     return {p.mesh.num_vertices(), p.topology.num_edges(), p.topology.num_faces(), p.mesh.num_tets()};
   }
   // What the capabilities table refuses of the configuration in the modes this run steps in, refused
-  // in one line before anything is built; groups: the mesh's physical groups once known.
-  void refuse_unsupported(std::vector<mesh::PhysicalGroup> const* groups) const
+  // in one line before anything is built.
+  void refuse_unsupported() const
   {
-    simulation::refuse_unsupported(config, run_modes(config, over_ranks, steps_on_gpu(config)), groups);
+    simulation::refuse_unsupported(config, run_modes(config, over_ranks, steps_on_gpu(config)));
     if (over_ranks && !options.partitioner)
       throw std::logic_error("a simulation over several ranks needs SimulationOptions::partitioner");
   }

@@ -23,10 +23,9 @@ std::string const time_table = "[time]\nsteps = 1\n";
 
 dgatd::io::Config parsed(std::string const& text) { return dgatd::io::parse_config(text, "caps.toml", "."); }
 
-std::string refusal_text(dgatd::io::Config const& config, std::vector<RunMode> const& modes,
-                         std::vector<dgatd::mesh::PhysicalGroup> const* groups = nullptr)
+std::string refusal_text(dgatd::io::Config const& config, std::vector<RunMode> const& modes)
 {
-  auto const error = refusal(config, modes, groups);
+  auto const error = refusal(config, modes);
   return error ? error->what() : "";
 }
 

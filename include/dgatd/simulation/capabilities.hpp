@@ -8,7 +8,6 @@
 
 #include "dgatd/error.hpp"
 #include "dgatd/io/input/config.hpp"
-#include "dgatd/mesh/mesh.hpp"
 
 #include <array>
 #include <cstddef>
@@ -38,10 +37,8 @@ struct ModeSupport {
   bool applies = true;
 };
 
-// The lines of a configuration that ask for a capability, empty when none does. groups: the mesh's
-// physical groups, or nullptr before the mesh is read (a capability the mesh decides, a PEC wire,
-// is then not seen).
-using UsedAt = std::function<std::vector<int>(io::Config const&, std::vector<mesh::PhysicalGroup> const*)>;
+// The lines of a configuration that ask for a capability, empty when none does.
+using UsedAt = std::function<std::vector<int>(io::Config const&)>;
 
 struct Capability {
   std::string item;    // how a refusal names it: "[[pml]]", "a plane wave"
@@ -70,11 +67,9 @@ bool steps_on_gpu(io::Config const& config);
 
 // The first capability config asks for that one of modes refuses (modes in RunMode order, then
 // capabilities in table order), as the one-line Error a user reads; nothing when all of it runs.
-std::optional<Error> refusal(io::Config const& config, std::vector<RunMode> const& modes,
-                             std::vector<mesh::PhysicalGroup> const* groups = nullptr);
+std::optional<Error> refusal(io::Config const& config, std::vector<RunMode> const& modes);
 // Throws refusal's Error, if any.
-void refuse_unsupported(io::Config const& config, std::vector<RunMode> const& modes,
-                        std::vector<mesh::PhysicalGroup> const* groups = nullptr);
+void refuse_unsupported(io::Config const& config, std::vector<RunMode> const& modes);
 
 // The table, one capability a line, a column per mode ("yes", "no" or "-"), and a key to the columns.
 void print_capabilities(std::ostream& out);
