@@ -130,7 +130,8 @@ dga::Materials materials_of(io::Config const& config, mesh::Mesh const& mesh,
 std::vector<char> rim_faces(mesh::Topology const& topology, std::vector<std::array<char, 4>> const* face_interior);
 
 // The problem of a configuration on one rank's part of the mesh, with operators: the materials of
-// its tets, and the kinds its faces have in the whole mesh.
+// its tets, the kinds its faces have in the whole mesh, and the lumped sheets of whole.sheets (which
+// must hold the configuration's sheets) with the faces the part holds.
 Problem make_part_problem(io::Config const& config, mesh::Mesh mesh, WholeMeshFacts const& whole);
 
 // The part of global (a problem without operators) that one rank steps: its mesh, the materials and
