@@ -103,11 +103,7 @@ MeshPart make_mesh_part(mesh::Mesh const& global, std::vector<int> const& vertex
     m.boundary_triangle_tag.push_back(global.boundary_triangle_tag[i]);
     part.global_triangle.push_back(static_cast<Index>(i));
   }
-  std::vector<std::array<Index, 2>> local_edges;
-  for (auto const& tet : m.tets)
-    for (int a = 0; a < 4; ++a)
-      for (int b = a + 1; b < 4; ++b) local_edges.push_back({std::min(tet[a], tet[b]), std::max(tet[a], tet[b])});
-  std::sort(local_edges.begin(), local_edges.end());
+  auto const local_edges = edge_pairs(m.tets);
   for (std::size_t i = 0; i < global.curve_segments.size(); ++i) {
     auto const& g = global.curve_segments[i];
     if (keeps_segment(local_edges, local_of[g[0]], local_of[g[1]], vertex_owner[g[0]] == rank)) {
@@ -116,6 +112,17 @@ MeshPart make_mesh_part(mesh::Mesh const& global, std::vector<int> const& vertex
     }
   }
   return part;
+}
+
+std::vector<std::array<Index, 2>> edge_pairs(std::vector<std::array<Index, 4>> const& tets)
+{
+  std::vector<std::array<Index, 2>> edges;
+  for (auto const& tet : tets)
+    for (int a = 0; a < 4; ++a)
+      for (int b = a + 1; b < 4; ++b) edges.push_back({std::min(tet[a], tet[b]), std::max(tet[a], tet[b])});
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  return edges;
 }
 
 bool keeps_segment(std::vector<std::array<Index, 2>> const& edges, Index a, Index b, bool owns_a)

@@ -151,13 +151,7 @@ void write_part(PartsManifest const& manifest, int rank, PartTets const& part, m
   auto const local_or_none = [&](Index v) {
     return std::binary_search(vertices.begin(), vertices.end(), v) ? static_cast<Index>(local(v)) : Index{-1};
   };
-  std::vector<std::array<Index, 2>> part_edges;
-  for (Index t : part.tets)
-    for (Index e : topology.tet_edges[t]) {
-      Index const a = local(topology.edge_vertices[e][0]), b = local(topology.edge_vertices[e][1]);
-      part_edges.push_back({std::min(a, b), std::max(a, b)});
-    }
-  std::sort(part_edges.begin(), part_edges.end());
+  auto const part_edges = parallel::edge_pairs(io::hdf5::rows_of<Index, 4>(tets));
   std::vector<std::int32_t> segments, segment_tags;
   for (std::size_t i = 0; i < mesh.curve_segments.size(); ++i) {
     auto const& g = mesh.curve_segments[i];

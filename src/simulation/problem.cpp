@@ -523,9 +523,7 @@ SheetPieces lumped_sheet_pieces(io::Config const& config, parallel::MeshPart con
   pieces.specs = boundary_of(config, part.mesh).sheets;
   pieces.mesh_source = part.mesh.source;
   if (pieces.specs.empty()) return pieces;
-  WholeMeshFacts unshaped = whole;
-  unshaped.sheets.clear();
-  auto const p = problem_of_config(config, part.mesh, false, &unshaped);
+  auto const p = problem_of_config(config, part.mesh, false, &whole);
   auto const pec = pec_edges(p.topology, p.face_kinds, p.materials.pec_edges);
   auto const global = [&](Index v) { return static_cast<std::int64_t>(part.global_vertex[v]); };
   for (auto const& spec : pieces.specs) {

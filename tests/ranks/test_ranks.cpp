@@ -570,6 +570,13 @@ public:
     path_.assign(directory.begin(), directory.end());
   }
   std::string file(std::string const& name) const { return path_ + "/" + name; }
+  // text as the file name, written on rank 0 before any rank reads it; its path. Collective.
+  std::string write(std::string const& name, std::string const& text) const
+  {
+    if (scratch_) scratch_->write(name, text);
+    world->max(0);
+    return file(name);
+  }
 
 private:
   std::unique_ptr<ScratchDirectory> scratch_;
@@ -643,26 +650,10 @@ checkpoint_every = 100
 
 // The wire's edges are PEC in every part that holds them, so its half-edges carry no unknowns there:
 // fields bit for bit, and a checkpoint continues on other rank counts.
-// On rank 0: the box with its wire as a Gmsh script in shared, written before any rank reads it.
-std::string write_wire_geometry(SharedScratch const& shared)
-{
-  std::string const path = shared.file("wire.geo");
-  if (world->rank() == 0) {
-    std::FILE* file = std::fopen(path.c_str(), "w");
-    EXPECT_NE(file, nullptr);
-    if (file) {
-      std::fputs(wire_geometry.c_str(), file);
-      std::fclose(file);
-    }
-  }
-  world->max(0);
-  return path;
-}
-
 TEST(Ranks, PecWireAsOneProcessAndFromItsCheckpoint)
 {
   SharedScratch const shared("ranks_wire");
-  auto const text = wire_in_a_box(write_wire_geometry(shared));
+  auto const text = wire_in_a_box(shared.write("wire.geo", wire_geometry));
   expect_same_run(text);
   expect_checkpoint_continues(text);
 }
@@ -694,7 +685,7 @@ void expect_same_from_parts(std::string const& text, std::string const& geometry
 TEST(Ranks, PecWireFromPartsAsOneProcess)
 {
   SharedScratch const shared("ranks_wire_parts");
-  auto const geometry = write_wire_geometry(shared);
+  auto const geometry = shared.write("wire.geo", wire_geometry);
   expect_same_from_parts(wire_in_a_box(geometry), geometry, shared);
 }
 

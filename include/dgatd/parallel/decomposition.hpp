@@ -56,8 +56,11 @@ struct MeshPart {
 MeshPart make_mesh_part(mesh::Mesh const& global, std::vector<int> const& vertex_owner, int rank, int ranks,
                         std::vector<Index> const& extra_tets = {});
 
+// The edges of tets, each as the ascending pair of its vertices, sorted, each once.
+std::vector<std::array<Index, 2>> edge_pairs(std::vector<std::array<Index, 4>> const& tets);
+
 // Whether a part keeps the curve segment from its vertex a to b (its ids, -1 where it lacks one):
-// where the segment is an edge of its tets (edges: theirs, each as the ascending pair), so that a
+// where the segment is an edge of its tets (edges: edge_pairs of them), so that a
 // wire's edges are PEC wherever a part holds them, and where it owns a, which holds every tet around
 // a, so that a segment that is no edge of the mesh is still refused as one process refuses it.
 bool keeps_segment(std::vector<std::array<Index, 2>> const& edges, Index a, Index b, bool owns_a);

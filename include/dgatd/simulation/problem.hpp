@@ -97,7 +97,7 @@ struct WholeMeshFacts {
 // The lumped ports' and elements' sheets over the ranks' parts read from disk, in two steps, since a
 // sheet's faces and the conductors at its ends may lie on any rank. lumped_sheet_pieces: what this
 // rank's part (numbered as the whole mesh, with the vertices it owns; whole as make_part_problem takes
-// it, its sheets not yet known) holds of each sheet, its faces at the vertices it owns (global
+// it, its sheets not yet known: empty) holds of each sheet, its faces at the vertices it owns (global
 // vertices and points) and their edges from those vertices (global vertices and whether PEC).
 // lumped_sheets_over_ranks: each whole sheet shaped from every rank's pieces as one process shapes
 // it (faces left empty), throwing the same dgatd::Error on every rank. Collective.
