@@ -180,6 +180,22 @@ double Placement::largest(double value) const
   return value;
 }
 
+std::vector<Index> Placement::places_among_ranks(std::vector<Index> const& items, Index& whole) const
+{
+  std::vector<Index> all = items;
+  if (communicator_) {
+    all.clear();
+    std::vector<std::int64_t> const mine(items.begin(), items.end());
+    for (std::int64_t item : parallel::all_gathered(*communicator_, mine)) all.push_back(static_cast<Index>(item));
+  }
+  std::sort(all.begin(), all.end());
+  whole = static_cast<Index>(all.size());
+  std::vector<Index> places;
+  for (Index item : items)
+    places.push_back(static_cast<Index>(std::lower_bound(all.begin(), all.end(), item) - all.begin()));
+  return places;
+}
+
 void Placement::set_part(parallel::MeshPart part, std::vector<Index> edge_global, std::vector<Index> face_global,
                          std::vector<Index> probe_tets)
 {

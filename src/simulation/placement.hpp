@@ -67,6 +67,9 @@ public:
   virtual solver::FarFieldSides far_field_sides(int tag, std::string const& name) const;
   // The largest value over the ranks; collective.
   double largest(double value) const;
+  // The place of each of items (whole-mesh ids, each held by one rank) among all ranks' items in
+  // ascending order, which is a run of one process's order of them; whole: their number. Collective.
+  std::vector<Index> places_among_ranks(std::vector<Index> const& items, Index& whole) const;
 
 protected:
   // communicator: the ranks' (null in one process).

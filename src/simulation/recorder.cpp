@@ -130,7 +130,11 @@ void Recorder::write_snapshot(std::int64_t step)
 {
   std::vector<Vec3> e, h;
   tet_fields_(e, h);
-  timed([&] { writer_->write_snapshot(step * plan_.dt, e, h); });
+  auto const snapshots = formulation_.snapshots();
+  timed([&] {
+    writer_->write_snapshot(step * plan_.dt, e, h);
+    for (auto const& surface : snapshots.surfaces) writer_->write_surface_snapshot(surface);
+  });
 }
 
 void Recorder::save_checkpoint()
@@ -152,6 +156,7 @@ std::string Recorder::finish(std::int64_t step, bool complete)
   for (auto const& port : records.ports) writer_->write_port(port, plan_.dt);
   for (auto const& far_field : records.far_fields) writer_->write_far_field(far_field);
   for (auto const& series : records.series) writer_->write_series(series, plan_.dt);
+  for (auto const& surface : records.surface_currents) writer_->write_surface_currents(surface);
   writer_->close(complete);
   return checkpoint;
 }

@@ -142,6 +142,8 @@ public:
   // What the terms recorded so far (the ports' series, the far fields' transforms), in the order
   // they were added.
   virtual TermRecords records() const = 0;
+  // What the terms show in a snapshot of the fields now (the surface currents); collective over ranks.
+  virtual TermSnapshots snapshots() const { return {}; }
   // Replaces the probes; record_probes() then samples them all after a step.
   virtual void set_probes(std::vector<ProbeStencil> const& probes) = 0;
 

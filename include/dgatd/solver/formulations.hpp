@@ -117,6 +117,11 @@ public:
     this->leapfrog_.settle_terms();
     return this->leapfrog_.terms().records();
   }
+  TermSnapshots snapshots() const override
+  {
+    this->leapfrog_.settle_terms();
+    return this->leapfrog_.terms().snapshots();
+  }
   FormulationState state() const override
   {
     FormulationState s = Base::state();

@@ -125,6 +125,9 @@ public:
   // What the term hands to the output (a port's series, a far field's transforms) at the end of a
   // run, appended to records.
   virtual void add_records(TermRecords& /*records*/) const {}
+  // What the term shows in a snapshot of the fields (a surface's currents), appended to snapshots;
+  // over ranks collective, and whole on rank 0.
+  virtual void add_snapshot(TermSnapshots& /*snapshots*/) const {}
 };
 
 } // namespace dgatd::solver

@@ -89,6 +89,12 @@ public:
     for (auto const& term : terms_) term->add_records(records);
     return records;
   }
+  TermSnapshots snapshots() const
+  {
+    TermSnapshots snapshots;
+    for (auto const& term : terms_) term->add_snapshot(snapshots);
+    return snapshots;
+  }
 
   // The terms' state after `steps` steps (the matched layers' auxiliary unknowns, the ports'
   // voltage histories), in the order the terms run.

@@ -274,6 +274,76 @@ std::vector<solver::FarFieldRecord> read_far_fields(std::string const& path)
   return records;
 }
 
+std::vector<solver::SurfaceCurrentRecord> read_surface_currents(std::string const& path)
+{
+  hdf5::QuietErrors const quiet;
+  Handle const file = open_output(path);
+  std::vector<solver::SurfaceCurrentRecord> records;
+  if (H5Lexists(file.get(), "surface_currents", H5P_DEFAULT) <= 0) return records;
+  std::vector<std::string> names;
+  hsize_t index = 0;
+  if (H5Literate_by_name(file.get(), "surface_currents", H5_INDEX_NAME, H5_ITER_INC, &index, collect_name, &names,
+                         H5P_DEFAULT) < 0)
+    throw Error(path, "cannot list /surface_currents", "the file may be damaged");
+  for (auto const& name : names) {
+    solver::SurfaceCurrentRecord r;
+    r.name = name;
+    std::string const group = "/surface_currents/" + name;
+    hsize_t count = 0, faces = 0, rows = 0;
+    r.frequencies = hdf5::read_rows<double>(file.get(), group + "/frequencies", 0, path, count);
+    auto const points = hdf5::read_rows<double>(file.get(), group + "/points", 3, path, rows);
+    auto const normals = hdf5::read_rows<double>(file.get(), group + "/normals", 3, path, faces);
+    if (rows != 3 * faces) throw Error(path, group + "/points does not fit its faces", "the file may be damaged");
+    auto& g = r.geometry;
+    g.areas = hdf5::read_rows<double>(file.get(), group + "/areas", 0, path, rows);
+    for (int side : hdf5::read_rows<std::int32_t>(file.get(), group + "/sides", 0, path, rows)) {
+      g.sides.push_back(side);
+      g.two_sided = g.two_sided || side == 2;
+    }
+    if (g.areas.size() != faces || g.sides.size() != faces)
+      throw Error(path, group + "/areas or sides does not fit its faces", "the file may be damaged");
+    for (hsize_t k = 0; k < faces; ++k) {
+      auto const corner = [&](hsize_t c) {
+        return Vec3{points[9 * k + 3 * c], points[9 * k + 3 * c + 1], points[9 * k + 3 * c + 2]};
+      };
+      g.corners.push_back({corner(0), corner(1), corner(2)});
+      g.normals.push_back({normals[3 * k], normals[3 * k + 1], normals[3 * k + 2]});
+    }
+    for (hsize_t m = 0; m < count; ++m) {
+      std::string const at = group + "/transforms/" + std::to_string(m) + "/";
+      // The sides' own where the file holds them, else the one side's as the front.
+      std::string const front = g.two_sided ? "_front" : "", back = "_back";
+      auto const read = [&](std::string const& dataset, int cols) {
+        return hdf5::read_rows<double>(file.get(), at + dataset, cols, path, rows);
+      };
+      auto const j_re = read("J_s" + front + "_re", 3), j_im = read("J_s" + front + "_im", 3);
+      auto const rho_re = read("rho_s" + front + "_re", 0), rho_im = read("rho_s" + front + "_im", 0);
+      std::vector<double> back_j_re(3 * faces), back_j_im(3 * faces), back_rho_re(faces), back_rho_im(faces);
+      if (g.two_sided) {
+        back_j_re = read("J_s" + back + "_re", 3);
+        back_j_im = read("J_s" + back + "_im", 3);
+        back_rho_re = read("rho_s" + back + "_re", 0);
+        back_rho_im = read("rho_s" + back + "_im", 0);
+      }
+      if (j_re.size() != 3 * faces || back_j_re.size() != 3 * faces || rho_re.size() != faces ||
+          back_rho_re.size() != faces)
+        throw Error(path, at + " does not fit its faces", "the file may be damaged");
+      for (hsize_t k = 0; k < faces; ++k) {
+        std::array<std::complex<double>, solver::surface_values> values;
+        for (int c = 0; c < 3; ++c) {
+          values[c] = {j_re[3 * k + c], j_im[3 * k + c]};
+          values[4 + c] = {back_j_re[3 * k + c], back_j_im[3 * k + c]};
+        }
+        values[3] = {rho_re[k], rho_im[k]};
+        values[7] = {back_rho_re[k], back_rho_im[k]};
+        r.transforms.push_back(values);
+      }
+    }
+    records.push_back(std::move(r));
+  }
+  return records;
+}
+
 std::vector<solver::FarFieldRecord> require_far_fields(std::string const& path)
 {
   auto records = read_far_fields(path);

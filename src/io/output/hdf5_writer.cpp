@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <complex>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -39,6 +40,14 @@ struct Hdf5Writer::State {
   std::int64_t num_points = 0;
   std::int64_t num_tets = -1; // -1 until write_mesh
   std::vector<double> snapshot_times;
+  // The surfaces whose currents the run recorded (write_surface_currents), for the XDMF.
+  struct SurfaceGrid {
+    std::string name;
+    std::size_t faces = 0;
+    bool two_sided = false;
+    std::vector<double> frequencies;
+  };
+  std::vector<SurfaceGrid> surfaces;
 
   struct ProbeSets {
     Handle e;
@@ -97,6 +106,66 @@ struct Hdf5Writer::State {
 
   std::string xdmf_path() const { return fs::path(path).replace_extension(".xdmf").string(); }
 
+  // A surface's currents in the XDMF: a temporal collection of its snapshots, and a grid per
+  // frequency with the transforms' magnitudes and phases, each on the surface's triangles.
+  template <class Item>
+  void write_surface_grids(std::ostringstream& xml, SurfaceGrid const& surface, Item const& item) const
+  {
+    std::string const record = "/surface_currents/" + surface.name;
+    auto const faces = static_cast<std::int64_t>(surface.faces);
+    auto grid = [&](std::string const& name, std::string const& indent, std::string const& extra) {
+      std::ostringstream out;
+      out << indent << "<Grid Name=\"" << xml_escape(name) << "\" GridType=\"Uniform\">\n"
+          << extra << indent << "  <Topology TopologyType=\"Triangle\" NumberOfElements=\"" << faces << "\">\n"
+          << indent << "    " << item(record + "/triangles", faces, 3, "Int", 4) << "\n"
+          << indent << "  </Topology>\n"
+          << indent << "  <Geometry GeometryType=\"XYZ\">\n"
+          << indent << "    " << item(record + "/points", 3 * faces, 3, "Float", 8) << "\n"
+          << indent << "  </Geometry>\n";
+      return out.str();
+    };
+    auto attribute = [&](std::string const& indent, std::string const& name, std::string const& dataset, int cols) {
+      std::ostringstream out;
+      out << indent << "<Attribute Name=\"" << name << "\" AttributeType=\"" << (cols ? "Vector" : "Scalar")
+          << "\" Center=\"Cell\">\n"
+          << indent << "  " << item(dataset, faces, cols, "Float", 8) << "\n"
+          << indent << "</Attribute>\n";
+      return out.str();
+    };
+    std::vector<std::string> sides{""};
+    if (surface.two_sided) sides.insert(sides.end(), {"_front", "_back"});
+    if (!snapshot_times.empty()) {
+      xml << "    <Grid Name=\"" << xml_escape(surface.name)
+          << " currents\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+      for (std::size_t k = 0; k < snapshot_times.size(); ++k) {
+        std::ostringstream time;
+        time.precision(17);
+        time << "        <Time Value=\"" << snapshot_times[k] << "\"/>\n";
+        xml << grid(surface.name + "_" + std::to_string(k), "      ", time.str());
+        std::string const at = "/snapshots/" + std::to_string(k) + record + "/";
+        for (auto const& side : sides) {
+          xml << attribute("        ", "J_s" + side, at + "J_s" + side, 3);
+          xml << attribute("        ", "rho_s" + side, at + "rho_s" + side, 0);
+        }
+        xml << "      </Grid>\n";
+      }
+      xml << "    </Grid>\n";
+    }
+    for (std::size_t m = 0; m < surface.frequencies.size(); ++m) {
+      std::ostringstream name;
+      name.precision(6);
+      name << surface.name << " at " << surface.frequencies[m] << " Hz";
+      xml << grid(name.str(), "    ", "");
+      std::string const at = record + "/transforms/" + std::to_string(m) + "/";
+      for (auto const& side : sides)
+        for (char const* part : {"_magnitude", "_phase"}) {
+          xml << attribute("      ", "J_s" + side + part, at + "J_s" + side + part, 3);
+          xml << attribute("      ", "rho_s" + side + part, at + "rho_s" + side + part, 0);
+        }
+      xml << "    </Grid>\n";
+    }
+  }
+
   void write_xdmf() const
   {
     std::string const h5 = xml_escape(fs::path(path).filename().string());
@@ -146,6 +215,7 @@ struct Hdf5Writer::State {
       }
       xml << "    </Grid>\n";
     }
+    for (auto const& surface : surfaces) write_surface_grids(xml, surface, item);
     xml << "  </Domain>\n"
         << "</Xdmf>\n";
 
@@ -436,6 +506,108 @@ void Hdf5Writer::write_far_field(solver::FarFieldRecord const& r)
   std::vector<double> incident;
   for (auto const& c : r.incident) incident.insert(incident.end(), {c.real(), c.imag()});
   s.writer.dataset(group.get(), "incident", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, r.incident.size(), 2, incident.data());
+}
+
+namespace {
+
+// A surface's values, surface_values per face (value(k, i): face k's i-th, complex), as datasets
+// named NAME + suffix of one real part of them (part): the sum over the sides (J_s, rho_s) and, for
+// a surface with two-sided faces, each side (J_s_front, ..., rho_s_back).
+template <class Value, class Part>
+void write_surface_values(Writer const& writer, hid_t group, std::size_t faces, bool two_sided,
+                          std::string const& suffix, Value const& value, Part const& part)
+{
+  std::vector<double> j, rho, j_front, rho_front, j_back, rho_back;
+  for (std::size_t k = 0; k < faces; ++k) {
+    for (int c = 0; c < 3; ++c) {
+      j.push_back(part(value(k, c) + value(k, 4 + c)));
+      j_front.push_back(part(value(k, c)));
+      j_back.push_back(part(value(k, 4 + c)));
+    }
+    rho.push_back(part(value(k, 3) + value(k, 7)));
+    rho_front.push_back(part(value(k, 3)));
+    rho_back.push_back(part(value(k, 7)));
+  }
+  auto write = [&](std::string const& name, std::vector<double> const& values, int cols) {
+    writer.dataset(group, (name + suffix).c_str(), H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, faces, cols, values.data());
+  };
+  write("J_s", j, 3);
+  write("rho_s", rho, 0);
+  if (!two_sided) return;
+  write("J_s_front", j_front, 3);
+  write("rho_s_front", rho_front, 0);
+  write("J_s_back", j_back, 3);
+  write("rho_s_back", rho_back, 0);
+}
+
+} // namespace
+
+void Hdf5Writer::write_surface_snapshot(solver::SurfaceSnapshot const& snapshot)
+{
+  auto& s = *state_;
+  if (s.snapshot_times.empty()) throw std::logic_error("Hdf5Writer::write_surface_snapshot before write_snapshot");
+  if (snapshot.values.size() % solver::surface_values != 0)
+    throw std::invalid_argument("Hdf5Writer::write_surface_snapshot: eight values per face needed");
+  hdf5::QuietErrors const quiet;
+  std::string const at = "snapshots/" + std::to_string(s.snapshot_times.size() - 1);
+  Handle const snapshot_group(s.writer.check(H5Gopen2(s.file.get(), at.c_str(), H5P_DEFAULT), "open a snapshot"),
+                              H5Gclose);
+  Handle const all = H5Lexists(snapshot_group.get(), "surface_currents", H5P_DEFAULT) > 0
+                         ? Handle(s.writer.check(H5Gopen2(snapshot_group.get(), "surface_currents", H5P_DEFAULT),
+                                                 "open a snapshot's surface currents"),
+                                  H5Gclose)
+                         : s.writer.group(snapshot_group.get(), "surface_currents");
+  Handle const group = s.writer.group(all.get(), snapshot.name);
+  auto const& v = snapshot.values;
+  write_surface_values(
+      s.writer, group.get(), v.size() / solver::surface_values, snapshot.two_sided, "",
+      [&v](std::size_t k, int i) { return std::complex<double>(v[solver::surface_values * k + i]); },
+      [](std::complex<double> z) { return z.real(); });
+}
+
+void Hdf5Writer::write_surface_currents(solver::SurfaceCurrentRecord const& r)
+{
+  auto& s = *state_;
+  auto const& g = r.geometry;
+  std::size_t const faces = g.faces();
+  if (r.transforms.size() != faces * r.frequencies.size())
+    throw std::invalid_argument("Hdf5Writer::write_surface_currents: a transform per face and frequency needed");
+  hdf5::QuietErrors const quiet;
+  Handle const group = s.fresh_record_group("surface_currents", r.name, "surface currents");
+  s.writer.attribute(group.get(), "two_sided", static_cast<std::int64_t>(g.two_sided ? 1 : 0));
+  std::vector<Vec3> points;
+  std::vector<std::array<std::int32_t, 3>> triangles;
+  for (std::size_t k = 0; k < faces; ++k) {
+    points.insert(points.end(), g.corners[k].begin(), g.corners[k].end());
+    auto const first = static_cast<std::int32_t>(3 * k);
+    triangles.push_back({first, first + 1, first + 2});
+  }
+  s.writer.dataset(group.get(), "points", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, points.size(), 3, points.data());
+  s.writer.dataset(group.get(), "triangles", H5T_STD_I32LE, H5T_NATIVE_INT32, faces, 3, triangles.data());
+  s.writer.dataset(group.get(), "normals", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, faces, 3, g.normals.data());
+  s.writer.dataset(group.get(), "areas", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, faces, 0, g.areas.data());
+  std::vector<std::int32_t> sides(g.sides.begin(), g.sides.end());
+  s.writer.dataset(group.get(), "sides", H5T_STD_I32LE, H5T_NATIVE_INT32, faces, 0, sides.data());
+  s.writer.dataset(group.get(), "frequencies", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, r.frequencies.size(), 0,
+                   r.frequencies.data());
+  Handle const transforms = s.writer.group(group.get(), "transforms");
+  constexpr double degrees = 57.295779513082320876798154814105;
+  for (std::size_t m = 0; m < r.frequencies.size(); ++m) {
+    Handle const at = s.writer.group(transforms.get(), std::to_string(m));
+    s.writer.attribute(at.get(), "frequency", r.frequencies[m]);
+    auto const* row = &r.transforms[m * faces];
+    auto const value = [row](std::size_t k, int i) { return row[k][i]; };
+    write_surface_values(s.writer, at.get(), faces, g.two_sided, "_re", value,
+                         [](std::complex<double> z) { return z.real(); });
+    write_surface_values(s.writer, at.get(), faces, g.two_sided, "_im", value,
+                         [](std::complex<double> z) { return z.imag(); });
+    // Per component: ParaView's magnitude of the vector J_s_magnitude is then |J_s|.
+    write_surface_values(s.writer, at.get(), faces, g.two_sided, "_magnitude", value,
+                         [](std::complex<double> z) { return std::abs(z); });
+    write_surface_values(s.writer, at.get(), faces, g.two_sided, "_phase", value,
+                         [](std::complex<double> z) { return degrees * std::arg(z); });
+  }
+  s.surfaces.push_back({r.name, faces, g.two_sided, r.frequencies});
 }
 
 void Hdf5Writer::close(bool complete)

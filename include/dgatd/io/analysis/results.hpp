@@ -3,6 +3,7 @@
 // (dgatd spectrum) and tests.
 
 #include "dgatd/solver/far_field_record.hpp"
+#include "dgatd/solver/surface_current_record.hpp"
 #include "dgatd/vec3.hpp"
 
 #include <array>
@@ -81,5 +82,9 @@ std::vector<PortRecord> read_ports(std::string const& path);
 std::vector<solver::FarFieldRecord> read_far_fields(std::string const& path);
 // The same for what needs one (dgatd farfield): a run without any is a dgatd::Error naming path.
 std::vector<solver::FarFieldRecord> require_far_fields(std::string const& path);
+
+// The [[surface_current]] records of the run at path (possibly none), sorted by name: their geometry
+// and transforms, each face's two sides apart (the back zero on one-sided faces).
+std::vector<solver::SurfaceCurrentRecord> read_surface_currents(std::string const& path);
 
 } // namespace dgatd::io

@@ -11,8 +11,14 @@
 //   /snapshots/<k>/E, /snapshots/<k>/H          T x 3 per-tet vectors; attribute time on the group
 //   /ports/<surface>/incident, /ports/<surface>/voltage
 //                     a matched port's modal voltages (V) at t = m dt, m = 0..steps; attribute dt
+//   /surface_currents/<name>/points, triangles, normals, areas, sides, frequencies
+//                     a [[surface_current]] surface, each face a triangle of its own three points;
+//                     transforms/<m>/J_s_re, J_s_im, J_s_magnitude, J_s_phase (F x 3) and rho_s_... (F)
+//                     at frequency m; with two-sided faces also J_s_front_..., J_s_back_..., rho_s_...
+//   /snapshots/<k>/surface_currents/<name>/J_s, rho_s (and the sides')  at snapshot k
 // <file>.xdmf (same stem) describes the mesh and the snapshots as a temporal collection with
-// cell-centred E, H and region.
+// cell-centred E, H and region, and each surface's currents: their snapshots as a temporal
+// collection and their transforms' magnitudes and phases as a grid per frequency.
 //
 // The file is written as <file>.partial and renamed on close, so <file> only ever names a finished
 // (or cleanly interrupted) run; an object destroyed without close() removes the partial file.
@@ -56,6 +62,8 @@ public:
   // for a plane-wave run its direction, polarization and transform at its origin (Re, Im per row).
   void write_far_field(solver::FarFieldRecord const& record) override;
   void write_series(solver::TimeSeries const& series, double dt) override;
+  void write_surface_snapshot(solver::SurfaceSnapshot const& snapshot) override;
+  void write_surface_currents(solver::SurfaceCurrentRecord const& record) override;
   void flush() override;
   // Writes what is buffered, records steps and complete, renames the file to its final name and
   // writes the .xdmf (when a mesh was written).

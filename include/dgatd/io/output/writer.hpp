@@ -5,6 +5,7 @@
 
 #include "dgatd/solver/far_field_record.hpp"
 #include "dgatd/solver/port_series.hpp"
+#include "dgatd/solver/surface_current_record.hpp"
 #include "dgatd/solver/term_records.hpp"
 #include "dgatd/vec3.hpp"
 
@@ -63,6 +64,11 @@ public:
   virtual void write_far_field(solver::FarFieldRecord const& record) = 0;
   // A series a term recorded once per step (solver::TimeSeries), replacing an interrupted run's.
   virtual void write_series(solver::TimeSeries const& series, double dt) = 0;
+  // A surface's currents at the snapshot written last (write_snapshot).
+  virtual void write_surface_snapshot(solver::SurfaceSnapshot const& snapshot) = 0;
+  // A surface's geometry and the transforms of its currents as the run leaves them (replacing an
+  // interrupted run's); the surface's snapshots are drawn on that geometry.
+  virtual void write_surface_currents(solver::SurfaceCurrentRecord const& record) = 0;
   // Makes everything appended so far durable: a checkpoint taken now can resume this output.
   virtual void flush() = 0;
   // Finishes the output; complete = false records an interrupted run. Call once.
@@ -86,6 +92,8 @@ public:
   void write_port(solver::PortSeries const&, double) override {}
   void write_far_field(solver::FarFieldRecord const&) override {}
   void write_series(solver::TimeSeries const&, double) override {}
+  void write_surface_snapshot(solver::SurfaceSnapshot const&) override {}
+  void write_surface_currents(solver::SurfaceCurrentRecord const&) override {}
   void flush() override {}
   void close(bool) override {}
   std::string description() const override { return "nothing (rank 0 writes the output)"; }
