@@ -51,6 +51,10 @@ struct Record {
   // per far-field surface: its faces' centroids, normals and areas, then its transforms (e then h, real
   // and imaginary parts) and the incident wave's
   std::vector<double> far_fields;
+  // per [[surface_current]]: its faces' corners, normals, areas and sides, then its transforms (real
+  // and imaginary parts); and per snapshot, each surface's values
+  std::vector<double> surface_currents;
+  std::vector<double> surface_snapshots;
   bool complete = false;
 };
 
@@ -89,6 +93,22 @@ public:
       for (auto const& value : *field)
         for (auto const& component : value) out.insert(out.end(), {component.real(), component.imag()});
     for (auto const& value : far_field.incident) out.insert(out.end(), {value.real(), value.imag()});
+  }
+  void write_surface_snapshot(dgatd::solver::SurfaceSnapshot const& snapshot) override
+  {
+    record_->surface_snapshots.insert(record_->surface_snapshots.end(), snapshot.values.begin(), snapshot.values.end());
+  }
+  void write_surface_currents(dgatd::solver::SurfaceCurrentRecord const& surface) override
+  {
+    auto& out = record_->surface_currents;
+    auto const& g = surface.geometry;
+    for (std::size_t k = 0; k < g.faces(); ++k) {
+      for (auto const& corner : g.corners[k]) out.insert(out.end(), corner.begin(), corner.end());
+      out.insert(out.end(), g.normals[k].begin(), g.normals[k].end());
+      out.insert(out.end(), {g.areas[k], static_cast<double>(g.sides[k])});
+    }
+    for (auto const& values : surface.transforms)
+      for (auto const& value : values) out.insert(out.end(), {value.real(), value.imag()});
   }
   void close(bool complete) override { record_->complete = complete; }
   std::string description() const override { return "memory"; }
@@ -176,6 +196,9 @@ void expect_same_outcome(Outcome const& over_ranks, Outcome const& alone, bool b
   expect_agree(over_ranks.record.ports, alone.record.ports, false, "ports' modal voltages");
   expect_agree(over_ranks.record.series, alone.record.series, false, "capabilities' series");
   expect_agree(over_ranks.record.far_fields, alone.record.far_fields, bit_for_bit, "far fields");
+  expect_agree(over_ranks.record.surface_currents, alone.record.surface_currents, bit_for_bit, "surface currents");
+  expect_agree(over_ranks.record.surface_snapshots, alone.record.surface_snapshots, bit_for_bit,
+               "surface currents' snapshots");
 }
 
 void expect_same_run(std::string const& text, bool bit_for_bit = true)
@@ -407,6 +430,10 @@ void expect_checkpoint_continues(std::string text, bool bit_for_bit = true)
   expect_agree(all.record.far_fields, alone.record.far_fields, bit_for_bit, "far fields restarted over every rank");
   expect_agree(one.record.ports, alone.record.ports, bit_for_bit, "ports restarted on rank 0 alone");
   expect_agree(all.record.ports, alone.record.ports, bit_for_bit, "ports restarted over every rank");
+  expect_agree(one.record.surface_currents, alone.record.surface_currents, bit_for_bit,
+               "surface currents restarted on rank 0 alone");
+  expect_agree(all.record.surface_currents, alone.record.surface_currents, bit_for_bit,
+               "surface currents restarted over every rank");
 }
 
 TEST(Ranks, CheckpointOfTwoRanksContinuesOnOtherRankCounts)
@@ -679,6 +706,8 @@ void expect_same_from_parts(std::string const& text, std::string const& geometry
   expect_agree(from_parts.record.ports, alone.record.ports, true, "ports from parts");
   expect_agree(restarted.record.probes, after_step_100(alone), true, "restarted from parts");
   expect_agree(restarted.record.ports, alone.record.ports, true, "ports restarted from parts");
+  expect_agree(restarted.record.surface_currents, alone.record.surface_currents, true,
+               "surface currents restarted from parts");
 }
 
 // The same from parts: each part keeps the wire's segments that are edges of its tets.
@@ -695,6 +724,42 @@ TEST(Ranks, LumpedPortAndSeriesRlcFromPartsAsOneProcess)
   SharedScratch const shared("ranks_lumped_parts");
   expect_same_from_parts(replaced(lumped_line(), "[output]\n", "[output]\ncheckpoint_every = 100\n"),
                          std::string(DGATD_SOURCE_DIR) + "/inputs/parallel_plate_line.geo", shared);
+}
+
+// A PEC plate inside a closed box, lit by a dipole below it: the plate's faces have two sides, the
+// walls' one, and the parts cut across both.
+std::string const plate_geometry = R"(SetFactory("OpenCASCADE");
+Box(1) = {0, 0, 0, 0.4, 0.4, 0.6};
+Rectangle(100) = {0.1, 0.1, 0.3, 0.2, 0.2};
+BooleanFragments{ Volume{1}; Delete; }{ Surface{100}; Delete; }
+e = 1e-6;
+Physical Volume("air") = {Volume{:}};
+Physical Surface("plate") = {Surface In BoundingBox{0.1 - e, 0.1 - e, 0.3 - e, 0.3 + e, 0.3 + e, 0.3 + e}};
+Physical Surface("walls") = {CombinedBoundary{ Volume{:}; }};
+Mesh.MeshSizeMax = 0.05;
+Mesh.Algorithm3D = 1;
+)";
+
+std::string currents_on_a_plate(std::string const& geo_file)
+{
+  auto text = replaced(wire_in_a_box(geo_file), "pec = [\"walls\", \"wire\"]", "pec = [\"walls\", \"plate\"]");
+  text = replaced(text, "position = [0.25, 0.22, 0.3]", "position = [0.25, 0.22, 0.2]");
+  return replaced(text, "[time]",
+                  "[[surface_current]]\nname = \"metal\"\nsurfaces = [\"plate\", \"walls\"]\n"
+                  "frequencies = [3e8, 5e8, 7e8]\n[time]") +
+         "snapshot_every = 50\n";
+}
+
+// The surface currents' faces are their lowest vertex's owner's, which steps the tets on both sides:
+// transforms and snapshots bit for bit, over ranks, continued on other rank counts and from parts.
+TEST(Ranks, SurfaceCurrentsAsOneProcessFromTheirCheckpointAndFromParts)
+{
+  SharedScratch const shared("ranks_surface_currents");
+  auto const geometry = shared.write("plate.geo", plate_geometry);
+  auto const text = currents_on_a_plate(geometry);
+  expect_same_run(text);
+  expect_checkpoint_continues(text);
+  expect_same_from_parts(text, geometry, shared);
 }
 
 // The centroid of a tet that rank 0 owns and whose neighbour across a face is in its reserve (outside
