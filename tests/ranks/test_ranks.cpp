@@ -474,20 +474,37 @@ TEST(Ranks, CheckpointOfAPlaneWaveContinuesOnOtherRankCounts)
 }
 
 // The radar cross section's run (inputs/sphere_rcs.toml) on 21.7 k tets: a PEC sphere lit by a plane
-// wave, the far-field cube's faces split over the parts, each computed by the owner of its inside tet.
+// wave, the far-field cube's faces split over the parts, each computed by the owner of its inside tet,
+// and the sphere's surface currents, each face by the owner of its lowest vertex.
 std::string sphere_rcs()
 {
   auto text = input("sphere_rcs.toml");
   text = replaced(text, "h = 0.02 ", "h = 0.04 ");
   text = replaced(text, "pml = 0.1 ", "pml = 0.08 ");
   text = replaced(text, "t_end = 14e-9", "steps = 150\ndt = \"auto\"");
-  return text + "[[probe]]\nname = \"behind\"\nposition = [0.22, 0.22, 0.34]\n";
+  return text + "[[probe]]\nname = \"behind\"\nposition = [0.22, 0.22, 0.34]\n" +
+         "[[surface_current]]\nname = \"skin\"\nsurfaces = \"sphere\"\nfrequencies = [572.5e6, 858.8e6]\n";
 }
 
 // Far-field transforms and the incident wave's, bit for bit.
 TEST(Ranks, SphereRcsFarFieldAsOneProcess)
 {
   auto const text = sphere_rcs();
+  Outcome alone;
+  if (world->rank() == 0) alone = run(text, nullptr);
+  auto const over_ranks = run(with_dt(text, alone.plan.dt), world);
+  if (world->rank() != 0) return;
+  ASSERT_GT(alone.record.far_fields.size(), 10000u);
+  ASSERT_GT(alone.record.surface_currents.size(), 1000u);
+  expect_same_outcome(over_ranks, alone, true);
+}
+
+// The same with a dielectric ball (eps_r = 4) in place of the PEC hole, inside the total field.
+TEST(Ranks, DielectricSphereFarFieldAsOneProcess)
+{
+  auto text = replaced(sphere_rcs(), "reproducible = true", "reproducible = true\ndielectric = true");
+  text = replaced(text, "region = \"total\"", "region = [\"total\", \"scatterer\"]");
+  text = text.substr(0, text.find("[[surface_current]]")) + "[[material]]\nregion = \"scatterer\"\neps_r = 4\n";
   Outcome alone;
   if (world->rank() == 0) alone = run(text, nullptr);
   auto const over_ranks = run(with_dt(text, alone.plan.dt), world);
