@@ -1,6 +1,6 @@
 """scripts/mie_sphere.py, the Mie series a particle's run is compared with: in the quasi-static
 limit it is Rayleigh's dipole, and for a metal-like permittivity of growing magnitude it tends to the
-perfectly conducting sphere's series (tests/regression/test_sphere_rcs.cpp's)."""
+perfectly conducting sphere's series (tests/mie_series.hpp)."""
 
 import math
 import os

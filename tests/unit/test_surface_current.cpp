@@ -2,7 +2,7 @@
 // carries nothing on the side the source does not reach, every step; the transforms are the
 // Fourier sums of the very values the snapshots show; a checkpoint continues them bit for bit; and
 // bad items and the modes it does not run in are refused at its line. The PEC sphere against the
-// Mie series is tests/regression/test_sphere_surface_current.cpp, the runs over ranks tests/ranks.
+// Mie series is tests/regression/test_sphere_mie.cpp, the runs over ranks tests/ranks.
 #include "dgatd/error.hpp"
 #include "dgatd/io/input/config.hpp"
 #include "dgatd/io/output/checkpoint.hpp"
