@@ -30,7 +30,8 @@ __all__ = ["Error", "DgatdError", "Simulation", "Results", "Spectrum", "load", "
 
 # Python names of the tables that appear once per item ([[name]] in TOML): either form is accepted.
 _PLURALS = {"materials": "material", "pmls": "pml", "sources": "source", "probes": "probe", "farfields": "farfield",
-            "lumped_elements": "lumped", "current_densities": "current_density"}
+            "lumped_elements": "lumped", "current_densities": "current_density",
+            "surface_currents": "surface_current"}
 
 
 def initialize(threads=None, device=None):

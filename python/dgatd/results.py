@@ -255,9 +255,39 @@ class Snapshot:
         self.H = d["H"]
 
 
+class SurfaceCurrents:
+    """A [[surface_current]] record: the surface's faces (corners F x 3 x 3, m; normals F x 3, the
+    front's, out of the conductor; areas F, m^2; sides F, 1 or 2) and at each of its frequencies (Hz)
+    the Fourier transforms of J_s (nf x F x 3, A s/m) and rho_s (nf x F, C s/m^2), summed over a face's
+    sides, with each side's apart (J_s_front, rho_s_front, J_s_back, rho_s_back; zero behind a face on
+    the mesh's boundary)."""
+
+    units = {"frequencies": "Hz", "corners": "m", "areas": "m^2", "J_s": "A s/m", "rho_s": "C s/m^2"}
+
+    def __init__(self, d):
+        self.name = d["name"]
+        self.frequencies = d["frequencies"]
+        self.corners = d["corners"]
+        self.normals = d["normals"]
+        self.areas = d["areas"]
+        self.sides = d["sides"]
+        t = d["transforms"]
+        self.J_s_front, self.rho_s_front = t[:, :, 0:3], t[:, :, 3]
+        self.J_s_back, self.rho_s_back = t[:, :, 4:7], t[:, :, 7]
+        self.J_s = self.J_s_front + self.J_s_back
+        self.rho_s = self.rho_s_front + self.rho_s_back
+
+    @property
+    def centroids(self):
+        return self.corners.mean(axis=1)
+
+    def __repr__(self):
+        return f"SurfaceCurrents({self.name!r}: {len(self.areas)} faces at {list(self.frequencies)} Hz)"
+
+
 class Results:
-    """The output file of a run (HDF5): probes, energy, ports, S-parameters, far fields, mesh and
-    snapshots, each read when asked for."""
+    """The output file of a run (HDF5): probes, energy, ports, S-parameters, far fields, surface
+    currents, mesh and snapshots, each read when asked for."""
 
     def __init__(self, path):
         self.path = str(path)
@@ -288,6 +318,11 @@ class Results:
         [[farfield]] table raises dgatd.Error)."""
         surfaces = _dgatd.far_fields(self.path, float(theta_step), float(phi_step), [float(c) for c in cuts])
         return {s["name"]: [FarFieldPattern(p) for p in s["patterns"]] for s in surfaces}
+
+    @property
+    def surface_currents(self):
+        """{name: SurfaceCurrents} of the run's [[surface_current]] items (empty without any)."""
+        return {d["name"]: SurfaceCurrents(d) for d in _dgatd.surface_currents(self.path)}
 
     @property
     def mesh(self):

@@ -488,6 +488,39 @@ py::dict snapshot(std::string const& path, std::size_t index)
   return d;
 }
 
+// Per [[surface_current]] of the run: its faces (corners F x 3 x 3, front normals, areas, sides) and
+// per frequency and face its eight transforms (nf x F x 8, complex: J_s and rho_s on the front, then
+// the back).
+py::list surface_currents(std::string const& path)
+{
+  py::list surfaces;
+  for (auto const& record : io::read_surface_currents(path)) {
+    auto const& g = record.geometry;
+    auto const faces = static_cast<py::ssize_t>(g.faces());
+    py::array_t<double> corners({faces, py::ssize_t{3}, py::ssize_t{3}});
+    double* out = corners.mutable_data();
+    for (auto const& triangle : g.corners)
+      for (auto const& corner : triangle) out = std::copy(corner.begin(), corner.end(), out);
+    py::array_t<std::int32_t> sides(faces);
+    std::copy(g.sides.begin(), g.sides.end(), sides.mutable_data());
+    auto const values = static_cast<py::ssize_t>(solver::surface_values);
+    py::array_t<std::complex<double>> transforms(
+        {static_cast<py::ssize_t>(record.frequencies.size()), faces, values});
+    auto* t = transforms.mutable_data();
+    for (auto const& row : record.transforms) t = std::copy(row.begin(), row.end(), t);
+    py::dict d;
+    d["name"] = record.name;
+    d["frequencies"] = array_of(record.frequencies);
+    d["corners"] = corners;
+    d["normals"] = array_of(g.normals);
+    d["areas"] = array_of(g.areas);
+    d["sides"] = sides;
+    d["transforms"] = transforms;
+    surfaces.append(d);
+  }
+  return surfaces;
+}
+
 } // namespace
 } // namespace dgatd::python
 
@@ -539,5 +572,6 @@ PYBIND11_MODULE(_dgatd, m)
         py::arg("fmin"), py::arg("fmax"), py::arg("padding"), py::arg("threshold"), py::arg("max_peaks"));
   m.def("mesh", &mesh, py::arg("path"));
   m.def("snapshot_count", &dgatd::io::snapshot_count, py::arg("path"));
+  m.def("surface_currents", &surface_currents, py::arg("path"));
   m.def("snapshot", &snapshot, py::arg("path"), py::arg("index"));
 }

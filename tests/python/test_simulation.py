@@ -9,6 +9,7 @@ import threading
 import time
 import tomllib
 
+import h5py
 import numpy as np
 import pytest
 from conftest import assert_same_series
@@ -142,6 +143,32 @@ def test_results_as_numpy_with_their_axes(in_tmp):
         results.snapshot(2)
     with pytest.raises(dgatd.Error, match="no probe 'r'"):
         results.probe("r")
+
+
+def test_surface_currents_as_numpy(in_tmp):
+    """A PEC sphere under a plane wave: the record's faces are the sphere's, their normals point out
+    of it, and the transforms are the output's datasets, the sides summed."""
+    sim = dgatd.Simulation(
+        mesh=dgatd.mesh.sphere(0.1, 0.28, 0.44, 0.05, reproducible=True),
+        sources=[dict(kind="plane_wave", region="total", direction=[0, 0, 1], polarization=[1, 0, 0],
+                      waveform="modulated_gaussian", frequency=0.7e9, sigma=0.8e-9)],
+        surface_currents=[dict(name="skin", surfaces="sphere", frequencies=[0.5e9, 0.9e9])],
+        time=dict(steps=200), output=dict(file="run.h5"), report=False)
+    sim.run(progress=False)
+    skin = sim.results.surface_currents["skin"]
+    faces = len(skin.areas)
+    assert faces > 100 and skin.corners.shape == (faces, 3, 3) and np.all(skin.sides == 1)
+    outward = skin.centroids - 0.22
+    assert np.all(np.einsum("ij,ij->i", skin.normals, outward) > 0)
+    # The faces are inscribed in the sphere: their centroids lie a little inside it.
+    radii = np.linalg.norm(outward, axis=1)
+    assert np.all((radii > 0.08) & (radii < 0.1))
+    assert skin.J_s.shape == (2, faces, 3) and skin.rho_s.shape == (2, faces)
+    assert not np.any(skin.J_s_back) and np.any(skin.J_s)
+    with h5py.File("run.h5", "r") as f:
+        at = f["surface_currents/skin/transforms/1"]
+        assert np.array_equal(skin.J_s[1], at["J_s_re"][:] + 1j * at["J_s_im"][:])
+        assert np.array_equal(skin.rho_s[1], at["rho_s_re"][:] + 1j * at["rho_s_im"][:])
 
 
 def test_spectrum_finds_a_sinusoid_where_it_is():
