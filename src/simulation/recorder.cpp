@@ -129,7 +129,7 @@ void Recorder::flush_probes(std::int64_t step)
 void Recorder::write_snapshot(std::int64_t step)
 {
   std::vector<Vec3> e, h;
-  tet_fields_(e, h);
+  if (plan_.snapshot_volume) tet_fields_(e, h);
   auto const snapshots = formulation_.snapshots();
   timed([&] {
     writer_->write_snapshot(step * plan_.dt, e, h);

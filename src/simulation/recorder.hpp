@@ -48,6 +48,7 @@ struct RecordingPlan {
   std::int64_t last_step = 0;  // the configured end
   std::int64_t energy_every = 0;
   std::int64_t snapshot_every = 0;   // 0: none
+  bool snapshot_volume = true;       // false: snapshots without the volume's E and H
   std::int64_t checkpoint_every = 0; // 0: none
   bool progress = false;
 };

@@ -70,6 +70,7 @@ RecordingPlan Simulation::Impl::recording_plan(std::int64_t first_step) const
   p.last_step = plan.steps;
   p.energy_every = config.output.energy_every;
   p.snapshot_every = config.output.snapshot_every;
+  p.snapshot_volume = config.output.snapshot_volume;
   p.checkpoint_every = config.output.checkpoint_every;
   p.progress = config.output.progress && options.report != nullptr && options.progress;
   return p;

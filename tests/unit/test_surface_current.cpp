@@ -4,6 +4,7 @@
 // bad items and the modes it does not run in are refused at its line. The PEC sphere against the
 // Mie series is tests/regression/test_sphere_mie.cpp, the runs over ranks tests/ranks.
 #include "dgatd/error.hpp"
+#include "dgatd/io/analysis/results.hpp"
 #include "dgatd/io/input/config.hpp"
 #include "dgatd/io/output/checkpoint.hpp"
 #include "dgatd/io/output/writer.hpp"
@@ -214,6 +215,36 @@ TEST(SurfaceCurrent, ItsTransformsContinueBitForBitFromACheckpoint)
   EXPECT_EQ(continued.surfaces.front().transforms, whole.surfaces.front().transforms);
   ASSERT_EQ(continued.snapshots.size(), 1u); // step 60
   EXPECT_EQ(continued.snapshots.front().values, whole.snapshots.back().values);
+}
+
+// [output] snapshot_volume = false: the snapshots hold the surfaces' currents without the volume's
+// fields, and the XDMF draws the surfaces in time over the bare mesh.
+TEST(SurfaceCurrent, SnapshotsOfTheSurfacesAloneLeaveTheVolumeOut)
+{
+  ScratchDirectory const scratch("surface_alone");
+  auto const geo = scratch.write("plate.geo", box_with_sheet(0.2));
+  dgatd::simulation::SimulationOptions options;
+  options.output_path = scratch.file("run.h5");
+  dgatd::simulation::Simulation simulation(
+      parsed(sheet_run(geo, "[time]\nsteps = 40\n[output]\nsnapshot_every = 20\nsnapshot_volume = false\n"),
+             scratch.path().string()),
+      options);
+  ASSERT_TRUE(simulation.run().complete);
+  ASSERT_EQ(dgatd::io::snapshot_count(options.output_path), 2u);
+  try {
+    dgatd::io::read_snapshot(options.output_path, 1);
+    ADD_FAILURE() << "a snapshot without the volume's fields was read";
+  } catch (dgatd::Error const& e) {
+    EXPECT_NE(std::string(e.what()).find("/snapshots/1 holds no E and H"), std::string::npos) << e.what();
+  }
+  auto const xdmf = dgatd::testing::slurp(scratch.file("run.xdmf"));
+  EXPECT_EQ(xdmf.find("snapshot_0"), std::string::npos);
+  EXPECT_NE(xdmf.find("<Grid Name=\"mesh\""), std::string::npos);
+  EXPECT_NE(xdmf.find("run.h5:/snapshots/1/surface_currents/metal/J_s_front"), std::string::npos);
+  EXPECT_NE(xdmf.find("run.h5:/surface_currents/metal/transforms/1/rho_s_back_phase"), std::string::npos);
+  auto const surfaces = dgatd::io::read_surface_currents(options.output_path);
+  ASSERT_EQ(surfaces.size(), 1u);
+  EXPECT_TRUE(surfaces.front().geometry.two_sided);
 }
 
 TEST(SurfaceCurrent, IsRefusedAtItsLineWhereItDoesNotRun)

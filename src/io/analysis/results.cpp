@@ -161,6 +161,9 @@ SnapshotRecord read_snapshot(std::string const& path, std::size_t index)
   Handle const snapshot(H5Gopen(file.get(), group.c_str(), H5P_DEFAULT), H5Gclose);
   if (!snapshot.valid() || !hdf5::read_attribute(snapshot.get(), "time", H5T_NATIVE_DOUBLE, &record.time))
     throw Error(path, group + " has no time attribute", "the file may be damaged");
+  if (H5Lexists(snapshot.get(), "E", H5P_DEFAULT) <= 0)
+    throw Error(path, group + " holds no E and H: the run wrote its snapshots without the volume's fields",
+                "read its surface currents, or run it again without [output] snapshot_volume = false");
   hsize_t rows_e = 0, rows_h = 0;
   record.e = vectors_of(hdf5::read_rows<double>(file.get(), group + "/E", 3, path, rows_e));
   record.h = vectors_of(hdf5::read_rows<double>(file.get(), group + "/H", 3, path, rows_h));

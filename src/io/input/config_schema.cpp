@@ -30,7 +30,7 @@ std::vector<TableSchema> make_config_schema()
       {"[output]",
        "output",
        false,
-       {"file", "snapshot_every", "energy_every", "checkpoint_every", "progress", "watchdog"}},
+       {"file", "snapshot_every", "snapshot_volume", "energy_every", "checkpoint_every", "progress", "watchdog"}},
       {"[solver]", "solver", false, {"formulation", "backend", "precision", "overlap_halo"}},
       {"[[lumped]]",
        "lumped",

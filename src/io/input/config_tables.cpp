@@ -505,6 +505,7 @@ OutputConfig output_of(TableReader const* t, std::string const& base_dir)
     if (t->has("file")) file = t->string("file");
     if (file.empty()) t->fail("file", "must not be empty");
     output.snapshot_every = t->integer("snapshot_every", 0, 0);
+    output.snapshot_volume = t->boolean("snapshot_volume", true);
     output.energy_every = t->integer("energy_every", 10, 1);
     output.checkpoint_every = t->integer("checkpoint_every", 0, 0);
     output.progress = t->boolean("progress", true);

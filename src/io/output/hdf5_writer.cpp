@@ -40,6 +40,7 @@ struct Hdf5Writer::State {
   std::int64_t num_points = 0;
   std::int64_t num_tets = -1; // -1 until write_mesh
   std::vector<double> snapshot_times;
+  bool volume_snapshots = true; // whether the snapshots hold E and H per tet
   // The surfaces whose currents the run recorded (write_surface_currents), for the XDMF.
   struct SurfaceGrid {
     std::string name;
@@ -197,7 +198,7 @@ struct Hdf5Writer::State {
     xml << "<?xml version=\"1.0\" ?>\n"
         << "<Xdmf Version=\"3.0\">\n"
         << "  <Domain>\n";
-    if (snapshot_times.empty()) {
+    if (snapshot_times.empty() || !volume_snapshots) {
       xml << grid("mesh", "    ", "") << "    </Grid>\n";
     } else {
       xml << "    <Grid Name=\"snapshots\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
@@ -347,6 +348,7 @@ Hdf5Writer::Hdf5Writer(std::string path, ResumePoint const& resume) : state_(std
     double time = 0;
     hdf5::read_attribute(group.get(), "time", H5T_NATIVE_DOUBLE, &time);
     s.snapshot_times.push_back(time);
+    s.volume_snapshots = H5Lexists(group.get(), "E", H5P_DEFAULT) > 0;
   }
 }
 
@@ -432,14 +434,18 @@ void Hdf5Writer::write_snapshot(double time, std::vector<Vec3> const& e, std::ve
   auto& s = *state_;
   if (s.num_tets < 0) throw std::logic_error("Hdf5Writer::write_snapshot before write_mesh");
   auto const tets = static_cast<std::size_t>(s.num_tets);
-  if (e.size() != tets || h.size() != tets)
+  bool const volume = !e.empty() || !h.empty();
+  if (volume && (e.size() != tets || h.size() != tets))
     throw std::invalid_argument("Hdf5Writer::write_snapshot: one E and one H vector per tet needed");
   hdf5::QuietErrors const quiet;
   Handle const snapshots(s.writer.check(H5Gopen2(s.file.get(), "snapshots", H5P_DEFAULT), "open /snapshots"), H5Gclose);
   Handle const group = s.writer.group(snapshots.get(), std::to_string(s.snapshot_times.size()));
   s.writer.attribute(group.get(), "time", time);
-  s.writer.dataset(group.get(), "E", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, tets, 3, e.data());
-  s.writer.dataset(group.get(), "H", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, tets, 3, h.data());
+  if (volume) {
+    s.writer.dataset(group.get(), "E", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, tets, 3, e.data());
+    s.writer.dataset(group.get(), "H", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, tets, 3, h.data());
+  }
+  s.volume_snapshots = volume;
   s.snapshot_times.push_back(time);
 }
 

@@ -141,6 +141,9 @@ struct FarFieldConfig {
 struct OutputConfig {
   std::string file;                // resolved from the config file's directory
   std::int64_t snapshot_every = 0; // steps between field snapshots, 0 for none
+  // Whether a snapshot holds the volume's E and H per tet; false: only what terms show in it (the
+  // surface currents), for runs whose volume is too large to write often.
+  bool snapshot_volume = true;
   std::int64_t energy_every = 10;  // steps between energy samples, > 0
   // Steps between checkpoints (<file stem>.checkpoint.h5, replaced each time), 0 for none; a run
   // stopped by Ctrl-C or SIGTERM writes one whatever this says.

@@ -55,7 +55,7 @@ public:
   // One row per step: the time after the step and one sample per probe, in add_probe order.
   virtual void append_step(double time, std::vector<ProbeSample> const& samples) = 0;
   virtual void append_energy(double time, double energy) = 0;
-  // Per-tet field vectors.
+  // Per-tet field vectors; both empty: a snapshot without the volume's fields (the surfaces' alone).
   virtual void write_snapshot(double time, std::vector<Vec3> const& e, std::vector<Vec3> const& h) = 0;
   // A port's record (solver::PortSeries), sample m at t = m dt (a matched port) or (m + 1/2) dt (a
   // lumped port), replacing what an earlier, interrupted run wrote for it.
