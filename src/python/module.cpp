@@ -504,8 +504,7 @@ py::list surface_currents(std::string const& path)
     py::array_t<std::int32_t> sides(faces);
     std::copy(g.sides.begin(), g.sides.end(), sides.mutable_data());
     auto const values = static_cast<py::ssize_t>(solver::surface_values);
-    py::array_t<std::complex<double>> transforms(
-        {static_cast<py::ssize_t>(record.frequencies.size()), faces, values});
+    py::array_t<std::complex<double>> transforms({static_cast<py::ssize_t>(record.frequencies.size()), faces, values});
     auto* t = transforms.mutable_data();
     for (auto const& row : record.transforms) t = std::copy(row.begin(), row.end(), t);
     py::dict d;

@@ -144,7 +144,7 @@ struct OutputConfig {
   // Whether a snapshot holds the volume's E and H per tet; false: only what terms show in it (the
   // surface currents), for runs whose volume is too large to write often.
   bool snapshot_volume = true;
-  std::int64_t energy_every = 10;  // steps between energy samples, > 0
+  std::int64_t energy_every = 10; // steps between energy samples, > 0
   // Steps between checkpoints (<file stem>.checkpoint.h5, replaced each time), 0 for none; a run
   // stopped by Ctrl-C or SIGTERM writes one whatever this says.
   std::int64_t checkpoint_every = 0;
