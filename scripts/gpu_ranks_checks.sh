@@ -8,6 +8,10 @@
 #   overlapped, 2 ranks waiting, in two rounds, then one more round under CUDA's Multi-Process
 #   Service (MPS, where the machine has it), with each run's report (steps/s, halo values and time);
 #   quick runs the MPS round alone (a plain round where there is no MPS), about 2 minutes less.
+# - on a machine with several GPUs, one rank per GPU (each rank takes its node-local rank's GPU): the
+#   h = 0.02 cylinder and the coarse aircraft of inputs/aircraft/aircraft.toml (a plane wave, its far field
+#   and the body's surface currents) on 1 GPU and on 2 and 4 GPUs where there are so many, compared
+#   dataset by dataset, with each run's report (steps/s, the halo through the GPU or host buffers).
 # Writes the log to OUT_DIR.
 #
 #   scripts/gpu_ranks_checks.sh BUNDLE.tar.xz OUT_DIR [quick]
@@ -116,4 +120,24 @@ done
 [ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ] && echo quit | nvidia-cuda-mps-control
 compare big_one.h5 big_overlap.h5
 compare big_one.h5 big_waiting.h5
+
+gpus="$(nvidia-smi -L | grep -c '^GPU')"
+if [ "$gpus" -ge 2 ]; then
+  cp "$repo/inputs/aircraft/aircraft_shape.geo" "$repo/inputs/aircraft/aircraft.geo" .
+  sed -e 's/^t_end = 14e-9/steps = 600\ndt = "auto"/' -e 's/^snapshot_every = 500.*/snapshot_every = 300/' \
+    "$repo/inputs/aircraft/aircraft.toml" >aircraft.toml
+  timeout 300 "$bin/dgatd" run aircraft.toml -o aircraft_one.h5
+  echo "aircraft, 1 GPU: exit status $?"
+  with_dt aircraft.toml "$(dt_of aircraft_one.h5)" >aircraft_dt.toml
+  for ranks in 2 4; do
+    [ "$gpus" -ge "$ranks" ] || break
+    timeout 150 $launch -n "$ranks" "$bin/dgatd" run big_true_dt.toml -o "big_gpus_$ranks.h5"
+    echo "h = 0.02 cylinder, $ranks ranks on $ranks GPUs: exit status $?"
+    compare big_one.h5 "big_gpus_$ranks.h5"
+    timeout 300 $launch -n "$ranks" "$bin/dgatd" run aircraft_dt.toml -o "aircraft_gpus_$ranks.h5"
+    echo "aircraft, $ranks ranks on $ranks GPUs: exit status $?"
+    compare aircraft_one.h5 "aircraft_gpus_$ranks.h5"
+    stamp "$ranks GPUs"
+  done
+fi
 stamp done

@@ -1,5 +1,5 @@
-// A generic aircraft-like PEC body for the plane-wave examples (inputs/aircraft.toml and
-// inputs/aircraft_fine.toml), included by aircraft.geo and aircraft_fine.geo, which set h (the
+// A generic aircraft-like PEC body for the plane-wave examples (inputs/aircraft/aircraft.toml and
+// inputs/aircraft/aircraft_fine.toml), included by aircraft.geo and aircraft_fine.geo, which set h (the
 // elements' size away from the body) and h_body (on it). Metres; the nose at the origin, the
 // fuselage along +x (1 m long), the wings in the plane z = 0, the fin up +z.
 SetFactory("OpenCASCADE");
@@ -37,4 +37,4 @@ MeshSize{ PointsOf{ Volume{:}; } } = h;
 MeshSize{ PointsOf{ Surface{Surface In BoundingBox{-e, -0.45 - e, -0.06 - e, 1 + e, 0.45 + e, 0.2 + e}}; } } = h_body;
 Mesh.MeshSizeMax = h;
 Mesh.MeshSizeExtendFromBoundary = 1;
-Mesh.Algorithm3D = 10;
+Mesh.Algorithm3D = 1; // Delaunay: the same mesh on every run and thread count
