@@ -1,8 +1,7 @@
 #include "dgatd/solver/far_field_stencil.hpp"
 
 #include "dgatd/error.hpp"
-#include "dgatd/mesh/geometry.hpp"
-#include "dgatd/mesh/reference_tet.hpp"
+#include "dgatd/solver/stencils.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -37,18 +36,6 @@ std::vector<Index> regions_apart(mesh::Topology const& topology, std::vector<cha
     ++regions;
   }
   return region;
-}
-
-// Tet t's field h averaged over its four subregions, as a 3 x 4 matrix on its f^ (row-major).
-std::array<double, 12> tet_average_h(mesh::MeshView const& m, Index t)
-{
-  std::array<double, 12> weights{};
-  for (int lv = 0; lv < 4; ++lv) {
-    auto const s = mesh::subregion(m.mesh, m.topology, m.geometry, t, lv);
-    for (int i = 0; i < 3; ++i)
-      for (int c = 0; c < 3; ++c) weights[4 * c + mesh::tet_vertex_face(lv, i)] += 0.25 * s.w_dual[i][c];
-  }
-  return weights;
 }
 
 Index edge_between(mesh::Topology const& topology, Index t, Index a, Index b)
@@ -176,7 +163,12 @@ FarFieldStencil far_field_stencil(mesh::MeshView const& m, dga::HostOperators co
     // h on the face: each tet's mean h, which stands at its barycentre, interpolated linearly along the
     // normal to the face's plane (the plain mean of the two is first order wherever the two tets reach
     // unequally far across the face).
-    std::array<std::array<double, 12>, 2> sides{tet_average_h(m, t0), tet_average_h(m, t1)};
+    std::array<std::array<double, 12>, 2> sides{};
+    for (int side = 0; side < 2; ++side) {
+      auto const mean = tet_mean_stencil(m, ops.layout, side == 0 ? t0 : t1);
+      for (int j = 0; j < 4; ++j)
+        for (int c = 0; c < 3; ++c) sides[side][4 * c + j] = mean.h[j][c];
+    }
     Vec3 const& centroid = m.geometry.face_barycentre[f];
     double const reach0 = std::abs(dot(unit, sub(m.geometry.tet_barycentre[t0], centroid)));
     double const reach1 = std::abs(dot(unit, sub(m.geometry.tet_barycentre[t1], centroid)));

@@ -65,6 +65,20 @@ SubregionFrame subregion_frame(mesh::MeshView const& m, dga::DofLayout const& la
   return frame;
 }
 
+TetMeanStencil tet_mean_stencil(mesh::MeshView const& m, dga::DofLayout const& layout, Index tet)
+{
+  TetMeanStencil mean;
+  for (int lv = 0; lv < 4; ++lv) {
+    auto const frame = subregion_frame(m, layout, tet, lv);
+    for (int i = 0; i < 3; ++i) {
+      mean.h[frame.faces[i]] = add(mean.h[frame.faces[i]], scaled(frame.w_dual[i], 0.25));
+      mean.dofs[3 * lv + i] = frame.dofs[i];
+      mean.e[3 * lv + i] = scaled(frame.w[i], 0.25);
+    }
+  }
+  return mean;
+}
+
 Error outside_the_mesh(std::string const& name, Vec3 const& x)
 {
   return Error(name, "position " + format_point(x) + " lies outside the mesh",

@@ -26,6 +26,14 @@ struct SubregionFrame {
 // Subregion local_vertex of tet: its three half-edges' unknowns and the constant bases w^i (and the
 // dual faces' w_dual) that the method's local matrices are built from.
 SubregionFrame subregion_frame(mesh::MeshView const& m, dga::DofLayout const& layout, Index tet, int local_vertex);
+// A tet's fields averaged over its four subregions (they stand about its barycentre), as weights
+// over the fractioned step's unknowns: h = sum_j h[j] f^(tet, j), e = sum_i e[i] u^(dofs[i]).
+struct TetMeanStencil {
+  std::array<Vec3, 4> h{};
+  std::array<Index, 12> dofs{};
+  std::array<Vec3, 12> e{};
+};
+TetMeanStencil tet_mean_stencil(mesh::MeshView const& m, dga::DofLayout const& layout, Index tet);
 // The tet holding x (mesh::locate_tet); throws dgatd::Error naming what is located (name) when x
 // lies outside the mesh.
 Index containing_tet(mesh::MeshView const& m, std::string const& name, Vec3 const& x);

@@ -22,28 +22,6 @@ namespace {
 
 using capabilities::SurfaceCurrentStencil;
 
-// A tet's fields averaged over its four subregions (which stand about its barycentre), as weights:
-// h = sum_j h[j] f^(t, j) and e = sum_i e[i] u^(dofs[i]).
-struct TetReading {
-  std::array<Vec3, 4> h{};
-  std::array<Index, 12> dofs{};
-  std::array<Vec3, 12> e{};
-};
-
-TetReading tet_reading(Problem const& problem, Index t)
-{
-  TetReading r;
-  for (int lv = 0; lv < 4; ++lv) {
-    auto const frame = solver::subregion_frame(problem.view(), problem.operators.layout, t, lv);
-    for (int i = 0; i < 3; ++i) {
-      r.h[frame.faces[i]] = add(r.h[frame.faces[i]], scaled(frame.w_dual[i], 0.25));
-      r.dofs[3 * lv + i] = frame.dofs[i];
-      r.e[3 * lv + i] = scaled(frame.w[i], 0.25);
-    }
-  }
-  return r;
-}
-
 // The tets around vertex v on tet t's side of the surface and in its medium: those reached from t
 // through faces at v that lie on no named surface and are not PEC, ascending.
 std::vector<Index> side_tets(Problem const& problem, Index v, Index t, std::function<bool(int)> const& named)
@@ -132,7 +110,7 @@ void add_side(Problem const& problem, Index face, Index t, Vec3 const& n, Index 
   }
   double const eps = problem.materials.eps[t];
   for (std::size_t k = 0; k < tets.size(); ++k) {
-    auto const r = tet_reading(problem, tets[k]);
+    auto const r = solver::tet_mean_stencil(problem.view(), problem.operators.layout, tets[k]);
     for (int j = 0; j < 4; ++j) {
       Vec3 const current = scaled(cross(n, r.h[j]), weights[k]);
       stencil.current_tets.push_back(tets[k]);
@@ -211,8 +189,9 @@ SurfaceCurrentStencil surface_current_stencil(Placement const& placement, capabi
     if (part && !part->owns_vertex[v[0]]) continue;
     Vec3 const& centroid = problem.geometry.face_barycentre[f];
     auto const [t0, t1] = topology.face_tets[f];
-    Vec3 normal = cross(sub(points[v[1]], points[v[0]]), sub(points[v[2]], points[v[0]]));
-    double const area = norm(normal) / 2;
+    Vec3 const drawn = cross(sub(points[v[1]], points[v[0]]), sub(points[v[2]], points[v[0]]));
+    double const area = norm(drawn) / 2;
+    Vec3 normal = drawn;
     auto const into = [&](Index t) { return dot(normal, sub(problem.geometry.tet_barycentre[t], centroid)) > 0; };
     if (t1 < 0) {
       if (!into(t0)) normal = scaled(normal, -1.0);
@@ -228,7 +207,7 @@ SurfaceCurrentStencil surface_current_stencil(Placement const& placement, capabi
     stencil.current_offsets.push_back(static_cast<Index>(stencil.current_tets.size()));
     stencil.charge_offsets.push_back(static_cast<Index>(stencil.charge_dofs.size()));
     // The triangle drawn with the front's normal.
-    bool const turned = dot(cross(sub(points[v[1]], points[v[0]]), sub(points[v[2]], points[v[0]])), normal) < 0;
+    bool const turned = dot(drawn, normal) < 0;
     geometry.corners.push_back({points[v[0]], points[turned ? v[2] : v[1]], points[turned ? v[1] : v[2]]});
     geometry.normals.push_back(normal);
     geometry.areas.push_back(area);
