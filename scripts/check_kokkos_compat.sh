@@ -129,7 +129,7 @@ cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release \
 grep -E "^-- dgatd: " "$BUILD_DIR/configure.log"
 cmake --build "$BUILD_DIR" -j "$(nproc)"
 "$BUILD_DIR/dgatd" --version
-ctest --test-dir "$BUILD_DIR" -L unit -j 1 --output-on-failure
+ctest --test-dir "$BUILD_DIR" -L unit -j "$(nproc)" --output-on-failure
 log "Kokkos $KOKKOS4: every dgatd target compiled and linked, unit tests passed"
 
 log "Kokkos $KOKKOS5 from $(tr '\n' ' ' <"$KOKKOS5_PREFIX/packages.txt")"

@@ -16,9 +16,9 @@ phase() {
 phase scripts/setup_dependencies.sh --tests
 scripts/configure_preset.sh openmp -DDGATD_ENABLE_TESTS=ON -DDGATD_ENABLE_PYTHON=ON -DPython_EXECUTABLE=/usr/bin/python3 >/dev/null
 phase cmake --build --preset openmp -j "$(nproc)"
-phase ctest --preset openmp -j 1
+phase ctest --preset openmp -j "$(nproc)"
 if [ "${DGATD_SANITIZE:-0}" = 1 ]; then
   scripts/configure_preset.sh debug-sanitize -DDGATD_ENABLE_TESTS=ON >/dev/null
   phase cmake --build --preset debug-sanitize -j "$(nproc)"
-  phase ctest --preset debug-sanitize -L unit -j 1
+  phase ctest --preset debug-sanitize -L unit -j "$(nproc)"
 fi
