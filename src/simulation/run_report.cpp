@@ -68,7 +68,11 @@ void Simulation::Impl::report_start(std::int64_t first_step) const
       std::snprintf(spectrum, sizeof spectrum, "; the scheme's dt^2 lambda / 4 at most %.4f",
                     plan.local_spectrum_highest);
     char line[400];
-    if (plan.local_levels == 1)
+    if (plan.local_levels_unstable)
+      std::snprintf(line, sizeof line,
+                    "  local steps: one level, one global step (no margin on the tets' own steps made more levels "
+                    "stable: dgatd info names the mesh's smallest steps)\n");
+    else if (plan.local_levels == 1)
       std::snprintf(line, sizeof line, "  local steps: one level, one global step\n");
     else
       std::snprintf(line, sizeof line,

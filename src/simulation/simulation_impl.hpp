@@ -156,6 +156,7 @@ struct Simulation::Impl {
   // The Lanczos iteration finds the extreme ratios to about 1e-7 of the largest.
   static constexpr double local_spectrum_tolerance = 1e-6;
   static constexpr int max_local_step_attempts = 40;
+  static constexpr double local_own_step_floor = 0.4; // of dt_max: the smallest own step the levels start from
   // The sources, probes, far fields and the capabilities' terms where placement puts them; collective.
   void add_sources_and_probes(Placement const& placement);
   void add_lumped_elements(Placement const& placement);

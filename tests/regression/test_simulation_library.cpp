@@ -475,6 +475,25 @@ TEST(LocalSteps, ARestartFromACoarseStepEqualsTheWholeRunBitForBit)
   EXPECT_EQ(whole_h, continued_h);
 }
 
+// The graded sphere meshed finer (h_sphere = 0.01) holds two slivers whose own steps are 30 times
+// below the tets next in line (0.025 of dt_max): the levels start from the finest tets' steps, not
+// theirs, and "auto" finds levels whose scheme is stable (its spectrum certified by the Lanczos
+// iteration on A_p) with a coarse step several times the leapfrog's bound. The levels anchored on
+// the slivers stopped the run ("the local steps' scheme is unstable").
+TEST(LocalSteps, SliversDoNotSetTheLevels)
+{
+  auto text = graded_sphere_config("\"auto\"");
+  text.replace(text.find("h_sphere = 0.0125"), 17, "h_sphere = 0.01");
+  dgatd::simulation::Simulation simulation(dgatd::io::parse_config(text, "test.toml", "."));
+  auto const& plan = simulation.plan();
+  EXPECT_FALSE(plan.local_levels_unstable);
+  ASSERT_GE(plan.local_levels, 3);
+  EXPECT_GT(plan.dt, 4 * plan.dt_max) << "the coarse step";
+  EXPECT_GT(plan.local_spectrum_highest, 0);
+  EXPECT_LT(plan.local_spectrum_highest, 1);
+  EXPECT_GT(plan.local_work_ratio, 1.5) << "fewer tet updates than one global step";
+}
+
 // The value at t of a trace sampled every dt from 0, by the cubic through the four nearest samples.
 double cubic_at(std::vector<double> const& samples, double dt, double t)
 {

@@ -54,6 +54,7 @@ struct TimePlan {
   // The margin of the levels on the tets' own steps (Simulation::Impl::choose_local_steps), which a
   // checkpoint keeps.
   double local_step_margin = 1;
+  bool local_levels_unstable = false; // no margin made more levels stable: one global step
 };
 
 struct SimulationOptions {
