@@ -1,0 +1,23 @@
+#pragma once
+// The electrostatic operator on the DGA complex: potentials phi on the primal vertices, voltages
+// G phi on the edges, and the electric energy 1/2 (G phi)^T Meps (G phi) with the fractioned
+// scheme's masses. A linear potential's field is constant in a tet and each of its four subregions
+// recovers it exactly from its three half-edges, so a tet's energy is eps |t| |grad phi|^2 / 2 and
+// Gt Meps G is, entry for entry, the stiffness matrix of linear elements: K_ij = sum over the tets
+// around i and j of eps_t |t| grad(lambda_i) . grad(lambda_j) (docs/method/electrostatics.md).
+
+#include "dgatd/dga/assembled.hpp"
+#include "dgatd/mesh/mesh.hpp"
+
+#include <vector>
+
+namespace dgatd::dga {
+
+// Gt Meps G over the mesh's vertices for the permittivity eps of each tet (F/m), each row's columns
+// increasing.
+HostCsr node_laplacian(mesh::Mesh const& mesh, std::vector<double> const& eps);
+
+// y = A x, on the host.
+std::vector<double> multiply(HostCsr const& a, std::vector<double> const& x);
+
+} // namespace dgatd::dga
