@@ -130,17 +130,23 @@ void Simulation::Impl::make_formulation()
     make_formulation_on<Kokkos::DefaultExecutionSpace>();
 }
 
+std::vector<double> const& Simulation::Impl::own_tet_steps()
+{
+  if (local_tet_steps.empty())
+    local_tet_steps = dga::tet_steps(problem.view(), problem.materials.eps, problem.materials.mu);
+  return local_tet_steps;
+}
+
 // The levels from each tet's own step in its materials (dga::tet_steps, dga::step_levels) with a
 // margin: a tet steps 2^j times the finest level's step where its own step is margin times 2^j the
 // smallest; the tets the terms need on the coarse level stay there (solver::local_step_plan_for_steps).
 void Simulation::Impl::set_local_steps(double margin)
 {
-  if (local_tet_steps.empty())
-    local_tet_steps = dga::tet_steps(problem.view(), problem.materials.eps, problem.materials.mu);
   // Each own step over the margin, the smallest kept: the tets below it are the finest level.
-  double const smallest = *std::min_element(local_tet_steps.begin(), local_tet_steps.end());
-  std::vector<double> steps(local_tet_steps.size());
-  for (std::size_t t = 0; t < steps.size(); ++t) steps[t] = std::max(smallest, local_tet_steps[t] / margin);
+  auto const& own = own_tet_steps();
+  double const smallest = smallest_own_step();
+  std::vector<double> steps(own.size());
+  for (std::size_t t = 0; t < steps.size(); ++t) steps[t] = std::max(smallest, own[t] / margin);
   auto const doublings = dga::step_levels(problem.topology, steps, 1.0, config.time.local_steps).tet_level;
   auto const local = solver::local_step_plan_for_steps(problem.operators, doublings, config.time.local_steps,
                                                        formulation->local_step_coarse_tets());
@@ -170,10 +176,7 @@ void Simulation::Impl::set_local_steps(double margin)
 // and the run stopped.
 void Simulation::Impl::choose_local_steps(solver::StabilityBound const& bound)
 {
-  if (local_tet_steps.empty())
-    local_tet_steps = dga::tet_steps(problem.view(), problem.materials.eps, problem.materials.mu);
-  double const smallest = *std::min_element(local_tet_steps.begin(), local_tet_steps.end());
-  double const first_margin = std::max(1.0, local_own_step_floor * bound.dt_max / smallest);
+  double const first_margin = std::max(1.0, local_own_step_floor * bound.dt_max / smallest_own_step());
   for (int attempt = 0;; ++attempt) {
     set_local_steps(first_margin * std::pow(1 / config.time.safety, attempt));
     plan = plan_time_steps(config, bound, solver::coarse_step_limit(plan.local_levels), plan);

@@ -21,6 +21,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -151,7 +152,9 @@ struct Simulation::Impl {
   void plan_steps(io::Checkpoint const* checkpoint);
   void set_local_steps(double margin);
   void choose_local_steps(solver::StabilityBound const& bound);
-  // Each tet's own step, for the levels (dga::tet_steps).
+  // Each tet's own step, for the levels (dga::tet_steps), computed on first use, and the smallest.
+  std::vector<double> const& own_tet_steps();
+  double smallest_own_step() { return *std::min_element(own_tet_steps().begin(), own_tet_steps().end()); }
   std::vector<double> local_tet_steps;
   // The Lanczos iteration finds the extreme ratios to about 1e-7 of the largest.
   static constexpr double local_spectrum_tolerance = 1e-6;
