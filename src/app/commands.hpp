@@ -32,5 +32,6 @@ void add_partition_command(CLI::App& app, Action* action);
 void add_capabilities_command(CLI::App& app, Action* action);
 void add_fit_material_command(CLI::App& app, Action* action);
 void add_materials_command(CLI::App& app, Action* action);
+void add_statics_command(CLI::App& app, Action* action);
 
 } // namespace dgatd::app

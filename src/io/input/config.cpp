@@ -108,7 +108,7 @@ char const* to_string(SourceKind kind)
 
 char const* to_string(Backend backend) { return backend == Backend::serial ? "serial" : "default"; }
 
-Config parse_config(std::string const& text, std::string const& name, std::string const& base_dir)
+Config parse_config(std::string const& text, std::string const& name, std::string const& base_dir, ConfigUse use)
 {
   detail::check_before_parsing(text, name);
   toml::value root;
@@ -133,8 +133,10 @@ Config parse_config(std::string const& text, std::string const& name, std::strin
   if (table("boundary")) config.boundary = detail::read_boundary(name, *table("boundary"));
   if (table("source")) config.sources = detail::read_sources(name, *table("source"), scale);
   if (table("lumped")) config.lumped = detail::read_lumped(name, *table("lumped"));
-  if (!table("time")) throw Error(name, "missing table [time] (give t_end or steps)", "");
-  config.time = detail::read_time(name, *table("time"));
+  if (table("time"))
+    config.time = detail::read_time(name, *table("time"));
+  else if (use == ConfigUse::run)
+    throw Error(name, "missing table [time] (give t_end or steps)", "");
   if (table("probe")) config.probes = detail::read_probes(name, *table("probe"), scale);
   if (table("farfield")) config.farfields = detail::read_farfields(name, *table("farfield"));
   config.output = detail::read_output(name, table("output"), base_dir);
@@ -151,7 +153,7 @@ Config parse_config(std::string const& text, std::string const& name, std::strin
   return config;
 }
 
-Config load_config(std::string const& path)
+Config load_config(std::string const& path, ConfigUse use)
 {
   std::error_code ignored;
   if (std::filesystem::is_directory(path, ignored))
@@ -163,7 +165,7 @@ Config load_config(std::string const& path)
   std::string text(detail::kMaxConfigBytes + 1, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<std::size_t>(in.gcount()));
-  return parse_config(text, path, std::filesystem::path(path).parent_path().string());
+  return parse_config(text, path, std::filesystem::path(path).parent_path().string(), use);
 }
 
 } // namespace dgatd::io

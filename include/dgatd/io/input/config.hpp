@@ -200,10 +200,15 @@ struct Config {
   std::string where(int line) const { return name + ":" + std::to_string(line); }
 };
 
+// What a configuration is read for: a time-domain run needs [time]; `dgatd statics` reads the mesh,
+// the materials, the [[conductor]] tables and [output], and takes a file without [time].
+enum class ConfigUse { run, statics };
+
 // Reads and validates the TOML file at path; throws dgatd::Error ("path:line: ...") on any problem.
-Config load_config(std::string const& path);
+Config load_config(std::string const& path, ConfigUse use = ConfigUse::run);
 // The same from text already in memory: name is used in messages, base_dir resolves relative paths.
-Config parse_config(std::string const& text, std::string const& name, std::string const& base_dir);
+Config parse_config(std::string const& text, std::string const& name, std::string const& base_dir,
+                    ConfigUse use = ConfigUse::run);
 
 char const* to_string(SourceKind kind);
 char const* to_string(Backend backend); // "default" or "serial", as written in the file
