@@ -58,8 +58,9 @@ void Simulation::Impl::add_sources_and_probes(Placement const& placement)
       if (source.matched)
         formulation->add_term(solver::matched_port_term(
             source.surface,
-            solver::matched_te10_port_stencil(around->view(), around->materials.eps, around->materials.mu, view, ops,
-                                              placement.owned_blocks(), tag, source.surface),
+            solver::matched_port_stencil(
+                view, ops, placement.owned_blocks(), tag, source.surface,
+                solver::te10_mode(around->view(), around->materials.eps, around->materials.mu, tag, source.surface)),
             solver::strength(source.waveform)));
       else
         formulation->add_prescribed(solver::te10_port_stencil(around->view(), view, ops.layout, tag, source.surface),

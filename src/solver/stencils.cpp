@@ -345,13 +345,11 @@ std::array<double, 2> medium_behind(std::vector<mesh::SurfaceFace> const& faces,
 }
 
 // c_e of every edge of the port, one entry per (face, edge) pair, sorted by edge: the Whitney forms
-// of each face against psi, by a degree-4 rule (psi varies over a / pi).
+// of each face against the mode's e, by a degree-4 rule (TE10's e varies over a / pi).
 std::vector<std::pair<Index, double>> mode_projections(mesh::MeshView const& m,
                                                        std::vector<mesh::SurfaceFace> const& faces,
-                                                       mesh::SurfaceShape const& shape, PortPlane const& plane,
-                                                       PortRectangle const& rectangle)
+                                                       mesh::SurfaceShape const& shape, PortMode const& mode)
 {
-  double const amplitude = std::sqrt(2 / (rectangle.width * rectangle.height)), k = M_PI / rectangle.width;
   struct Point {
     double l0, l1, l2, weight;
   };
@@ -384,9 +382,7 @@ std::vector<std::pair<Index, double>> mode_projections(mesh::MeshView const& m,
           Vec3 x{0, 0, 0};
           for (int r = 0; r < 3; ++r) x = add(x, scaled(p[r], lambda[r]));
           Vec3 const whitney = sub(scaled(gradient[b], lambda[a]), scaled(gradient[a], lambda[b]));
-          double const profile =
-              amplitude * std::sin(k * (dot(sub(x, plane.centre), rectangle.broad) - rectangle.u_min));
-          c += q.weight * shape.face_area[n] * profile * dot(whitney, rectangle.narrow);
+          c += q.weight * shape.face_area[n] * dot(whitney, mode.field(p, x));
         }
         edge_weights.push_back({e, c});
       }
@@ -421,42 +417,54 @@ void add_port_rows(dga::HostOperators const& ops, std::vector<std::pair<Index, d
 
 } // namespace
 
-MatchedPortStencil matched_te10_port_stencil(mesh::MeshView const& m, dga::HostOperators const& ops,
-                                             std::vector<double> const& eps, std::vector<double> const& mu,
-                                             int surface_tag, std::string const& surface_name)
+PortMode te10_mode(mesh::MeshView const& whole, std::vector<double> const& whole_eps,
+                   std::vector<double> const& whole_mu, int surface_tag, std::string const& surface_name)
 {
-  return matched_te10_port_stencil(m, eps, mu, m, ops, {}, surface_tag, surface_name);
+  auto const faces = exterior_port_faces(whole, surface_tag, surface_name);
+  auto const shape = mesh::surface_shape(whole, faces);
+  auto const plane = port_plane(whole, faces, shape, surface_name);
+  auto const rectangle = port_rectangle(whole, faces, shape, plane, surface_name);
+  auto const [eps_behind, mu_behind] = medium_behind(faces, whole_eps, whole_mu, surface_name);
+  PortMode mode;
+  mode.admittance = std::sqrt(eps_behind / mu_behind);
+  mode.cutoff = M_PI / (rectangle.width * std::sqrt(eps_behind * mu_behind));
+  mode.peak_voltage = std::sqrt(rectangle.width * rectangle.height / 2);
+  // e = sqrt(2 / (a b)) sin(pi u / a) along the narrow side: unit power normalisation.
+  double const amplitude = std::sqrt(2 / (rectangle.width * rectangle.height)), k = M_PI / rectangle.width;
+  mode.field = [amplitude, k, plane, rectangle](std::array<Vec3, 3> const&, Vec3 const& x) {
+    return scaled(rectangle.narrow,
+                  amplitude * std::sin(k * (dot(sub(x, plane.centre), rectangle.broad) - rectangle.u_min)));
+  };
+  return mode;
 }
 
-MatchedPortStencil matched_te10_port_stencil(mesh::MeshView const& whole, std::vector<double> const& whole_eps,
-                                             std::vector<double> const& whole_mu, mesh::MeshView const& m,
-                                             dga::HostOperators const& ops, std::vector<char> const& owned_blocks,
-                                             int surface_tag, std::string const& surface_name)
+MatchedPortStencil matched_port_stencil(mesh::MeshView const& m, dga::HostOperators const& ops,
+                                        std::vector<char> const& owned_blocks, int surface_tag,
+                                        std::string const& surface_name, PortMode const& mode)
 {
-  auto const whole_faces = exterior_port_faces(whole, surface_tag, surface_name);
-  auto const whole_shape = mesh::surface_shape(whole, whole_faces);
-  auto const plane = port_plane(whole, whole_faces, whole_shape, surface_name);
-  auto const rectangle = port_rectangle(whole, whole_faces, whole_shape, plane, surface_name);
-  auto const [eps_behind, mu_behind] = medium_behind(whole_faces, whole_eps, whole_mu, surface_name);
   MatchedPortStencil stencil;
-  stencil.width = rectangle.width;
-  stencil.height = rectangle.height;
-  stencil.admittance = std::sqrt(eps_behind / mu_behind);
-  stencil.cutoff = M_PI / (stencil.width * std::sqrt(eps_behind * mu_behind));
-  stencil.peak_voltage = std::sqrt(stencil.width * stencil.height / 2);
+  stencil.admittance = mode.admittance;
+  stencil.cutoff = mode.cutoff;
+  stencil.peak_voltage = mode.peak_voltage;
   // A part may hold none of the port, or some of its faces: each is seen from its tet, which the
   // part holds with the face.
   std::vector<mesh::SurfaceFace> faces;
   for (Index f : mesh::surface_faces(m.topology, surface_tag)) faces.push_back({f, m.topology.face_tets[f][0]});
   auto const shape = mesh::surface_shape(m, faces);
-  add_port_rows(ops, mode_projections(m, faces, shape, plane, rectangle), m.topology, owned_blocks, surface_name,
-                stencil);
+  add_port_rows(ops, mode_projections(m, faces, shape, mode), m.topology, owned_blocks, surface_name, stencil);
   stencil.response = apply_block_inverses(ops, stencil.rows, stencil.projection);
   for (std::size_t i = 0; i < stencil.response.rows.size(); ++i)
     for (std::size_t j = 0; j < stencil.rows.size(); ++j)
       if (stencil.rows[j] == stencil.response.rows[i])
         stencil.self_coupling += stencil.projection[j] * stencil.response.weights[i];
   return stencil;
+}
+
+MatchedPortStencil matched_te10_port_stencil(mesh::MeshView const& m, dga::HostOperators const& ops,
+                                             std::vector<double> const& eps, std::vector<double> const& mu,
+                                             int surface_tag, std::string const& surface_name)
+{
+  return matched_port_stencil(m, ops, {}, surface_tag, surface_name, te10_mode(m, eps, mu, surface_tag, surface_name));
 }
 
 std::vector<double> project_field(mesh::MeshView const& m, dga::DofLayout const& layout,

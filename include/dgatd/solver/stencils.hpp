@@ -102,37 +102,56 @@ PrescribedStencil te10_port_stencil(mesh::MeshView const& m, dga::DofLayout cons
 PrescribedStencil te10_port_stencil(mesh::MeshView const& whole, mesh::MeshView const& m, dga::DofLayout const& layout,
                                     int surface_tag, std::string const& surface_name);
 
-// A matched TE10 port (docs/method/open_regions.md section 4) on a planar exterior surface: the port's
-// rectangle has the broad side a along u and the narrow side b along v (v's largest component
-// positive, so facing ports of one guide share it), and the mode psi = sqrt(2 / (a b))
-// sin(pi (u - u_min) / a) v, with |psi| of unit integral square. Its modal voltage is
-// V = integral of e . psi over the port = sum over the port's edges of c_e U_e, c_e the integral of
-// the edge's Whitney form against psi, and a modal current I enters Ampere like an impressed current
-// c_e I through the edge's dual face, on both halves of the edge.
+// A matched port (docs/method/open_regions.md section 4) on a planar exterior surface launches and
+// absorbs one mode psi of the guide behind it, |psi| of unit integral square over the port (TE10 of a
+// rectangular guide, broad side a along u and narrow side b along v, v's largest component positive
+// so facing ports of one guide share it: psi = sqrt(2 / (a b)) sin(pi (u - u_min) / a) v). Its modal
+// voltage is V = integral of e . psi over the port = sum over the port's edges of c_e U_e, c_e the
+// integral of the edge's Whitney form against psi, and a modal current I enters Ampere like an
+// impressed current c_e I through the edge's dual face, on both halves of the edge.
 struct MatchedPortStencil {
   std::vector<Index> rows;        // free half-edge unknowns of the port's edges, both halves
   std::vector<double> projection; // c_e on each: V = sum projection[k] u^[rows[k]]
   CurrentStencil response;        // (Meps)^-1 q, q = projection on rows
   double self_coupling = 0;       // q . (Meps)^-1 q
-  double width = 0, height = 0;   // a, b
-  double peak_voltage = 0;        // V of the TE10 field of unit peak: sqrt(a b / 2)
-  double admittance = 0;          // sqrt(eps / mu) of the medium behind the port
-  double cutoff = 0;              // the TE10 cutoff, rad/s: pi c / a
+  double peak_voltage = 0;        // the modal voltage of the mode's field at unit peak
+  double admittance = 0;          // the mode's wave admittance far above cutoff, S
+  double cutoff = 0;              // rad/s; 0 for a TEM mode
 };
-// Throws dgatd::ModelError (a matched port named surface_name) when the surface has no faces, lies
-// inside the mesh, is not planar, is square (TE10 and TE01 alike), has more than one material behind
-// it or touches a lossy block.
+
+// A port's mode as a matched port launches and absorbs it (docs/method/open_regions.md section 5):
+// its transverse e over the port, normalised so that the integral of |e|^2 over the port is 1 (the
+// modal voltage's square times the admittance is then the power), the wave admittance sqrt(eps / mu)
+// of its medium, which a TE mode approaches far above its cutoff, and the cutoff.
+struct PortMode {
+  // e at x in the port's face with the corners given (in the whole mesh's coordinates).
+  std::function<Vec3(std::array<Vec3, 3> const& corners, Vec3 const& x)> field;
+  double admittance = 0;
+  double cutoff = 0;
+  double peak_voltage = 0;
+};
+
+// The TE10 mode of the rectangular guide whose exterior surface surface_tag of whole is the port,
+// with the medium behind it (whole_eps, whole_mu per tet of whole). Throws dgatd::ModelError (a
+// matched port named surface_name) when the surface has no faces, lies inside the mesh, is not
+// planar, is not a rectangle, is square (TE10 and TE01 alike) or has more than one material behind it.
+PortMode te10_mode(mesh::MeshView const& whole, std::vector<double> const& whole_eps,
+                   std::vector<double> const& whole_mu, int surface_tag, std::string const& surface_name);
+
+// The stencil of a matched port launching and absorbing mode on one rank's part m (ops its operators)
+// of the mesh: its rows those of the part's port edges in the blocks owned_blocks marks (all where it
+// is empty: one process), self_coupling over those rows only (to be summed over the ranks). c_e is
+// the Whitney form of each port face against the mode's e. Throws dgatd::ModelError when the port
+// touches a lossy block.
+MatchedPortStencil matched_port_stencil(mesh::MeshView const& m, dga::HostOperators const& ops,
+                                        std::vector<char> const& owned_blocks, int surface_tag,
+                                        std::string const& surface_name, PortMode const& mode);
+
+// The matched TE10 port in one process (m the whole mesh), as te10_mode and matched_port_stencil make it.
 MatchedPortStencil matched_te10_port_stencil(mesh::MeshView const& m, dga::HostOperators const& ops,
                                              std::vector<double> const& eps, std::vector<double> const& mu,
                                              int surface_tag, std::string const& surface_name);
-// The same on one rank's part m (ops its operators) of a run over several ranks: the port's shape,
-// mode and medium from the whole mesh (with its tets' eps and mu), its rows those of the part's
-// port edges in the blocks owned_blocks marks, and self_coupling over those rows only (to be summed
-// over the ranks).
-MatchedPortStencil matched_te10_port_stencil(mesh::MeshView const& whole, std::vector<double> const& whole_eps,
-                                             std::vector<double> const& whole_mu, mesh::MeshView const& m,
-                                             dga::HostOperators const& ops, std::vector<char> const& owned_blocks,
-                                             int surface_tag, std::string const& surface_name);
+
 // Initial half-edge values of a field given as a function: u^(v,e) = e(x_mid) . (half-edge vector
 // oriented like e), x_mid the middle of the half-edge; PEC and port unknowns stay zero.
 std::vector<double> project_field(mesh::MeshView const& m, dga::DofLayout const& layout,
