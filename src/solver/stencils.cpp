@@ -348,7 +348,7 @@ std::array<double, 2> medium_behind(std::vector<mesh::SurfaceFace> const& faces,
 // of each face against the mode's e, by a degree-4 rule (TE10's e varies over a / pi).
 std::vector<std::pair<Index, double>> mode_projections(mesh::MeshView const& m,
                                                        std::vector<mesh::SurfaceFace> const& faces,
-                                                       mesh::SurfaceShape const& shape, PortMode const& mode)
+                                                       mesh::SurfaceShape const& shape, MatchedPortMode const& mode)
 {
   struct Point {
     double l0, l1, l2, weight;
@@ -417,15 +417,15 @@ void add_port_rows(dga::HostOperators const& ops, std::vector<std::pair<Index, d
 
 } // namespace
 
-PortMode te10_mode(mesh::MeshView const& whole, std::vector<double> const& whole_eps,
-                   std::vector<double> const& whole_mu, int surface_tag, std::string const& surface_name)
+MatchedPortMode te10_mode(mesh::MeshView const& whole, std::vector<double> const& whole_eps,
+                          std::vector<double> const& whole_mu, int surface_tag, std::string const& surface_name)
 {
   auto const faces = exterior_port_faces(whole, surface_tag, surface_name);
   auto const shape = mesh::surface_shape(whole, faces);
   auto const plane = port_plane(whole, faces, shape, surface_name);
   auto const rectangle = port_rectangle(whole, faces, shape, plane, surface_name);
   auto const [eps_behind, mu_behind] = medium_behind(faces, whole_eps, whole_mu, surface_name);
-  PortMode mode;
+  MatchedPortMode mode;
   mode.admittance = std::sqrt(eps_behind / mu_behind);
   mode.cutoff = M_PI / (rectangle.width * std::sqrt(eps_behind * mu_behind));
   mode.peak_voltage = std::sqrt(rectangle.width * rectangle.height / 2);
@@ -440,7 +440,7 @@ PortMode te10_mode(mesh::MeshView const& whole, std::vector<double> const& whole
 
 MatchedPortStencil matched_port_stencil(mesh::MeshView const& m, dga::HostOperators const& ops,
                                         std::vector<char> const& owned_blocks, int surface_tag,
-                                        std::string const& surface_name, PortMode const& mode)
+                                        std::string const& surface_name, MatchedPortMode const& mode)
 {
   MatchedPortStencil stencil;
   stencil.admittance = mode.admittance;

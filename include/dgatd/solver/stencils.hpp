@@ -123,7 +123,7 @@ struct MatchedPortStencil {
 // its transverse e over the port, normalised so that the integral of |e|^2 over the port is 1 (the
 // modal voltage's square times the admittance is then the power), the wave admittance sqrt(eps / mu)
 // of its medium, which a TE mode approaches far above its cutoff, and the cutoff.
-struct PortMode {
+struct MatchedPortMode {
   // e at x in the port's face with the corners given (in the whole mesh's coordinates).
   std::function<Vec3(std::array<Vec3, 3> const& corners, Vec3 const& x)> field;
   double admittance = 0;
@@ -135,8 +135,8 @@ struct PortMode {
 // with the medium behind it (whole_eps, whole_mu per tet of whole). Throws dgatd::ModelError (a
 // matched port named surface_name) when the surface has no faces, lies inside the mesh, is not
 // planar, is not a rectangle, is square (TE10 and TE01 alike) or has more than one material behind it.
-PortMode te10_mode(mesh::MeshView const& whole, std::vector<double> const& whole_eps,
-                   std::vector<double> const& whole_mu, int surface_tag, std::string const& surface_name);
+MatchedPortMode te10_mode(mesh::MeshView const& whole, std::vector<double> const& whole_eps,
+                          std::vector<double> const& whole_mu, int surface_tag, std::string const& surface_name);
 
 // The stencil of a matched port launching and absorbing mode on one rank's part m (ops its operators)
 // of the mesh: its rows those of the part's port edges in the blocks owned_blocks marks (all where it
@@ -145,7 +145,7 @@ PortMode te10_mode(mesh::MeshView const& whole, std::vector<double> const& whole
 // touches a lossy block.
 MatchedPortStencil matched_port_stencil(mesh::MeshView const& m, dga::HostOperators const& ops,
                                         std::vector<char> const& owned_blocks, int surface_tag,
-                                        std::string const& surface_name, PortMode const& mode);
+                                        std::string const& surface_name, MatchedPortMode const& mode);
 
 // The matched TE10 port in one process (m the whole mesh), as te10_mode and matched_port_stencil make it.
 MatchedPortStencil matched_te10_port_stencil(mesh::MeshView const& m, dga::HostOperators const& ops,
