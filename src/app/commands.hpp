@@ -33,5 +33,6 @@ void add_capabilities_command(CLI::App& app, Action* action);
 void add_fit_material_command(CLI::App& app, Action* action);
 void add_materials_command(CLI::App& app, Action* action);
 void add_statics_command(CLI::App& app, Action* action);
+void add_ports_command(CLI::App& app, Action* action);
 
 } // namespace dgatd::app

@@ -168,6 +168,7 @@ int main(int argc, char* argv[])
   dgatd::app::add_fit_material_command(app, &action);
   dgatd::app::add_materials_command(app, &action);
   dgatd::app::add_statics_command(app, &action);
+  dgatd::app::add_ports_command(app, &action);
 
   try {
     std::vector<std::string> reversed(cli_arguments.rbegin(), cli_arguments.rend());

@@ -49,6 +49,12 @@ std::vector<Capability> make_capabilities()
       {"a matched port", "[[source]] kind = \"port_te10\", matched = true", "TE10 launched and absorbed",
        runs_except({no_single, no_assembled("matched ports"), {M::local_steps, ""}}),
        [](io::Config const& c) { return lines_where(c.sources, [](io::Source const& s) { return s.matched; }); }},
+      {"a mode port", "[[source]] kind = \"mode_port\"", "a cross-section's mode launched and absorbed",
+       runs_except(
+           {{M::over_ranks, "run without mpirun"}, no_single, no_assembled("mode ports"), {M::local_steps, ""}}),
+       [](io::Config const& c) {
+         return lines_where(c.sources, [](io::Source const& s) { return s.kind == io::SourceKind::mode_port; });
+       }},
       {"a plane wave", "[[source]] kind = \"plane_wave\"", "total-field/scattered-field",
        runs_except({no_single, no_assembled("plane waves")}),
        [](io::Config const& c) {

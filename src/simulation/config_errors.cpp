@@ -11,7 +11,8 @@ std::string where_asked(io::Config const& config, ModelError const& error)
       if (layer_name(pml) == error.name()) return config.where(pml.line);
   if (error.subject() == ModelSubject::matched_port)
     for (auto const& source : config.sources)
-      if (source.kind == io::SourceKind::port_te10 && source.matched && source.surface == error.name())
+      if (((source.kind == io::SourceKind::port_te10 && source.matched) || source.kind == io::SourceKind::mode_port) &&
+          source.surface == error.name())
         return config.where(source.line);
   if (error.subject() == ModelSubject::plane_wave)
     for (auto const& source : config.sources)

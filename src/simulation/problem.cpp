@@ -444,8 +444,8 @@ BoundaryKinds boundary_of(io::Config const& config, mesh::Mesh const& mesh)
   for (auto const& name : config.boundary.absorbing_surfaces)
     boundary.absorbing_tags.push_back(surface_tag(mesh, name, boundary_table));
   for (auto const& source : config.sources)
-    if (source.kind == io::SourceKind::port_te10)
-      (source.matched ? boundary.matched_port_tags : boundary.port_tags)
+    if (source.kind == io::SourceKind::port_te10 || source.kind == io::SourceKind::mode_port)
+      (source.matched || source.kind == io::SourceKind::mode_port ? boundary.matched_port_tags : boundary.port_tags)
           .push_back(surface_tag(mesh, source.surface, config.where(source.line)));
   auto add_sheet = [&](std::string const& surface, Vec3 const& direction, dga::LumpedCircuit const& circuit, bool port,
                        int line) {

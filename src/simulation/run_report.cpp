@@ -61,6 +61,7 @@ void Simulation::Impl::report_start(std::int64_t first_step) const
           : config.solver.precision == kernels::MatrixPrecision::float32 ? "mixed precision (float matrices)"
                                                                          : "double precision")
       << ", on " << backend << " (concurrency " << concurrency << ")\n";
+  out << port_modes_report;
   if (config.time.local_steps > 1) {
     // A restart's dt was checked by the run that wrote its checkpoint.
     char spectrum[96] = "";

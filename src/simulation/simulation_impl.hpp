@@ -47,6 +47,7 @@ struct Simulation::Impl {
   // is opened by the first call and closed when the run ends.
   std::unique_ptr<Recorder> recorder;
   std::unique_ptr<Watchdog> watchdog; // opened with the recorder
+  std::string port_modes_report;      // the mode ports' modes and their solves, for report_start
   Vec3 plane_wave_origin{};           // where the run's plane wave's front is at its t0 (add_sources)
   // The step from which every source has peaked ([output] watchdog): the Gaussians' t0, the sines'
   // ramp, over the [[source]] tables and the capabilities' items.

@@ -3,6 +3,7 @@
 #include "capability_models.hpp"
 #include "placement.hpp"
 
+#include "dgatd/simulation/ports.hpp"
 #include "dgatd/solver/far_field.hpp"
 #include "dgatd/solver/lumped_elements.hpp"
 #include "dgatd/solver/matched_port.hpp"
@@ -10,6 +11,10 @@
 #include "dgatd/solver/stencils.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +42,91 @@ void check_plane_wave_start(io::Config const& config, io::Source const& source, 
               "the plane wave is already at " + format_number(100 * stencil.start_value) +
                   " % of its peak on the total-field surface at t = 0",
               source.origin ? "move origin against direction, or raise t0" : "raise t0");
+}
+
+// A face by its corners, in an order that does not depend on the order they are given in: the port's
+// faces of a part and of the mesh around the port have the same points.
+std::array<double, 9> corner_key(std::array<Vec3, 3> corners)
+{
+  std::sort(corners.begin(), corners.end());
+  return {corners[0][0], corners[0][1], corners[0][2], corners[1][0], corners[1][1],
+          corners[1][2], corners[2][0], corners[2][1], corners[2][2]};
+}
+
+// The mode a mode port launches and absorbs (docs/method/port_modes.md): the port's cross-section in
+// the mesh around it (PEC sheets of [boundary] pec crossing it among its conductors), its lowest
+// source.mode modes, and the one asked for as a matched port takes it: e normalised to unit integral
+// square, looked up per face by its corners, and the wave admittance a TEM mode has at every
+// frequency and a TE mode far above its cutoff. note: what the set-up report says of it.
+solver::MatchedPortMode mode_port_mode(io::Config const& config, io::Source const& source, Problem const& around,
+                                       int tag, std::string& note)
+{
+  std::string const where = config.where(source.line);
+  // One mode beyond the one asked for: a degenerate partner fixes its polarization (simulation/ports.hpp).
+  auto const found = port_modes(config, around.mesh, around.materials, tag, source.mode + 1, where);
+  auto const& section = found.section;
+  auto const& modes = found.modes;
+  if (static_cast<int>(modes.size()) < source.mode)
+    throw Error(where,
+                "[[source]] kind = \"mode_port\" asks for mode " + std::to_string(source.mode) + " of '" +
+                    source.surface + "', whose cross-section has " + std::to_string(modes.size()) +
+                    " (an inhomogeneous section with conductors has its quasi-TEM modes only)",
+                "ask for mode 1 to " + std::to_string(modes.size()));
+  auto const& mode = modes[static_cast<std::size_t>(source.mode - 1)];
+  if (mode.kind == solver::ModeKind::tm)
+    throw Error(where,
+                "mode " + std::to_string(source.mode) + " of '" + source.surface +
+                    "' is TM: a mode port launches and absorbs TEM and TE modes",
+                "ask for a TEM or TE mode (dgatd ports lists them)");
+  double const mu = section.mu_r.front();
+  for (double const m : section.mu_r)
+    if (m != mu)
+      throw Error(where, "the cross-section of '" + source.surface + "' has more than one permeability",
+                  "fill the port's section with one mu_r");
+  double norm = 0, peak = 0;
+  for (Index t = 0; t < section.num_triangles(); ++t) {
+    double const square = dot(mode.electric[t], mode.electric[t]);
+    norm += square * section.area(t);
+    peak = std::max(peak, square);
+  }
+  double const scale = 1 / std::sqrt(norm);
+  solver::MatchedPortMode matched;
+  // TEM: h = sqrt(eps_eff) / (eta0 mu_r) n x e at every frequency; TE: sqrt(eps_r / mu_r) / eta0 far
+  // above cutoff, with eps_eff = eps_r mu_r of the fill.
+  matched.admittance = std::sqrt(mode.eps_eff) / (mu * std::sqrt(dga::mu0 / dga::eps0));
+  matched.cutoff = 2 * M_PI * mode.cutoff_frequency;
+  matched.peak_voltage = 1 / (scale * std::sqrt(peak));
+  std::map<std::array<double, 9>, Index> triangle_of;
+  for (Index t = 0; t < section.num_triangles(); ++t) {
+    std::array<Vec3, 3> corners;
+    for (int i = 0; i < 3; ++i) corners[i] = around.mesh.points[section.mesh_vertex[section.triangles[t][i]]];
+    triangle_of[corner_key(corners)] = t;
+  }
+  std::vector<Vec3> field(mode.electric.size());
+  for (std::size_t t = 0; t < field.size(); ++t) field[t] = scaled(mode.electric[t], scale);
+  std::string const surface = source.surface;
+  matched.field = [triangle_of, field, surface](std::array<Vec3, 3> const& corners, Vec3 const&) {
+    auto const found = triangle_of.find(corner_key(corners));
+    if (found == triangle_of.end())
+      throw Error(surface, "a port face is not in its cross-section", "report this: the port's faces changed");
+    return field[static_cast<std::size_t>(found->second)];
+  };
+  char line[400];
+  double const seconds = found.seconds;
+  if (mode.kind == solver::ModeKind::tem)
+    std::snprintf(line, sizeof line,
+                  "  mode port '%s': mode %d, TEM, eps_eff %.4f, Z0 %.3f ohm; its section of %lld triangles solved "
+                  "in %.2f s (%d iterations)\n",
+                  source.surface.c_str(), source.mode, mode.eps_eff, mode.impedance,
+                  static_cast<long long>(section.num_triangles()), seconds, mode.iterations);
+  else
+    std::snprintf(line, sizeof line,
+                  "  mode port '%s': mode %d, TE, cutoff %.6g Hz; its section of %lld triangles solved in %.2f s "
+                  "(%d iterations)\n",
+                  source.surface.c_str(), source.mode, mode.cutoff_frequency,
+                  static_cast<long long>(section.num_triangles()), seconds, mode.iterations);
+  note += line;
+  return matched;
 }
 
 } // namespace
@@ -90,6 +180,15 @@ void Simulation::Impl::add_sources_and_probes(Placement const& placement)
       stencil.start_value = placement.largest(stencil.start_value);
       check_plane_wave_start(config, source, stencil);
       formulation->add_term(solver::plane_wave_term(stencil));
+      break;
+    }
+    case io::SourceKind::mode_port: {
+      int const tag = placement.surface_tag(source.surface, where);
+      auto const around = placement.around_surface(tag);
+      auto const mode = mode_port_mode(config, source, *around, tag, port_modes_report);
+      formulation->add_term(solver::matched_port_term(
+          source.surface, solver::matched_port_stencil(view, ops, placement.owned_blocks(), tag, source.surface, mode),
+          solver::strength(source.waveform)));
       break;
     }
     case io::SourceKind::lumped_port:

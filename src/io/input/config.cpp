@@ -102,6 +102,8 @@ char const* to_string(SourceKind kind)
     return "plane_wave";
   case SourceKind::lumped_port:
     return "lumped_port";
+  case SourceKind::mode_port:
+    return "mode_port";
   }
   return "";
 }

@@ -22,7 +22,7 @@ std::vector<TableSchema> make_config_schema()
       {"[[source]]",
        "source",
        true,
-       {"kind", "position", "direction", "surface", "matched", "region", "polarization", "origin", "resistance",
+       {"kind", "position", "direction", "surface", "matched", "mode", "region", "polarization", "origin", "resistance",
         "amplitude", "waveform", "t0", "sigma", "frequency", "ramp"}},
       {"[time]", "time", false, {"t_end", "steps", "dt", "safety", "allow_unstable", "local_steps"}},
       {"[[probe]]", "probe", true, {"name", "position"}},

@@ -352,8 +352,10 @@ Source source_of(TableReader const& t, double scale)
 {
   Source source;
   source.line = t.table_line();
-  std::string const kind = t.choice("kind", {"dipole", "port_te10", "edge_current", "plane_wave", "lumped_port"});
+  std::string const kind =
+      t.choice("kind", {"dipole", "port_te10", "edge_current", "plane_wave", "lumped_port", "mode_port"});
   std::string const not_for = "does not apply to kind = \"" + kind + "\"";
+  if (kind != "mode_port") t.forbid("mode", not_for);
   if (kind != "lumped_port") t.forbid("resistance", not_for);
   t.require("waveform", " (gaussian, modulated_gaussian or sine)");
   if (kind != "plane_wave") {
@@ -368,6 +370,18 @@ Source source_of(TableReader const& t, double scale)
     source.surface = t.string("surface");
     if (source.surface.empty()) t.fail("surface", "must not be empty");
     source.matched = t.boolean("matched", false);
+  } else if (kind == "mode_port") {
+    source.kind = SourceKind::mode_port;
+    t.forbid("position", not_for);
+    t.forbid("direction", not_for);
+    t.forbid("matched", not_for + " (a mode port is matched)");
+    source.surface = t.string("surface");
+    if (source.surface.empty()) t.fail("surface", "must not be empty");
+    auto const mode = t.integer("mode", 1, 1);
+    if (mode > Source::max_port_modes)
+      t.fail("mode", "= " + std::to_string(mode) + " must be at most " + std::to_string(Source::max_port_modes) +
+                         " (the modes a port's cross-section is solved for)");
+    source.mode = static_cast<int>(mode);
   } else if (kind == "lumped_port") {
     source.kind = SourceKind::lumped_port;
     t.forbid("position", not_for);

@@ -78,14 +78,18 @@ struct BoundaryConfig {
   int line = 0; // of the [boundary] table, for messages about surfaces the mesh lacks
 };
 
-enum class SourceKind { dipole, port_te10, edge_current, plane_wave, lumped_port };
+enum class SourceKind { dipole, port_te10, edge_current, plane_wave, lumped_port, mode_port };
 
 struct Source {
   SourceKind kind = SourceKind::dipole;
   Vec3 position{};      // metres (dipole; edge_current drives the edge nearest to it)
   Vec3 direction{};     // unit vector (dipole, edge_current; plane_wave: of propagation; lumped_port: of its voltage)
-  std::string surface;  // physical surface of the port (port_te10, lumped_port)
+  std::string surface;  // physical surface of the port (port_te10, lumped_port, mode_port)
   bool matched = false; // port_te10: launch TE10 and absorb the TE10 wave coming back (docs/method/open_regions.md §4)
+  // mode_port (docs/method/port_modes.md): the mode it launches and absorbs, 1 for the lowest of the
+  // port's cross-section (TEM modes first, then by increasing cutoff).
+  int mode = 1;
+  static constexpr int max_port_modes = 16;
   // plane_wave (docs/method/plane_waves.md): the physical volumes of the total-field region, the unit
   // vector of e (perpendicular to direction), and where the front is at the waveform's t0 (metres;
   // none: the first point of the total-field surface it reaches).

@@ -1,0 +1,133 @@
+#include "dgatd/simulation/ports.hpp"
+
+#include "dgatd/error.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+
+namespace dgatd::simulation {
+namespace {
+
+// A fixed direction of space in the section's plane: x, or y where x is (nearly) its normal. Both
+// ends of a guide see the same one whichever way their normals point.
+Vec3 in_plane(dga::CrossSection const& section, Vec3 const& preferred, Vec3 const& fallback)
+{
+  for (Vec3 const& d : {preferred, fallback}) {
+    Vec3 const projected = sub(d, scaled(section.normal, dot(d, section.normal)));
+    if (norm(projected) > 0.1) return scaled(projected, 1 / norm(projected));
+  }
+  return {0, 0, 1};
+}
+
+Vec3 mean_field(dga::CrossSection const& section, solver::PortMode const& mode)
+{
+  Vec3 sum{0, 0, 0};
+  for (Index t = 0; t < section.num_triangles(); ++t) sum = add(sum, scaled(mode.electric[t], section.area(t)));
+  return sum;
+}
+
+// a x + b y over the mode's fields.
+solver::PortMode combined(solver::PortMode const& x, double a, solver::PortMode const& y, double b)
+{
+  solver::PortMode z = x;
+  for (std::size_t k = 0; k < z.scalar.size(); ++k) z.scalar[k] = a * x.scalar[k] + b * y.scalar[k];
+  for (std::size_t t = 0; t < z.electric.size(); ++t) {
+    z.electric[t] = add(scaled(x.electric[t], a), scaled(y.electric[t], b));
+    z.magnetic[t] = add(scaled(x.magnetic[t], a), scaled(y.magnetic[t], b));
+  }
+  return z;
+}
+
+// The sign of a TE or TM mode, which the eigen-solver leaves open, fixed by the field alone: its mean
+// along the plane's fixed directions (x, then y), else (a mode of zero mean) the largest entry of its
+// first moment, the integral of e (x - centre)^T. Ports at the two ends of a guide then agree
+// whichever way their normals point (e = n x grad H_z of TE turns with the normal).
+void fix_sign(dga::CrossSection const& section, solver::PortMode& mode)
+{
+  double scale = 0;
+  for (Index t = 0; t < section.num_triangles(); ++t) scale += norm(mode.electric[t]) * section.area(t);
+  Vec3 const mean = mean_field(section, mode);
+  double deciding = 0;
+  for (Vec3 const& d : {in_plane(section, {1, 0, 0}, {0, 1, 0}), in_plane(section, {0, 1, 0}, {0, 0, 1})})
+    if (deciding == 0 && std::abs(dot(mean, d)) > 1e-6 * scale) deciding = dot(mean, d);
+  if (deciding == 0) {
+    Vec3 centre{0, 0, 0};
+    double area = 0;
+    for (Index t = 0; t < section.num_triangles(); ++t) {
+      Vec3 x{0, 0, 0};
+      for (Index v : section.triangles[t]) x = add(x, scaled(section.in_space(section.points[v]), 1.0 / 3));
+      centre = add(centre, scaled(x, section.area(t)));
+      area += section.area(t);
+    }
+    centre = scaled(centre, 1 / area);
+    std::array<double, 9> moment{};
+    for (Index t = 0; t < section.num_triangles(); ++t) {
+      Vec3 x{0, 0, 0};
+      for (Index v : section.triangles[t]) x = add(x, scaled(section.in_space(section.points[v]), 1.0 / 3));
+      Vec3 const r = sub(x, centre);
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) moment[3 * i + j] += mode.electric[t][i] * r[j] * section.area(t);
+    }
+    deciding =
+        *std::max_element(moment.begin(), moment.end(), [](double a, double b) { return std::abs(a) < std::abs(b); });
+  }
+  if (deciding < 0) mode = combined(mode, -1, mode, 0);
+}
+
+// A degenerate pair (TE11 of a circular guide: cutoffs within 1e-3, the mesh splitting them a little)
+// is any two orthogonal fields of its plane, as the eigen-solver happens to return them: turned so
+// that the first's mean field lies along the plane's fixed direction and the second's across it.
+void align_degenerate_pairs(dga::CrossSection const& section, std::vector<solver::PortMode>& modes)
+{
+  Vec3 const d = in_plane(section, {1, 0, 0}, {0, 1, 0});
+  for (std::size_t i = 0; i + 1 < modes.size(); ++i) {
+    auto& first = modes[i];
+    auto& second = modes[i + 1];
+    if (first.kind == solver::ModeKind::tem || first.kind != second.kind ||
+        std::abs(first.cutoff_wavenumber - second.cutoff_wavenumber) > 1e-3 * first.cutoff_wavenumber)
+      continue;
+    double const a = dot(mean_field(section, first), d), b = dot(mean_field(section, second), d);
+    double const length = std::hypot(a, b);
+    if (length == 0) continue;
+    auto const along = combined(first, a / length, second, b / length);
+    second = combined(first, -b / length, second, a / length);
+    first = along;
+    ++i;
+  }
+}
+
+} // namespace
+
+PortModes port_modes(io::Config const& config, mesh::Mesh const& mesh, dga::Materials const& materials, int tag,
+                     int count, std::string const& where)
+{
+  auto const start = std::chrono::steady_clock::now();
+  std::vector<double> eps_r(mesh.tets.size()), mu_r(mesh.tets.size());
+  for (std::size_t t = 0; t < eps_r.size(); ++t) {
+    eps_r[t] = materials.eps[t] / dga::eps0;
+    mu_r[t] = materials.mu[t] / dga::mu0;
+  }
+  std::vector<int> sheets;
+  for (auto const& name : config.boundary.pec_surfaces)
+    for (auto const& group : mesh.groups)
+      if (group.dim == 2 && group.name == name && group.tag != tag) sheets.push_back(group.tag);
+  PortModes found;
+  try {
+    found.section = dga::cross_section(mesh, tag, eps_r, mu_r, sheets);
+    found.modes = solver::lowest_modes<Kokkos::DefaultExecutionSpace>(found.section, count, 1e-10, 20000);
+  } catch (Error const& e) {
+    throw Error(where, e.what(), "");
+  }
+  align_degenerate_pairs(found.section, found.modes);
+  for (auto& mode : found.modes)
+    if (mode.kind != solver::ModeKind::tem) fix_sign(found.section, mode);
+  found.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return found;
+}
+
+} // namespace dgatd::simulation
