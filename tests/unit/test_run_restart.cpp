@@ -115,6 +115,29 @@ std::string with_plane_wave_and_far_field()
                       box + "inner = { shape = \"box\", corner = [0.3, 0.2, 0.15], size = [0.4, 0.4, 0.3] }\n");
 }
 
+// A short coaxial line between two mode ports (their TEM mode solved at set-up): each port's
+// history of modal voltages and drives goes through the checkpoint.
+std::string coax_between_mode_ports(ScratchDirectory const& scratch)
+{
+  scratch.write("coax.geo", R"(SetFactory("OpenCASCADE");
+Disk(1) = {0, 0, 0, 2.3};
+Disk(2) = {0, 0, 0, 1};
+BooleanDifference(3) = { Surface{1}; Delete; }{ Surface{2}; Delete; };
+Mesh.MeshSizeMin = 0.4;
+Mesh.MeshSizeMax = 0.4;
+line[] = Extrude {0, 0, 4} { Surface{3}; Layers{10}; };
+Physical Surface("port_in") = {3};
+Physical Surface("port_out") = {line[0]};
+Physical Volume("line") = {line[1]};
+)");
+  return "[mesh]\nfile = \"" + scratch.file("coax.geo") +
+         "\"\nscale = 1e-3\n\n[[source]]\nkind = \"mode_port\"\nsurface = \"port_in\"\n"
+         "waveform = \"modulated_gaussian\"\nfrequency = 7.5e9\nsigma = 3e-11\nt0 = 1.5e-10\n\n"
+         "[[source]]\nkind = \"mode_port\"\nsurface = \"port_out\"\namplitude = 0\n"
+         "waveform = \"modulated_gaussian\"\nfrequency = 7.5e9\nsigma = 3e-11\n\n[time]\nsteps = 100\n\n"
+         "[output]\nfile = \"run.h5\"\nprogress = false\n\n[[probe]]\nname = \"p\"\nposition = [0, 1.6, 2]\n";
+}
+
 // A parallel-plate line (inputs/parallel_plate_line.geo) fed by a lumped port and ended by a series
 // RLC: the kites' circuit states and the port's record go through the checkpoint.
 std::string lumped_line()
@@ -236,6 +259,12 @@ TEST(RunRestart, PlaneWaveAndFarFieldContinueBitForBit)
 TEST(RunRestart, LumpedPortAndElementsContinueBitForBit)
 {
   checkpoint_and_restart("lumped", lumped_line(), 1500, 600, 0, 1);
+}
+
+TEST(RunRestart, ModePortsContinueBitForBit)
+{
+  ScratchDirectory scratch("restart_mode_ports");
+  checkpoint_and_restart("mode_ports", coax_between_mode_ports(scratch), 700, 300, 0, 2);
 }
 
 TEST(RunRestart, ShiftedLayerInMixedPrecisionContinuesBitForBit)
