@@ -120,15 +120,17 @@ TEST(PortModes, CoaxialLineHasTheAnalyticImpedance)
         auto const& x = mesh.points[s.mesh_vertex[i]];
         EXPECT_NEAR(std::hypot(x[0], x[1]), b, 1e-6);
       }
-    auto const modes = dgatd::solver::lowest_modes<Space>(s, 2, 1e-10, 5000);
-    ASSERT_EQ(modes.size(), 2u);
+    // The TEM mode, and in vacuum the next one too (the TE modes do not depend on the fill).
+    bool const vacuum = eps_r == 1.0;
+    auto const modes = vacuum ? dgatd::solver::lowest_modes<Space>(s, 2, 1e-10, 5000)
+                              : dgatd::solver::tem_modes<Space>(s, 1e-10, 5000);
+    ASSERT_EQ(modes.size(), vacuum ? 2u : 1u);
     auto const& tem = modes[0];
     double const analytic = eta0 / (2 * M_PI) * std::log(b / a) / std::sqrt(eps_r);
     double const error = tem.impedance / analytic - 1;
     std::printf("eps_r = %.1f: %d triangles, Z0 = %.4f ohm (analytic %.4f), error %+.4f %%, eps_eff = %.12f, %d CG "
-                "iterations; next mode %s, k_c = %.4f 1/m (%d LOBPCG iterations); %.2f s\n",
+                "iterations; %.2f s\n",
                 eps_r, s.num_triangles(), tem.impedance, analytic, 100 * error, tem.eps_eff, tem.iterations,
-                dgatd::solver::mode_kind_name(modes[1].kind).c_str(), modes[1].cutoff_wavenumber, modes[1].iterations,
                 seconds_since(start));
     EXPECT_EQ(tem.kind, ModeKind::tem);
     EXPECT_LT(std::abs(error), 0.005);
@@ -139,12 +141,15 @@ TEST(PortModes, CoaxialLineHasTheAnalyticImpedance)
       if (s.conductor[i] >= 0) {
         EXPECT_NEAR(tem.scalar[i], s.conductor[i] == 1 ? 1.0 : 0.0, 1e-12);
       }
-    // The coaxial line's next mode is TE11, at the first root of J1'(k a) Y1'(k b) = J1'(k b) Y1'(k a).
-    double const te11 = coaxial_te11(a, b);
-    std::printf("  TE11: k_c = %.6f 1/m, analytic %.6f, error %+.3f %%\n", modes[1].cutoff_wavenumber, te11,
-                100 * (modes[1].cutoff_wavenumber / te11 - 1));
-    EXPECT_EQ(modes[1].kind, ModeKind::te);
-    EXPECT_LT(std::abs(modes[1].cutoff_wavenumber / te11 - 1), 0.005);
+    if (vacuum) {
+      // The coaxial line's next mode is TE11, at the first root of J1'(k a) Y1'(k b) = J1'(k b) Y1'(k a).
+      double const te11 = coaxial_te11(a, b);
+      std::printf("  %s: k_c = %.6f 1/m, TE11 %.6f, error %+.3f %%, %d LOBPCG iterations\n",
+                  dgatd::solver::mode_kind_name(modes[1].kind).c_str(), modes[1].cutoff_wavenumber, te11,
+                  100 * (modes[1].cutoff_wavenumber / te11 - 1), modes[1].iterations);
+      EXPECT_EQ(modes[1].kind, ModeKind::te);
+      EXPECT_LT(std::abs(modes[1].cutoff_wavenumber / te11 - 1), 0.005);
+    }
   }
 }
 
@@ -252,10 +257,12 @@ HammerstadJensen hammerstad_jensen(double u, double eps_r)
 }
 
 // The strip (width w, zero thickness) on a substrate of height hs = 1 over the ground, a PEC sheet
-// (pec_sheet_tags) on the interface; the box's walls are the ground too. The box reaches
-// 10 hs + w / 2 to each side of the strip's centre and 10 hs above the ground (each doubling of those
-// distances moved Z0 by less than 0.2 %); the mesh is graded from hs / 40 at the strip's edges
-// (where the field is singular, r^(-1/2)) to hs at the walls.
+// (pec_sheet_tags) on the interface; the box's walls are the ground too. The box reaches 40 hs beyond
+// the strip's edges and 40 hs above the ground (from 20 hs to 40 hs Z0 moved by 0.1-0.2 % and eps_eff
+// by up to 0.3 %, for 8 % more triangles); the mesh is graded by a size field from 0.003 hs at the
+// strip's edges, where the field is singular (r^(-1/2)), growing by 0.1 of the distance to 4 hs.
+// Hammerstad and Jensen's formulas are within 0.2 % of the open line, the discretisation within a few
+// tenths of a percent (docs/method/port_modes.md), so 2 % is the acceptance with room to spare.
 TEST(PortModes, MicrostripOnFr4MatchesHammerstadJensen)
 {
   ScratchDirectory scratch("port_modes_microstrip");
