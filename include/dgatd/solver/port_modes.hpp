@@ -16,6 +16,7 @@
 #include "dgatd/solver/lobpcg.hpp"
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 

@@ -245,6 +245,60 @@ TEST(PortModes, CoupledStripsHaveOddAndEvenModes)
   EXPECT_LT(modes[0].impedance, modes[1].impedance);
 }
 
+// Two unit squares side by side as one port: sharing an edge (filled with eps_r 1 and 2), or apart.
+dgatd::mesh::Mesh two_squares(ScratchDirectory const& scratch, bool apart)
+{
+  std::string const right = apart ? "Point(5) = {1.5, 0, 0, 0.2}; Point(6) = {2.5, 0, 0, 0.2}; "
+                                    "Point(7) = {2.5, 1, 0, 0.2}; Point(8) = {1.5, 1, 0, 0.2};\n"
+                                    "Line(5) = {5, 6}; Line(6) = {6, 7}; Line(7) = {7, 8}; Line(8) = {8, 5};\n"
+                                    "Curve Loop(2) = {5, 6, 7, 8};\n"
+                                  : "Point(6) = {2, 0, 0, 0.2}; Point(7) = {2, 1, 0, 0.2};\n"
+                                    "Line(5) = {2, 6}; Line(6) = {6, 7}; Line(7) = {7, 3};\n"
+                                    "Curve Loop(2) = {5, 6, 7, -2};\n";
+  std::string const section = "Point(1) = {0, 0, 0, 0.2}; Point(2) = {1, 0, 0, 0.2}; Point(3) = {1, 1, 0, 0.2}; "
+                              "Point(4) = {0, 1, 0, 0.2};\nLine(1) = {1, 2}; Line(2) = {2, 3}; Line(3) = {3, 4}; "
+                              "Line(4) = {4, 1};\nCurve Loop(1) = {1, 2, 3, 4}; Plane Surface(1) = {1};\n" +
+                              right + "Plane Surface(2) = {2};\nport[] = {1, 2};\n";
+  return dgatd::testing::extruded_section(scratch, apart ? "apart" : "joined", section, 0.2,
+                                          "Physical Volume(\"left\") = {slab[1]};\n"
+                                          "Physical Volume(\"right\") = {slab[7]};\n");
+}
+
+TEST(PortModes, DisconnectedSurfaceIsRefused)
+{
+  ScratchDirectory scratch("port_modes_apart");
+  auto const mesh = two_squares(scratch, true);
+  try {
+    port_of(mesh);
+    FAIL() << "two pieces were taken as one cross-section";
+  } catch (dgatd::Error const& e) {
+    std::string const what = e.what();
+    EXPECT_NE(what.find("'port'"), std::string::npos) << what;
+    EXPECT_NE(what.find("is not one connected piece"), std::string::npos) << what;
+  }
+}
+
+// Two materials across a hollow guide: its modes are hybrid, which the TE/TM solver does not claim.
+TEST(PortModes, InhomogeneousHollowGuideIsRefused)
+{
+  ScratchDirectory scratch("port_modes_joined");
+  auto const mesh = two_squares(scratch, false);
+  int const right = mesh.group_tag(3, "right");
+  std::vector<double> eps(mesh.tets.size());
+  for (std::size_t t = 0; t < eps.size(); ++t) eps[t] = mesh.tet_region[t] == right ? 2.0 : 1.0;
+  auto const s =
+      dgatd::dga::cross_section(mesh, mesh.group_tag(2, "port"), eps, std::vector<double>(mesh.tets.size(), 1.0));
+  EXPECT_EQ(s.conductor_count, 1);
+  try {
+    dgatd::solver::lowest_modes<TestSpace>(s, 2, 1e-8, 500);
+    FAIL() << "an inhomogeneous hollow guide was solved as TE/TM";
+  } catch (dgatd::Error const& e) {
+    std::string const what = e.what();
+    EXPECT_NE(what.find("more than one material"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}
+
 // A rectangle has no TEM mode: one conductor.
 TEST(PortModes, OneConductorHasNoTemMode)
 {
