@@ -3,8 +3,9 @@
 // positive definite, by the locally optimal block preconditioned conjugate gradient method (LOBPCG,
 // Knyazev 2001): each step minimises the Rayleigh quotient over the span of the block X, its
 // preconditioned residuals W = D^-1 (K X - M X Lambda) (D the diagonal of K, Jacobi) and the previous
-// step's directions P. The long vectors live on the execution space given and are multiplied by
-// KokkosSparse::spmv and reduced by KokkosBlas::dot; the Rayleigh-Ritz step on the span of [X W P]
+// step's directions P. The long vectors live on the execution space given; a step is about ten
+// kernels there whatever the block size (a block's products by K and M in one pass over the
+// matrices, all Gram entries in one team kernel), and the Rayleigh-Ritz step on the span of [X W P]
 // (at most 3 b columns) is a small dense problem on the host (dense_eigen.hpp).
 
 #include "dgatd/dga/assembled.hpp"
@@ -12,9 +13,7 @@
 #include "dgatd/kernels/upload.hpp"
 #include "dgatd/solver/dense_eigen.hpp"
 
-#include <KokkosBlas1_dot.hpp>
 #include <KokkosSparse_CrsMatrix.hpp>
-#include <KokkosSparse_spmv.hpp>
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -48,6 +47,28 @@ namespace lobpcg_detail {
 // Functors, not lambdas: nvcc 11.8 cannot register an extended lambda's kernel inside a function
 // template. Blocks are n x columns tables, LayoutLeft, so a block's column is a contiguous vector.
 
+// Columns [first, last) of K S and M S, both matrices read once for all the columns: the block's
+// point. (Kokkos Kernels 3.4's multivector spmv trips -Wmaybe-uninitialized in its own header, and
+// a product per column costs a launch per column.)
+template <class Matrix, class Block>
+struct BlockProduct {
+  Matrix k, m;
+  Block s, ks, ms;
+  int first, last;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const
+  {
+    for (int j = first; j < last; ++j) {
+      double k_sum = 0, m_sum = 0;
+      for (auto e = k.graph.row_map(i); e < k.graph.row_map(i + 1); ++e)
+        k_sum += k.values(e) * s(k.graph.entries(e), j);
+      for (auto e = m.graph.row_map(i); e < m.graph.row_map(i + 1); ++e)
+        m_sum += m.values(e) * s(m.graph.entries(e), j);
+      ks(i, j) = k_sum;
+      ms(i, j) = m_sum;
+    }
+  }
+};
+
 // The residuals K X - M X Lambda of the block's first columns into its columns from first.
 template <class Block, class Vector>
 struct Residual {
@@ -60,6 +81,31 @@ struct Residual {
   }
 };
 
+// squares(t) = |column t of a|^2 for t < count, |column t - count of b|^2 after: the residuals and
+// the products K x of the pairs asked, a team per column.
+template <class ExecutionSpace, class Block, class Vector>
+struct SquaredNorms {
+  Block residuals, products;
+  Vector squares;
+  int count, first;
+  KOKKOS_INLINE_FUNCTION void operator()(typename Kokkos::TeamPolicy<ExecutionSpace>::member_type const& team) const
+  {
+    int const t = team.league_rank();
+    auto const rows = static_cast<std::int64_t>(residuals.extent(0));
+    double sum = 0;
+    if (t < count) {
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(team, rows),
+          [&](std::int64_t r, double& partial) { partial += residuals(r, first + t) * residuals(r, first + t); }, sum);
+    } else {
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(team, rows),
+          [&](std::int64_t r, double& partial) { partial += products(r, t - count) * products(r, t - count); }, sum);
+    }
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { squares(t) = sum; });
+  }
+};
+
 // Columns from first times the inverse diagonal (the Jacobi preconditioner).
 template <class Block, class Vector>
 struct Scale {
@@ -69,6 +115,25 @@ struct Scale {
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const
   {
     for (int j = 0; j < columns; ++j) w(i, first + j) *= inverse_diagonal(i);
+  }
+};
+
+// part(j) = (1T M w_j) / (1T M 1) for the columns w_j from first: their constant part in the M inner
+// product, a team per column.
+template <class ExecutionSpace, class Block, class Vector>
+struct ConstantPart {
+  Block w;
+  Vector mass_of_constant, part;
+  double total_mass;
+  int first;
+  KOKKOS_INLINE_FUNCTION void operator()(typename Kokkos::TeamPolicy<ExecutionSpace>::member_type const& team) const
+  {
+    int const j = team.league_rank();
+    double sum = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, static_cast<std::int64_t>(w.extent(0))),
+        [&](std::int64_t r, double& partial) { partial += mass_of_constant(r) * w(r, first + j); }, sum);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { part(j) = sum / total_mass; });
   }
 };
 
@@ -136,8 +201,6 @@ EigenSolve lowest_eigenpairs(dga::HostCsr const& stiffness, dga::HostCsr const& 
   using memory_space = typename ExecutionSpace::memory_space;
   using device_type = Kokkos::Device<ExecutionSpace, memory_space>;
   using Matrix = KokkosSparse::CrsMatrix<double, Index, device_type, void, Index>;
-  // Views of the execution space's device type: Kokkos Kernels runs a product or a reduction on the
-  // execution space of its Views, which for a bare HostSpace View is OpenMP, not Serial.
   using Vector = Kokkos::View<double*, device_type>;
   using Block = Kokkos::View<double**, Kokkos::LayoutLeft, device_type>;
   using Table = Kokkos::View<double**, Kokkos::LayoutLeft, device_type>;
@@ -145,6 +208,7 @@ EigenSolve lowest_eigenpairs(dga::HostCsr const& stiffness, dga::HostCsr const& 
   using Entries = typename Matrix::index_type::non_const_type;
   using Values = typename Matrix::values_type::non_const_type;
   using Range = Kokkos::RangePolicy<ExecutionSpace>;
+  using Teams = Kokkos::TeamPolicy<ExecutionSpace>;
 
   Index const n = stiffness.rows;
   // Guard vectors beyond the pairs asked: the last pair asked converges at the rate of its gap to
@@ -177,26 +241,22 @@ EigenSolve lowest_eigenpairs(dga::HostCsr const& stiffness, dga::HostCsr const& 
   // S = [X W P] and its products K S, M S.
   Block const s("dgatd::modes_basis", n, 3 * b), ks("dgatd::modes_k_basis", n, 3 * b),
       ms("dgatd::modes_m_basis", n, 3 * b), combined("dgatd::modes_combined", n, 2 * b);
-  Vector const lambda("dgatd::modes_ritz_values", b), part("dgatd::modes_constant_part", b);
+  Vector const lambda("dgatd::modes_ritz_values", b), part("dgatd::modes_constant_part", b),
+      squares("dgatd::modes_squared_norms", 2 * count);
   auto lambda_host = Kokkos::create_mirror_view(lambda);
-  auto part_host = Kokkos::create_mirror_view(part);
-  auto columns = [&](Block const& block, int first, int last) {
+  auto squares_host = Kokkos::create_mirror_view(squares);
+  auto columns = [](Block const& block, int first, int last) {
     return Kokkos::subview(block, Kokkos::ALL, Kokkos::make_pair(first, last));
   };
-  auto column = [](Block const& block, int j) { return Kokkos::subview(block, Kokkos::ALL, j); };
-  // Column by column: Kokkos Kernels 3.4's multivector product trips -Wmaybe-uninitialized in its
-  // own header, and the vectors' product is the same.
   auto multiply = [&](int first, int last) {
-    for (int j = first; j < last; ++j) {
-      KokkosSparse::spmv("N", 1.0, k, column(s, j), 0.0, column(ks, j));
-      KokkosSparse::spmv("N", 1.0, m, column(s, j), 0.0, column(ms, j));
-    }
+    Kokkos::parallel_for("dgatd::modes_products", Range(0, n),
+                         lobpcg_detail::BlockProduct<Matrix, Block>{k, m, s, ks, ms, first, last});
   };
   // The M-orthogonal projection of columns [first, first + b) away from the constant vector.
   auto remove_constant = [&](int first) {
     if (!orthogonal_to_constant) return;
-    for (int j = 0; j < b; ++j) part_host(j) = KokkosBlas::dot(m_one, column(s, first + j)) / total_mass;
-    Kokkos::deep_copy(part, part_host);
+    Kokkos::parallel_for("dgatd::modes_constant_part", Teams(b, Kokkos::AUTO),
+                         lobpcg_detail::ConstantPart<ExecutionSpace, Block, Vector>{s, m_one, part, total_mass, first});
     Kokkos::parallel_for("dgatd::modes_remove_constant", Range(0, n),
                          lobpcg_detail::RemoveConstant<Block, Vector>{s, part, b, first});
   };
@@ -205,7 +265,7 @@ EigenSolve lowest_eigenpairs(dga::HostCsr const& stiffness, dga::HostCsr const& 
   // Gram matrix, where rounding in its entries (1e-16) would otherwise be amplified into the basis.
   auto rayleigh_ritz = [&](int size) {
     Table const a_device("dgatd::modes_gram_k", size, size), g_device("dgatd::modes_gram_m", size, size);
-    Kokkos::parallel_for("dgatd::modes_gram", Kokkos::TeamPolicy<ExecutionSpace>(size * size, Kokkos::AUTO),
+    Kokkos::parallel_for("dgatd::modes_gram", Teams(size * size, Kokkos::AUTO),
                          lobpcg_detail::Gram<ExecutionSpace, Block, Table>{s, ks, ms, a_device, g_device, size});
     auto const a_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a_device);
     auto const g_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), g_device);
@@ -261,10 +321,11 @@ EigenSolve lowest_eigenpairs(dga::HostCsr const& stiffness, dga::HostCsr const& 
   for (int iteration = 0;; ++iteration) {
     Kokkos::parallel_for("dgatd::modes_residual", Range(0, n),
                          lobpcg_detail::Residual<Block, Vector>{ks, ms, s, lambda, b, b});
+    Kokkos::parallel_for("dgatd::modes_residual_norms", Teams(2 * count, Kokkos::AUTO),
+                         lobpcg_detail::SquaredNorms<ExecutionSpace, Block, Vector>{s, ks, squares, count, b});
+    Kokkos::deep_copy(squares_host, squares);
     double worst = 0;
-    for (int j = 0; j < count; ++j)
-      worst = std::max(worst, std::sqrt(KokkosBlas::dot(column(s, b + j), column(s, b + j)) /
-                                        KokkosBlas::dot(column(ks, j), column(ks, j))));
+    for (int j = 0; j < count; ++j) worst = std::max(worst, std::sqrt(squares_host(j) / squares_host(count + j)));
     if (worst <= tolerance) {
       result.iterations = iteration;
       result.relative_residual = worst;

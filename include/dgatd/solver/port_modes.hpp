@@ -16,6 +16,7 @@
 #include "dgatd/solver/lobpcg.hpp"
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,8 @@ std::string mode_kind_name(ModeKind kind);
 //   several, the largest conductor voltage is 1 V), electric = -grad(scalar) (V/m), magnetic =
 //   sqrt(eps_eff) / (eta0 mu_r) normal x electric (A/m), the transverse Faraday law with beta =
 //   k0 sqrt(eps_eff) (exact for TEM, the quasi-TEM approximation otherwise).
-// - TE / TM: scalar is H_z / E_z with unit L2 norm over the section (integral of scalar^2 = 1 m^2
-//   units aside); electric is the transverse E pattern, TE: normal x grad(H_z) / k_c, TM:
+// - TE / TM: scalar is the H_z / E_z pattern, the integral of its square over the section 1 (its
+//   largest value positive); electric is the transverse E pattern, TE: normal x grad(H_z) / k_c, TM:
 //   -grad(E_z) / k_c, so its integral of |E_t|^2 over the section is 1; magnetic = normal x
 //   electric, the transverse H pattern, to be divided by the mode's wave impedance at the frequency
 //   (TE: omega mu / beta, TM: beta / (omega eps)).
