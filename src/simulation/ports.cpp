@@ -119,11 +119,14 @@ PortModes port_modes(io::Config const& config, mesh::Mesh const& mesh, dga::Mate
   PortModes found;
   try {
     found.section = dga::cross_section(mesh, tag, eps_r, mu_r, sheets);
-    found.modes = solver::lowest_modes<Kokkos::DefaultExecutionSpace>(found.section, count, 1e-10, 20000);
+    // A hollow guide's modes one beyond: the last one's degenerate partner fixes its polarization.
+    int const solved = found.section.conductor_count < 2 ? count + 1 : count;
+    found.modes = solver::lowest_modes<Kokkos::DefaultExecutionSpace>(found.section, solved, 1e-10, 20000);
   } catch (Error const& e) {
     throw Error(where, e.what(), "");
   }
   align_degenerate_pairs(found.section, found.modes);
+  if (static_cast<int>(found.modes.size()) > count) found.modes.resize(static_cast<std::size_t>(count));
   for (auto& mode : found.modes)
     if (mode.kind != solver::ModeKind::tem) fix_sign(found.section, mode);
   found.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

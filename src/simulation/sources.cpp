@@ -62,8 +62,7 @@ solver::MatchedPortMode mode_port_mode(io::Config const& config, io::Source cons
                                        int tag, std::string& note)
 {
   std::string const where = config.where(source.line);
-  // One mode beyond the one asked for: a degenerate partner fixes its polarization (simulation/ports.hpp).
-  auto const found = port_modes(config, around.mesh, around.materials, tag, source.mode + 1, where);
+  auto const found = port_modes(config, around.mesh, around.materials, tag, source.mode, where);
   auto const& section = found.section;
   auto const& modes = found.modes;
   if (static_cast<int>(modes.size()) < source.mode)
