@@ -71,7 +71,8 @@ PotentialSolve solve_potential(dga::HostCsr const& laplacian, std::vector<char> 
   using memory_space = typename ExecutionSpace::memory_space;
   using device_type = Kokkos::Device<ExecutionSpace, memory_space>;
   using Matrix = KokkosSparse::CrsMatrix<double, Index, device_type, void, Index>;
-  using Vector = Kokkos::View<double*, memory_space>;
+  // The execution space in the type, so that Kokkos Kernels runs the dots and updates there.
+  using Vector = Kokkos::View<double*, device_type>;
 
   // The free vertices' rows and columns; the fixed columns move to the right-hand side.
   Index const n = laplacian.rows;
