@@ -1,5 +1,6 @@
 #include "dgatd/dga/cross_section.hpp"
 
+#include "dgatd/dga/laplacian.hpp"
 #include "dgatd/error.hpp"
 #include "dgatd/mesh/surfaces.hpp"
 
@@ -10,6 +11,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 
 namespace dgatd::dga {
 
@@ -82,23 +84,7 @@ HostCsr assemble(CrossSection const& s, std::vector<double> const& weight, bool 
         entries.emplace_back(v[i], v[j], value);
       }
   }
-  std::sort(entries.begin(), entries.end(), [](auto const& p, auto const& q) {
-    return std::tie(std::get<0>(p), std::get<1>(p)) < std::tie(std::get<0>(q), std::get<1>(q));
-  });
-  HostCsr matrix;
-  matrix.rows = matrix.columns = s.num_vertices();
-  matrix.row_offsets.assign(static_cast<std::size_t>(s.num_vertices()) + 1, 0);
-  for (std::size_t k = 0; k < entries.size();) {
-    auto const [row, column, value] = entries[k];
-    double sum = value;
-    for (++k; k < entries.size() && std::get<0>(entries[k]) == row && std::get<1>(entries[k]) == column; ++k)
-      sum += std::get<2>(entries[k]);
-    matrix.column_indices.push_back(column);
-    matrix.values.push_back(sum);
-    ++matrix.row_offsets[row + 1];
-  }
-  for (Index i = 0; i < matrix.rows; ++i) matrix.row_offsets[i + 1] += matrix.row_offsets[i];
-  return matrix;
+  return summed_csr(s.num_vertices(), std::move(entries));
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 #include <array>
 #include <string>
 #include <tuple>
+#include <utility>
 
 namespace dgatd::dga {
 
@@ -15,6 +16,27 @@ std::vector<double> multiply(HostCsr const& a, std::vector<double> const& x)
   for (Index i = 0; i < a.rows; ++i)
     for (Index k = a.row_offsets[i]; k < a.row_offsets[i + 1]; ++k) y[i] += a.values[k] * x[a.column_indices[k]];
   return y;
+}
+
+HostCsr summed_csr(Index size, std::vector<std::tuple<Index, Index, double>> entries)
+{
+  std::sort(entries.begin(), entries.end(), [](auto const& p, auto const& q) {
+    return std::tie(std::get<0>(p), std::get<1>(p)) < std::tie(std::get<0>(q), std::get<1>(q));
+  });
+  HostCsr matrix;
+  matrix.rows = matrix.columns = size;
+  matrix.row_offsets.assign(static_cast<std::size_t>(size) + 1, 0);
+  for (std::size_t k = 0; k < entries.size();) {
+    auto const [row, column, value] = entries[k];
+    double sum = value;
+    for (++k; k < entries.size() && std::get<0>(entries[k]) == row && std::get<1>(entries[k]) == column; ++k)
+      sum += std::get<2>(entries[k]);
+    matrix.column_indices.push_back(column);
+    matrix.values.push_back(sum);
+    ++matrix.row_offsets[row + 1];
+  }
+  for (Index i = 0; i < matrix.rows; ++i) matrix.row_offsets[i + 1] += matrix.row_offsets[i];
+  return matrix;
 }
 
 HostCsr node_laplacian(mesh::Mesh const& mesh, std::vector<double> const& eps)
@@ -41,23 +63,7 @@ HostCsr node_laplacian(mesh::Mesh const& mesh, std::vector<double> const& eps)
     for (int i = 0; i < 4; ++i)
       for (int j = 0; j < 4; ++j) entries.emplace_back(v[i], v[j], weight * dot(grad[i], grad[j]));
   }
-  std::sort(entries.begin(), entries.end(), [](auto const& p, auto const& q) {
-    return std::tie(std::get<0>(p), std::get<1>(p)) < std::tie(std::get<0>(q), std::get<1>(q));
-  });
-  HostCsr matrix;
-  matrix.rows = matrix.columns = mesh.num_vertices();
-  matrix.row_offsets.assign(static_cast<std::size_t>(mesh.num_vertices()) + 1, 0);
-  for (std::size_t k = 0; k < entries.size();) {
-    auto const [row, column, value] = entries[k];
-    double sum = value;
-    for (++k; k < entries.size() && std::get<0>(entries[k]) == row && std::get<1>(entries[k]) == column; ++k)
-      sum += std::get<2>(entries[k]);
-    matrix.column_indices.push_back(column);
-    matrix.values.push_back(sum);
-    ++matrix.row_offsets[row + 1];
-  }
-  for (Index i = 0; i < matrix.rows; ++i) matrix.row_offsets[i + 1] += matrix.row_offsets[i];
-  return matrix;
+  return summed_csr(mesh.num_vertices(), std::move(entries));
 }
 
 } // namespace dgatd::dga

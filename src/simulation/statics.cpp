@@ -8,6 +8,7 @@
 #include "dgatd/solver/electrostatics.hpp"
 #include "dgatd/version.hpp"
 #include "io/hdf5_handle.hpp"
+#include "io/text_file.hpp"
 #include "io/xml_escape.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -19,7 +20,6 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <utility>
@@ -312,23 +312,7 @@ void write_statics_xdmf(StaticsSolution const& s, std::string const& h5_path)
       << attribute("E", "Vector", "Cell", "/statics/E", tets, 3, "Float", 8)
       << attribute("eps_r", "Scalar", "Cell", "/statics/eps_r", tets, 0, "Float", 8)
       << "    </Grid>\n  </Domain>\n</Xdmf>\n";
-  std::string const target = fs::path(h5_path).replace_extension(".xdmf").string();
-  std::string const temporary = target + ".partial";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << xml.str();
-    if (!out.flush()) {
-      std::error_code ignored;
-      fs::remove(temporary, ignored);
-      throw Error(temporary, "cannot write the XDMF file", "check the free disk space");
-    }
-  }
-  std::error_code error;
-  fs::rename(temporary, target, error);
-  if (error) {
-    fs::remove(temporary, error);
-    throw Error(target, "cannot rename the XDMF file into place", "check the permissions of the directory");
-  }
+  io::write_text_atomically(fs::path(h5_path).replace_extension(".xdmf").string(), xml.str(), "the XDMF file");
 }
 
 } // namespace

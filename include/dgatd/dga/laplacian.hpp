@@ -9,6 +9,7 @@
 #include "dgatd/dga/assembled.hpp"
 #include "dgatd/mesh/mesh.hpp"
 
+#include <tuple>
 #include <vector>
 
 namespace dgatd::dga {
@@ -16,6 +17,10 @@ namespace dgatd::dga {
 // Gt Meps G over the mesh's vertices for the permittivity eps of each tet (F/m), each row's columns
 // increasing.
 HostCsr node_laplacian(mesh::Mesh const& mesh, std::vector<double> const& eps);
+
+// The size x size matrix whose entry (i, j) is the sum of the entries given at (i, j), each row's
+// columns increasing: the assembly of element matrices given as (row, column, value).
+HostCsr summed_csr(Index size, std::vector<std::tuple<Index, Index, double>> entries);
 
 // y = A x, on the host.
 std::vector<double> multiply(HostCsr const& a, std::vector<double> const& x);

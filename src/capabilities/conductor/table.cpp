@@ -17,19 +17,7 @@ std::any read_conductor(detail::TableReader const& t, double /*scale: no lengths
   item.name = t.string("name");
   if (item.name.empty() || item.name.find('/') != std::string::npos)
     t.fail("name", "must be a name without '/' (it names the conductor's row of the capacitance matrix)");
-  t.require("surfaces", " (a physical surface name or a list of them)");
-  auto const& value = t.at("surfaces");
-  if (value.is_string() && !value.as_string().str.empty()) {
-    item.surfaces.push_back(value.as_string().str);
-  } else {
-    if (!value.is_array() || value.as_array().empty())
-      t.fail("surfaces", "must be a physical surface name or a non-empty list of them");
-    for (auto const& surface : value.as_array()) {
-      if (!surface.is_string() || surface.as_string().str.empty())
-        t.fail("surfaces", "must list physical surface names (strings)");
-      item.surfaces.push_back(surface.as_string().str);
-    }
-  }
+  item.surfaces = detail::surface_names(t, "surfaces", "");
   if (t.has("potential") == t.has("charge"))
     t.fail_table("[[conductor]] needs exactly one of potential (volts) and charge (coulombs)");
   if (t.has("potential")) item.potential = t.number("potential");

@@ -17,19 +17,7 @@ std::any read_surface_current(detail::TableReader const& t, double /*scale: no l
   item.name = t.string("name");
   if (item.name.empty() || item.name.find('/') != std::string::npos)
     t.fail("name", "must be a name without '/' (its record is /surface_currents/NAME in the output)");
-  t.require("surfaces", " (a physical surface name or a list of them, PEC)");
-  auto const& value = t.at("surfaces");
-  if (value.is_string() && !value.as_string().str.empty()) {
-    item.surfaces.push_back(value.as_string().str);
-  } else {
-    if (!value.is_array() || value.as_array().empty())
-      t.fail("surfaces", "must be a physical surface name or a non-empty list of them");
-    for (auto const& surface : value.as_array()) {
-      if (!surface.is_string() || surface.as_string().str.empty())
-        t.fail("surfaces", "must list physical surface names (strings)");
-      item.surfaces.push_back(surface.as_string().str);
-    }
-  }
+  item.surfaces = detail::surface_names(t, "surfaces", ", PEC");
   if (t.has("frequencies")) {
     item.frequencies = t.numbers("frequencies", 1, 64);
     for (double const f : item.frequencies)

@@ -327,6 +327,22 @@ solver::Waveform read_waveform(TableReader const& t)
   return w;
 }
 
+std::vector<std::string> surface_names(TableReader const& t, std::string const& key, std::string const& why)
+{
+  t.require(key, " (a physical surface name or a list of them" + why + ")");
+  auto const& value = t.at(key);
+  if (value.is_string() && !value.as_string().str.empty()) return {value.as_string().str};
+  if (!value.is_array() || value.as_array().empty())
+    t.fail(key, "must be a physical surface name or a non-empty list of them");
+  std::vector<std::string> names;
+  for (auto const& surface : value.as_array()) {
+    if (!surface.is_string() || surface.as_string().str.empty())
+      t.fail(key, "must list physical surface names (strings)");
+    names.push_back(surface.as_string().str);
+  }
+  return names;
+}
+
 // One physical volume name or a list of them.
 std::vector<std::string> volume_names(TableReader const& t, std::string const& key)
 {

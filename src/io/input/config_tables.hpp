@@ -33,5 +33,7 @@ SolverConfig read_solver(std::string const& file, toml::value const& table);
 // list of them.
 solver::Waveform read_waveform(TableReader const& t);
 std::vector<std::string> volume_names(TableReader const& t, std::string const& key);
+// One physical surface name or a non-empty list of them; why says what they are for.
+std::vector<std::string> surface_names(TableReader const& t, std::string const& key, std::string const& why);
 
 } // namespace dgatd::io::detail

@@ -3,6 +3,7 @@
 #include "dgatd/error.hpp"
 #include "dgatd/version.hpp"
 #include "io/hdf5_handle.hpp"
+#include "io/text_file.hpp"
 #include "io/xml_escape.hpp"
 
 #include <unistd.h>
@@ -10,7 +11,6 @@
 #include <complex>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
@@ -220,23 +220,7 @@ struct Hdf5Writer::State {
     xml << "  </Domain>\n"
         << "</Xdmf>\n";
 
-    std::string const target = xdmf_path();
-    std::string const temporary = target + ".partial";
-    {
-      std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-      out << xml.str();
-      if (!out.flush()) {
-        std::error_code ignored;
-        fs::remove(temporary, ignored);
-        throw Error(temporary, "cannot write the XDMF file", "check the free disk space");
-      }
-    }
-    std::error_code error;
-    fs::rename(temporary, target, error);
-    if (error) {
-      fs::remove(temporary, error);
-      throw Error(target, "cannot rename the XDMF file into place", "check the permissions of the directory");
-    }
+    write_text_atomically(xdmf_path(), xml.str(), "the XDMF file");
   }
 };
 
