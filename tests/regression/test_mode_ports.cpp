@@ -204,4 +204,36 @@ TEST(ModePorts, CircularGuideBetweenTwoTE11PortsReflectsBelowMinus40dB)
   EXPECT_NE(tm.err.find("tm.toml:5: mode 3 of 'port_in' is TM"), std::string::npos) << tm.err;
 }
 
+TEST(ModePorts, APortInsideTheMeshIsRefused)
+{
+  ScratchDirectory scratch("mode_ports_inside");
+  scratch.write("coax.geo", R"(SetFactory("OpenCASCADE");
+Disk(1) = {0, 0, 0, 2.3};
+Disk(2) = {0, 0, 0, 1};
+BooleanDifference(3) = { Surface{1}; Delete; }{ Surface{2}; Delete; };
+Mesh.MeshSizeMin = 0.5;
+Mesh.MeshSizeMax = 0.5;
+first[] = Extrude {0, 0, 2} { Surface{3}; Layers{4}; };
+second[] = Extrude {0, 0, 2} { Surface{first[0]}; Layers{4}; };
+Physical Surface("middle") = {first[0]};
+Physical Volume("line") = {first[1], second[1]};
+)");
+  std::string const config = scratch.write("inside.toml", R"([mesh]
+file = "coax.geo"
+scale = 1e-3
+
+[[source]]
+kind = "mode_port"
+surface = "middle"
+waveform = "gaussian"
+sigma = 3e-11
+
+[time]
+steps = 10
+)");
+  auto const run = run_dgatd("run " + config + " -o " + scratch.file("inside.h5"), scratch.path());
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find("inside.toml:5: mode port 'middle' lies inside the mesh"), std::string::npos) << run.err;
+}
+
 } // namespace
