@@ -1,6 +1,7 @@
 #include "dgatd/simulation/ports.hpp"
 
 #include "dgatd/error.hpp"
+#include "dgatd/solver/port_modes.hpp"
 
 #include <Kokkos_Core.hpp>
 

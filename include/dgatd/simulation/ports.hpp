@@ -8,7 +8,7 @@
 #include "dgatd/dga/operators.hpp"
 #include "dgatd/io/input/config.hpp"
 #include "dgatd/mesh/mesh.hpp"
-#include "dgatd/solver/port_modes.hpp"
+#include "dgatd/solver/port_mode.hpp"
 
 #include <string>
 #include <vector>
@@ -26,8 +26,9 @@ struct PortModes {
 // that the ports at the two ends of a guide agree: a TE or TM mode's sign (its mean field along the
 // plane's projection of x, then y, else the largest entry of its first moment positive) and a
 // degenerate pair's polarization (the first's mean field along that direction, the second's across
-// it; a hollow guide is solved for one mode beyond count, so that the last one's partner is seen). Throws dgatd::Error at where (a configuration line) for a surface
-// that is no cross-section a mode can be solved on (not planar, a mixed fill of a hollow guide, ...).
+// it; a hollow guide is solved for one mode beyond count, so that the last one's partner is seen). Throws dgatd::Error
+// at where (a configuration line) for a surface that is no cross-section a mode can be solved on (not planar, a mixed
+// fill of a hollow guide, ...).
 PortModes port_modes(io::Config const& config, mesh::Mesh const& mesh, dga::Materials const& materials, int tag,
                      int count, std::string const& where);
 
