@@ -39,6 +39,22 @@ HostCsr summed_csr(Index size, std::vector<std::tuple<Index, Index, double>> ent
   return matrix;
 }
 
+TetGradients tet_gradients(mesh::Mesh const& mesh, Index t)
+{
+  auto const& v = mesh.tets[static_cast<std::size_t>(t)];
+  Vec3 const x0 = mesh.points[v[0]];
+  Vec3 const a = sub(mesh.points[v[1]], x0), b = sub(mesh.points[v[2]], x0), c = sub(mesh.points[v[3]], x0);
+  double const det = dot(a, cross(b, c)); // six times the (positive) volume
+  // The rows of the inverse of [a b c].
+  TetGradients g;
+  g.lambda[1] = scaled(cross(b, c), 1 / det);
+  g.lambda[2] = scaled(cross(c, a), 1 / det);
+  g.lambda[3] = scaled(cross(a, b), 1 / det);
+  g.lambda[0] = scaled(add(g.lambda[1], add(g.lambda[2], g.lambda[3])), -1);
+  g.volume = det / 6;
+  return g;
+}
+
 HostCsr node_laplacian(mesh::Mesh const& mesh, std::vector<double> const& eps)
 {
   if (eps.size() != mesh.tets.size())
@@ -50,18 +66,10 @@ HostCsr node_laplacian(mesh::Mesh const& mesh, std::vector<double> const& eps)
   entries.reserve(mesh.tets.size() * 16);
   for (std::size_t t = 0; t < mesh.tets.size(); ++t) {
     auto const& v = mesh.tets[t];
-    Vec3 const x0 = mesh.points[v[0]];
-    Vec3 const a = sub(mesh.points[v[1]], x0), b = sub(mesh.points[v[2]], x0), c = sub(mesh.points[v[3]], x0);
-    double const det = dot(a, cross(b, c)); // six times the (positive) volume
-    // The gradients of the barycentric coordinates: the rows of the inverse of [a b c].
-    std::array<Vec3, 4> grad;
-    grad[1] = scaled(cross(b, c), 1 / det);
-    grad[2] = scaled(cross(c, a), 1 / det);
-    grad[3] = scaled(cross(a, b), 1 / det);
-    grad[0] = scaled(add(grad[1], add(grad[2], grad[3])), -1);
-    double const weight = eps[t] * det / 6;
+    auto const g = tet_gradients(mesh, static_cast<Index>(t));
+    double const weight = eps[t] * g.volume;
     for (int i = 0; i < 4; ++i)
-      for (int j = 0; j < 4; ++j) entries.emplace_back(v[i], v[j], weight * dot(grad[i], grad[j]));
+      for (int j = 0; j < 4; ++j) entries.emplace_back(v[i], v[j], weight * dot(g.lambda[i], g.lambda[j]));
   }
   return summed_csr(mesh.num_vertices(), std::move(entries));
 }

@@ -2,12 +2,12 @@
 
 #include "dgatd/error.hpp"
 #include "dgatd/solver/port_modes.hpp"
+#include "recorder.hpp"
 
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <cstddef>
 
@@ -57,20 +57,19 @@ void fix_sign(dga::CrossSection const& section, solver::PortMode& mode)
   for (Vec3 const& d : {in_plane(section, {1, 0, 0}, {0, 1, 0}), in_plane(section, {0, 1, 0}, {0, 0, 1})})
     if (deciding == 0 && std::abs(dot(mean, d)) > 1e-6 * scale) deciding = dot(mean, d);
   if (deciding == 0) {
+    std::vector<Vec3> centroid(static_cast<std::size_t>(section.num_triangles()), Vec3{0, 0, 0});
     Vec3 centre{0, 0, 0};
     double area = 0;
     for (Index t = 0; t < section.num_triangles(); ++t) {
-      Vec3 x{0, 0, 0};
-      for (Index v : section.triangles[t]) x = add(x, scaled(section.in_space(section.points[v]), 1.0 / 3));
-      centre = add(centre, scaled(x, section.area(t)));
+      for (Index v : section.triangles[t])
+        centroid[t] = add(centroid[t], scaled(section.in_space(section.points[v]), 1.0 / 3));
+      centre = add(centre, scaled(centroid[t], section.area(t)));
       area += section.area(t);
     }
     centre = scaled(centre, 1 / area);
     std::array<double, 9> moment{};
     for (Index t = 0; t < section.num_triangles(); ++t) {
-      Vec3 x{0, 0, 0};
-      for (Index v : section.triangles[t]) x = add(x, scaled(section.in_space(section.points[v]), 1.0 / 3));
-      Vec3 const r = sub(x, centre);
+      Vec3 const r = sub(centroid[t], centre);
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) moment[3 * i + j] += mode.electric[t][i] * r[j] * section.area(t);
     }
@@ -107,7 +106,7 @@ void align_degenerate_pairs(dga::CrossSection const& section, std::vector<solver
 PortModes port_modes(io::Config const& config, mesh::Mesh const& mesh, dga::Materials const& materials, int tag,
                      int count, std::string const& where)
 {
-  auto const start = std::chrono::steady_clock::now();
+  Stopwatch clock;
   std::vector<double> eps_r(mesh.tets.size()), mu_r(mesh.tets.size());
   for (std::size_t t = 0; t < eps_r.size(); ++t) {
     eps_r[t] = materials.eps[t] / dga::eps0;
@@ -130,7 +129,7 @@ PortModes port_modes(io::Config const& config, mesh::Mesh const& mesh, dga::Mate
   if (static_cast<int>(found.modes.size()) > count) found.modes.resize(static_cast<std::size_t>(count));
   for (auto& mode : found.modes)
     if (mode.kind != solver::ModeKind::tem) fix_sign(found.section, mode);
-  found.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  found.seconds = clock.lap();
   return found;
 }
 

@@ -10,13 +10,13 @@
 #include "io/hdf5_handle.hpp"
 #include "io/text_file.hpp"
 #include "io/xml_escape.hpp"
+#include "recorder.hpp"
 
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <any>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -28,11 +28,6 @@ namespace dgatd::simulation {
 namespace {
 
 namespace fs = std::filesystem;
-
-double seconds_since(std::chrono::steady_clock::time_point start)
-{
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // A pole's susceptibility at zero frequency. Its state obeys x' = A x + B e and its current
 // J / eps0 = C x + D e = j w chi e, so chi(w) = N(j w) / (j w) with N(s) = C (s - A)^-1 B + D. A medium
@@ -149,51 +144,35 @@ Conductors conductors_of(io::Config const& config, mesh::Mesh const& mesh)
   return conductors;
 }
 
-// x with a x = b for a small dense a, by Gaussian elimination with partial pivoting.
-std::vector<double> solve_dense(std::vector<std::vector<double>> a, std::vector<double> b)
-{
-  std::size_t const n = b.size();
-  for (std::size_t k = 0; k < n; ++k) {
-    std::size_t pivot = k;
-    for (std::size_t i = k + 1; i < n; ++i)
-      if (std::abs(a[i][k]) > std::abs(a[pivot][k])) pivot = i;
-    std::swap(a[k], a[pivot]);
-    std::swap(b[k], b[pivot]);
-    for (std::size_t i = k + 1; i < n; ++i) {
-      double const factor = a[i][k] / a[k][k];
-      for (std::size_t j = k; j < n; ++j) a[i][j] -= factor * a[k][j];
-      b[i] -= factor * b[k];
-    }
-  }
-  std::vector<double> x(n);
-  for (std::size_t k = n; k-- > 0;) {
-    double sum = b[k];
-    for (std::size_t j = k + 1; j < n; ++j) sum -= a[k][j] * x[j];
-    x[k] = sum / a[k][k];
-  }
-  return x;
-}
-
 // The potentials of the conductors whose charges are given, from the others' potentials:
 // C_qq V_q = Q_q - C_qp V_p. C_qq is a principal block of the Maxwell matrix without a conductor at a
 // given potential, positive definite.
-void find_floating_potentials(std::vector<StaticConductor>& rows, std::vector<std::vector<double>> const& c)
+void find_floating_potentials(io::Config const& config, std::vector<StaticConductor>& rows,
+                              std::vector<std::vector<double>> const& c)
 {
   std::vector<std::size_t> floating;
   for (std::size_t i = 0; i < rows.size(); ++i)
     if (!rows[i].potential_given) floating.push_back(i);
   if (floating.empty()) return;
-  std::vector<std::vector<double>> block(floating.size(), std::vector<double>(floating.size()));
-  std::vector<double> rhs(floating.size());
-  for (std::size_t a = 0; a < floating.size(); ++a) {
+  std::size_t const n = floating.size();
+  std::vector<double> block(n * n), rhs(n);
+  for (std::size_t a = 0; a < n; ++a) {
     std::size_t const i = floating[a];
     rhs[a] = rows[i].charge;
     for (std::size_t j = 0; j < rows.size(); ++j)
       if (rows[j].potential_given) rhs[a] -= c[i][j] * rows[j].potential;
-    for (std::size_t b = 0; b < floating.size(); ++b) block[a][b] = c[i][floating[b]];
+    for (std::size_t b = 0; b < n; ++b) block[a * n + b] = c[i][floating[b]];
   }
-  auto const potentials = solve_dense(block, rhs);
-  for (std::size_t a = 0; a < floating.size(); ++a) rows[floating[a]].potential = potentials[a];
+  if (!dga::invert_spd(block.data(), static_cast<int>(n)))
+    throw Error(config.where(rows[floating.front()].line),
+                "the capacitances among the conductors given a charge are not positive definite: their potentials "
+                "are undetermined",
+                "give each charged conductor room to hold its charge apart from the others, or give it a potential");
+  for (std::size_t a = 0; a < n; ++a) {
+    double potential = 0;
+    for (std::size_t b = 0; b < n; ++b) potential += block[a * n + b] * rhs[b];
+    rows[floating[a]].potential = potential;
+  }
 }
 
 // E = -grad phi in every tet (the potential is linear there), and the largest |E| with its tet's centroid.
@@ -203,15 +182,9 @@ void fill_field(StaticsSolution& s)
   s.field.assign(mesh.tets.size(), Vec3{});
   for (std::size_t t = 0; t < mesh.tets.size(); ++t) {
     auto const& v = mesh.tets[t];
-    Vec3 const x0 = mesh.points[v[0]];
-    Vec3 const a = sub(mesh.points[v[1]], x0), b = sub(mesh.points[v[2]], x0), c = sub(mesh.points[v[3]], x0);
-    double const det = dot(a, cross(b, c));
-    double const d1 = s.potential[v[1]] - s.potential[v[0]];
-    double const d2 = s.potential[v[2]] - s.potential[v[0]];
-    double const d3 = s.potential[v[3]] - s.potential[v[0]];
-    // grad phi = sum over k of (phi_k - phi_0) grad(lambda_k); grad(lambda_1) = (b x c) / det, ...
-    Vec3 const gradient =
-        scaled(add(scaled(cross(b, c), d1), add(scaled(cross(c, a), d2), scaled(cross(a, b), d3))), 1 / det);
+    auto const g = dga::tet_gradients(mesh, static_cast<Index>(t));
+    Vec3 gradient{0, 0, 0};
+    for (int i = 0; i < 4; ++i) gradient = add(gradient, scaled(g.lambda[i], s.potential[v[i]]));
     s.field[t] = scaled(gradient, -1);
     double const magnitude = std::sqrt(dot(gradient, gradient));
     if (magnitude > s.largest_field) {
@@ -227,19 +200,17 @@ void fill_field(StaticsSolution& s)
 StaticsSolution solve_statics(io::Config const& config, StaticsOptions const& options)
 {
   StaticsSolution s;
-  auto start = std::chrono::steady_clock::now();
+  Stopwatch clock;
   s.mesh = load_mesh(config);
-  s.mesh_seconds = seconds_since(start);
+  s.mesh_seconds = clock.lap();
 
-  start = std::chrono::steady_clock::now();
   auto conductors = conductors_of(config, s.mesh);
   s.eps_r = static_permittivities(config, s.mesh, s.notes);
   std::vector<double> eps(s.eps_r.size());
   for (std::size_t t = 0; t < eps.size(); ++t) eps[t] = dga::eps0 * s.eps_r[t];
   auto const laplacian = dga::node_laplacian(s.mesh, eps);
-  s.assembly_seconds = seconds_since(start);
+  s.assembly_seconds = clock.lap();
 
-  start = std::chrono::steady_clock::now();
   solver::Capacitances capacitances;
   try {
     capacitances = solver::capacitance_matrix<Kokkos::DefaultExecutionSpace>(laplacian, conductors.vertices, {},
@@ -247,14 +218,14 @@ StaticsSolution solve_statics(io::Config const& config, StaticsOptions const& op
   } catch (Error const& e) {
     throw Error(config.name, e.what(), "");
   }
-  s.solve_seconds = seconds_since(start);
+  s.solve_seconds = clock.lap();
   s.capacitance = capacitances.matrix;
   s.conductors = conductors.rows;
   for (std::size_t i = 0; i < s.conductors.size(); ++i) {
     s.conductors[i].iterations = capacitances.solves[i].iterations;
     s.conductors[i].relative_residual = capacitances.solves[i].relative_residual;
   }
-  find_floating_potentials(s.conductors, s.capacitance);
+  find_floating_potentials(config, s.conductors, s.capacitance);
 
   std::size_t const n = s.mesh.points.size();
   s.potential.assign(n, 0.0);
@@ -267,10 +238,9 @@ StaticsSolution solve_statics(io::Config const& config, StaticsOptions const& op
     if (s.conductors[i].potential_given) s.conductors[i].charge = charge;
     s.energy += 0.5 * s.conductors[i].potential * charge;
   }
-  std::vector<char> fixed(n, 0);
-  for (auto const& vertices : conductors.vertices)
-    for (Index const v : vertices) fixed[v] = 1;
-  s.free_vertices = static_cast<Index>(std::count(fixed.begin(), fixed.end(), 0));
+  // The conductors' vertices are disjoint (touching conductors are refused).
+  s.free_vertices = static_cast<Index>(n);
+  for (auto const& c : s.conductors) s.free_vertices -= c.vertices;
   fill_field(s);
   return s;
 }

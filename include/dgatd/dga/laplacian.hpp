@@ -9,10 +9,19 @@
 #include "dgatd/dga/assembled.hpp"
 #include "dgatd/mesh/mesh.hpp"
 
+#include <array>
 #include <tuple>
 #include <vector>
 
 namespace dgatd::dga {
+
+// The gradients of tet t's four barycentric coordinates (in the order of its vertices) and its volume:
+// a linear potential's gradient in t is the sum of its vertex values times them.
+struct TetGradients {
+  std::array<Vec3, 4> lambda;
+  double volume = 0;
+};
+TetGradients tet_gradients(mesh::Mesh const& mesh, Index t);
 
 // Gt Meps G over the mesh's vertices for the permittivity eps of each tet (F/m), each row's columns
 // increasing.
