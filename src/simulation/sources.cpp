@@ -3,7 +3,6 @@
 #include "capability_models.hpp"
 #include "placement.hpp"
 
-#include "dgatd/mesh/surfaces.hpp"
 #include "dgatd/simulation/ports.hpp"
 #include "dgatd/solver/far_field.hpp"
 #include "dgatd/solver/lumped_elements.hpp"
@@ -63,11 +62,7 @@ solver::MatchedPortMode mode_port_mode(io::Config const& config, io::Source cons
                                        int tag, std::string& note)
 {
   std::string const where = config.where(source.line);
-  // A port inside the mesh would drive and absorb interior edges, which carry the field on.
-  for (Index f : mesh::surface_faces(around.topology, tag))
-    if (around.topology.face_tets[f][1] >= 0)
-      throw Error(where, "mode port '" + source.surface + "' lies inside the mesh (its faces have tets on both sides)",
-                  "put the port on an end of the line or guide, an exterior surface");
+  solver::exterior_port_faces(around.view(), tag, source.surface);
   auto const found = port_modes(config, around.mesh, around.materials, tag, source.mode, where);
   auto const& section = found.section;
   auto const& modes = found.modes;

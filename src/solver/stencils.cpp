@@ -226,21 +226,6 @@ void refuse_port(std::string const& name, std::string const& problem, std::strin
   throw ModelError(ModelSubject::matched_port, name, problem, remedy);
 }
 
-// The port's faces, each seen from the one tet behind it.
-std::vector<mesh::SurfaceFace> exterior_port_faces(mesh::MeshView const& m, int surface_tag, std::string const& name)
-{
-  std::vector<mesh::SurfaceFace> faces;
-  for (Index f : mesh::surface_faces(m.topology, surface_tag)) {
-    if (m.topology.face_tets[f][1] >= 0)
-      refuse_port(name, "lies inside the mesh (its faces have tets on both sides)",
-                  "put the port on an end of the guide, an exterior surface");
-    faces.push_back({f, m.topology.face_tets[f][0]});
-  }
-  if (faces.empty())
-    refuse_port(name, "has no faces in the mesh", "name a physical surface of the mesh in the port source");
-  return faces;
-}
-
 // The plane of the port: the area-weighted mean of its faces' normals, through its centre; every face
 // must agree with it.
 struct PortPlane {
@@ -416,6 +401,20 @@ void add_port_rows(dga::HostOperators const& ops, std::vector<std::pair<Index, d
 }
 
 } // namespace
+
+std::vector<mesh::SurfaceFace> exterior_port_faces(mesh::MeshView const& m, int surface_tag, std::string const& name)
+{
+  std::vector<mesh::SurfaceFace> faces;
+  for (Index f : mesh::surface_faces(m.topology, surface_tag)) {
+    if (m.topology.face_tets[f][1] >= 0)
+      refuse_port(name, "lies inside the mesh (its faces have tets on both sides)",
+                  "put the port on an end of the guide, an exterior surface");
+    faces.push_back({f, m.topology.face_tets[f][0]});
+  }
+  if (faces.empty())
+    refuse_port(name, "has no faces in the mesh", "name a physical surface of the mesh in the port source");
+  return faces;
+}
 
 MatchedPortMode te10_mode(mesh::MeshView const& whole, std::vector<double> const& whole_eps,
                           std::vector<double> const& whole_mu, int surface_tag, std::string const& surface_name)

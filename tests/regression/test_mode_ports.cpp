@@ -233,7 +233,7 @@ steps = 10
 )");
   auto const run = run_dgatd("run " + config + " -o " + scratch.file("inside.h5"), scratch.path());
   EXPECT_EQ(run.exit_code, 1);
-  EXPECT_NE(run.err.find("inside.toml:5: mode port 'middle' lies inside the mesh"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("inside.toml:5: matched port 'middle' lies inside the mesh"), std::string::npos) << run.err;
 }
 
 } // namespace

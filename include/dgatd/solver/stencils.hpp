@@ -4,6 +4,7 @@
 
 #include "dgatd/dga/operators.hpp"
 #include "dgatd/error.hpp"
+#include "dgatd/mesh/surfaces.hpp"
 #include "dgatd/mesh/view.hpp"
 
 #include <array>
@@ -130,6 +131,11 @@ struct MatchedPortMode {
   double cutoff = 0;
   double peak_voltage = 0;
 };
+
+// The faces of a matched port's surface surface_tag, each seen from the one tet behind it. Throws
+// dgatd::ModelError (a matched port named surface_name) when the surface has no faces or lies inside
+// the mesh (a port there would drive and absorb interior edges, which carry the field on).
+std::vector<mesh::SurfaceFace> exterior_port_faces(mesh::MeshView const& m, int surface_tag, std::string const& name);
 
 // The TE10 mode of the rectangular guide whose exterior surface surface_tag of whole is the port,
 // with the medium behind it (whole_eps, whole_mu per tet of whole). Throws dgatd::ModelError (a
