@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace dgatd::app {
 namespace {
@@ -21,7 +23,9 @@ struct PortsCommand {
   int modes = 4;
 };
 
-void print_modes(io::Source const& source, simulation::PortModes const& found)
+// The surface's modes, the ones its ports launch marked: one port per mode port on the surface (a
+// multimode port), or its TE10 port.
+void print_modes(io::Source const& source, std::vector<int> const& launched, simulation::PortModes const& found)
 {
   auto const& section = found.section;
   std::printf("port '%s' (%s, line %d): a section of %lld triangles, %d conductor%s; solved in %.2f s\n",
@@ -31,11 +35,11 @@ void print_modes(io::Source const& source, simulation::PortModes const& found)
   std::printf("  %4s %5s %16s %10s %12s %10s\n", "mode", "kind", "cutoff (Hz)", "eps_eff", "Z0 (ohm)", "iterations");
   for (std::size_t k = 0; k < found.modes.size(); ++k) {
     auto const& mode = found.modes[k];
-    bool const launched = source.kind == io::SourceKind::mode_port && static_cast<int>(k) + 1 == source.mode;
+    bool const is_launched = std::find(launched.begin(), launched.end(), static_cast<int>(k) + 1) != launched.end();
     char impedance[32] = "-";
     if (mode.kind == solver::ModeKind::tem) std::snprintf(impedance, sizeof impedance, "%.4f", mode.impedance);
     std::printf("  %4zu %5s %16.6g %10.5f %12s %10d%s\n", k + 1, solver::mode_kind_name(mode.kind).c_str(),
-                mode.cutoff_frequency, mode.eps_eff, impedance, mode.iterations, launched ? "  <- launched" : "");
+                mode.cutoff_frequency, mode.eps_eff, impedance, mode.iterations, is_launched ? "  <- launched" : "");
   }
 }
 
@@ -44,16 +48,20 @@ int run_ports(PortsCommand const& command)
   auto const config = io::load_config(command.config);
   auto const mesh = simulation::load_mesh(config);
   auto const materials = simulation::materials_of(config, mesh);
-  int listed = 0;
+  std::set<std::string> listed;
   for (auto const& source : config.sources) {
     if (source.kind != io::SourceKind::mode_port && source.kind != io::SourceKind::port_te10) continue;
+    if (!listed.insert(source.surface).second) continue;
+    std::vector<int> launched;
+    for (auto const& port : config.sources)
+      if (port.kind == io::SourceKind::mode_port && port.surface == source.surface) launched.push_back(port.mode);
     std::string const where = config.where(source.line);
     int const tag = simulation::surface_tag(mesh, source.surface, where);
-    int const count = std::max(command.modes, source.kind == io::SourceKind::mode_port ? source.mode : 1);
-    print_modes(source, simulation::port_modes(config, mesh, materials, tag, count, where));
-    ++listed;
+    int count = command.modes;
+    for (int mode : launched) count = std::max(count, mode);
+    print_modes(source, launched, simulation::port_modes(config, mesh, materials, tag, count, where));
   }
-  if (listed == 0)
+  if (listed.empty())
     throw Error(config.name, "has no port ([[source]] kind = \"mode_port\" or \"port_te10\")",
                 "give the configuration of a run with ports");
   return 0;

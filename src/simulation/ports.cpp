@@ -10,6 +10,9 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstdio>
+#include <map>
+#include <set>
 
 namespace dgatd::simulation {
 namespace {
@@ -101,6 +104,63 @@ void align_degenerate_pairs(dga::CrossSection const& section, std::vector<solver
   }
 }
 
+// The cross-section takes the port surface's boundary loops for conductors (docs/method/port_modes.md),
+// so every edge of them must lie on a PEC face of the mesh besides the port's own: a [boundary] pec
+// list leaves the other exterior faces PMC, and a guide whose walls are PMC has other modes than
+// those solved. Throws dgatd::Error at where naming the first edge that is not on PEC.
+void check_walls_are_pec(io::Config const& config, mesh::Mesh const& mesh, int tag, std::string const& where)
+{
+  auto tags_of = [&](std::vector<std::string> const& names) {
+    std::set<int> tags;
+    for (auto const& name : names)
+      for (auto const& group : mesh.groups)
+        if (group.dim == 2 && group.name == name) tags.insert(group.tag);
+    return tags;
+  };
+  std::set<int> const pec = tags_of(config.boundary.pec_surfaces);
+  std::vector<std::string> not_pec_names = config.boundary.absorbing_surfaces;
+  for (auto const& source : config.sources)
+    if (source.kind == io::SourceKind::port_te10 || source.kind == io::SourceKind::mode_port ||
+        source.kind == io::SourceKind::lumped_port)
+      not_pec_names.push_back(source.surface);
+  std::set<int> const not_pec = tags_of(not_pec_names);
+  // Per edge (its vertices in increasing order): how many port triangles hold it, and whether a PEC
+  // or a surely non-PEC face of another surface does.
+  struct EdgeFaces {
+    int port = 0;
+    bool on_pec = false, on_other = false;
+  };
+  std::map<std::array<Index, 2>, EdgeFaces> edges;
+  for (std::size_t k = 0; k < mesh.boundary_triangles.size(); ++k) {
+    auto const& t = mesh.boundary_triangles[k];
+    int const face_tag = mesh.boundary_triangle_tag[k];
+    for (int i = 0; i < 3; ++i) {
+      auto& edge = edges[{std::min(t[i], t[(i + 1) % 3]), std::max(t[i], t[(i + 1) % 3])}];
+      if (face_tag == tag)
+        ++edge.port;
+      else if (pec.count(face_tag))
+        edge.on_pec = true;
+      else if (not_pec.count(face_tag))
+        edge.on_other = true;
+    }
+  }
+  for (auto const& [vertices, edge] : edges) {
+    if (edge.port != 1) continue; // inside the port surface
+    bool const pec_here = edge.on_pec || (config.boundary.pec_everywhere && !edge.on_other);
+    if (pec_here) continue;
+    Vec3 const middle = scaled(add(mesh.points[vertices[0]], mesh.points[vertices[1]]), 0.5);
+    char at[96];
+    std::snprintf(at, sizeof at, "(%.4g, %.4g, %.4g) m", middle[0], middle[1], middle[2]);
+    throw Error(where,
+                "the edge of the port's surface at " + std::string(at) +
+                    " lies on no PEC face: its cross-section's modes are those of a guide with conducting walls",
+                config.boundary.pec_everywhere
+                    ? "make the walls around the port PEC (not absorbing, not another port)"
+                    : "list the walls around the port in [boundary] pec (a pec list leaves every other exterior face "
+                      "PMC)");
+  }
+}
+
 } // namespace
 
 PortModes port_modes(io::Config const& config, mesh::Mesh const& mesh, dga::Materials const& materials, int tag,
@@ -116,6 +176,7 @@ PortModes port_modes(io::Config const& config, mesh::Mesh const& mesh, dga::Mate
   for (auto const& name : config.boundary.pec_surfaces)
     for (auto const& group : mesh.groups)
       if (group.dim == 2 && group.name == name && group.tag != tag) sheets.push_back(group.tag);
+  check_walls_are_pec(config, mesh, tag, where);
   PortModes found;
   try {
     found.section = dga::cross_section(mesh, tag, eps_r, mu_r, sheets);

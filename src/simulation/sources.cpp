@@ -53,17 +53,59 @@ std::array<double, 9> corner_key(std::array<Vec3, 3> corners)
           corners[1][2], corners[2][0], corners[2][1], corners[2][2]};
 }
 
-// The mode a mode port launches and absorbs (docs/method/port_modes.md): the port's cross-section in
-// the mesh around it (PEC sheets of [boundary] pec crossing it among its conductors), its lowest
-// source.mode modes, and the one asked for as a matched port takes it: e normalised to unit integral
-// square, looked up per face by its corners, and the wave admittance a TEM mode has at every
-// frequency and a TE mode far above its cutoff. note: what the set-up report says of it.
-solver::MatchedPortMode mode_port_mode(io::Config const& config, io::Source const& source, Problem const& around,
-                                       int tag, std::string& note)
+// The mode ports on source's surface: one [[source]] per mode, each a port of its own.
+std::vector<io::Source const*> mode_ports_on(io::Config const& config, io::Source const& source)
+{
+  std::vector<io::Source const*> on_surface;
+  for (auto const& s : config.sources)
+    if (s.kind == io::SourceKind::mode_port && s.surface == source.surface) on_surface.push_back(&s);
+  return on_surface;
+}
+
+// The name a mode port's records carry: its surface, or surface:N where the surface carries several
+// modes, so that S is given per mode pair.
+std::string mode_port_name(io::Config const& config, io::Source const& source)
+{
+  return mode_ports_on(config, source).size() > 1 ? source.surface + ":" + std::to_string(source.mode) : source.surface;
+}
+
+// A surface carries one TE10 port, or mode ports of distinct modes.
+void check_one_port_per_mode(io::Config const& config, io::Source const& source)
+{
+  for (auto const& other : config.sources) {
+    if (&other == &source) return;
+    if (other.surface != source.surface) continue;
+    bool const te10 = other.kind == io::SourceKind::port_te10 || source.kind == io::SourceKind::port_te10;
+    if (te10 || (other.kind == io::SourceKind::mode_port && other.mode == source.mode))
+      throw Error(config.where(source.line),
+                  "surface '" + source.surface + "' already carries " +
+                      (te10 ? std::string("a port") : "mode " + std::to_string(source.mode)) + " (" +
+                      config.where(other.line) + ")",
+                  te10 ? "give the TE10 port a surface of its own, or make both mode ports (mode = 1, 2, ...)"
+                       : "give each mode of a surface one [[source]]");
+  }
+}
+
+// The modes of a mode port's surface, solved once for all its ports: the port's cross-section in the
+// mesh around it (PEC sheets of [boundary] pec crossing it among its conductors) and its lowest modes,
+// as many as the highest one its ports ask for.
+PortModes surface_modes(io::Config const& config, io::Source const& source, Problem const& around, int tag)
 {
   std::string const where = config.where(source.line);
   solver::exterior_port_faces(around.view(), tag, source.surface);
-  auto const found = port_modes(config, around.mesh, around.materials, tag, source.mode, where);
+  int count = 0;
+  for (auto const* port : mode_ports_on(config, source)) count = std::max(count, port->mode);
+  return port_modes(config, around.mesh, around.materials, tag, count, where);
+}
+
+// The mode a mode port launches and absorbs (docs/method/port_modes.md), one of its surface's modes
+// (found), as a matched port takes it: e normalised to unit integral square, looked up per face by
+// its corners, and the wave admittance a TEM mode has at every frequency and a TE mode far above its
+// cutoff. note: what the set-up report says of it (the section's solve with its first port).
+solver::MatchedPortMode mode_port_mode(io::Config const& config, io::Source const& source, Problem const& around,
+                                       PortModes const& found, bool first_on_surface, std::string& note)
+{
+  std::string const where = config.where(source.line);
   auto const& section = found.section;
   auto const& modes = found.modes;
   if (static_cast<int>(modes.size()) < source.mode)
@@ -83,27 +125,37 @@ solver::MatchedPortMode mode_port_mode(io::Config const& config, io::Source cons
     if (m != mu)
       throw Error(where, "the cross-section of '" + source.surface + "' has more than one permeability",
                   "fill the port's section with one mu_r");
+  // The port's pattern p = h x n, the mode's transverse H turned into the plane's E direction: the
+  // port injects its current along p (n x H = the surface current) and reads its voltage against p
+  // (the amplitude of a mode is the integral of (E x h) . n). In a homogeneous fill p is along e; in a
+  // quasi-TEM section (microstrip) it is the vacuum pattern (solver/port_mode.hpp), whose current has
+  // no divergence where the dielectric changes, which e's would have there: along e the port charges
+  // the substrate's edge and reflects nearly all of a low frequency.
+  std::vector<Vec3> pattern(mode.magnetic.size());
   double norm = 0, peak = 0;
   for (Index t = 0; t < section.num_triangles(); ++t) {
-    double const square = dot(mode.electric[t], mode.electric[t]);
-    norm += square * section.area(t);
-    peak = std::max(peak, square);
+    pattern[t] = cross(mode.magnetic[t], section.normal);
+    norm += dot(pattern[t], pattern[t]) * section.area(t);
+    peak = std::max(peak, dot(mode.electric[t], mode.electric[t]));
   }
   double const scale = 1 / std::sqrt(norm);
+  double field_voltage = 0; // the voltage the port reads of the mode's own field
+  for (Index t = 0; t < section.num_triangles(); ++t)
+    field_voltage += dot(mode.electric[t], pattern[t]) * scale * section.area(t);
   solver::MatchedPortMode matched;
-  // TEM: h = sqrt(eps_eff) / (eta0 mu_r) n x e at every frequency; TE: sqrt(eps_r / mu_r) / eta0 far
+  // TEM: h = sqrt(eps_eff) / (eta0 mu_r) n x e_0 at every frequency; TE: sqrt(eps_r / mu_r) / eta0 far
   // above cutoff, with eps_eff = eps_r mu_r of the fill.
   matched.admittance = std::sqrt(mode.eps_eff) / (mu * std::sqrt(dga::mu0 / dga::eps0));
   matched.cutoff = 2 * M_PI * mode.cutoff_frequency;
-  matched.peak_voltage = 1 / (scale * std::sqrt(peak));
+  matched.peak_voltage = std::abs(field_voltage) / std::sqrt(peak);
   std::map<std::array<double, 9>, Index> triangle_of;
   for (Index t = 0; t < section.num_triangles(); ++t) {
     std::array<Vec3, 3> corners;
     for (int i = 0; i < 3; ++i) corners[i] = around.mesh.points[section.mesh_vertex[section.triangles[t][i]]];
     triangle_of[corner_key(corners)] = t;
   }
-  std::vector<Vec3> field(mode.electric.size());
-  for (std::size_t t = 0; t < field.size(); ++t) field[t] = scaled(mode.electric[t], scale);
+  std::vector<Vec3> field(pattern.size());
+  for (std::size_t t = 0; t < field.size(); ++t) field[t] = scaled(pattern[t], scale);
   std::string const surface = source.surface;
   matched.field = [triangle_of, field, surface](std::array<Vec3, 3> const& corners, Vec3 const&) {
     auto const found = triangle_of.find(corner_key(corners));
@@ -112,20 +164,21 @@ solver::MatchedPortMode mode_port_mode(io::Config const& config, io::Source cons
     return field[static_cast<std::size_t>(found->second)];
   };
   char line[400];
-  double const seconds = found.seconds;
+  std::string const name = mode_port_name(config, source);
   if (mode.kind == solver::ModeKind::tem)
-    std::snprintf(line, sizeof line,
-                  "  mode port '%s': mode %d, TEM, eps_eff %.4f, Z0 %.3f ohm; its section of %lld triangles solved "
-                  "in %.2f s (%d iterations)\n",
-                  source.surface.c_str(), source.mode, mode.eps_eff, mode.impedance,
-                  static_cast<long long>(section.num_triangles()), seconds, mode.iterations);
+    std::snprintf(line, sizeof line, "  mode port '%s': mode %d, TEM, eps_eff %.4f, Z0 %.3f ohm", name.c_str(),
+                  source.mode, mode.eps_eff, mode.impedance);
   else
-    std::snprintf(line, sizeof line,
-                  "  mode port '%s': mode %d, TE, cutoff %.6g Hz; its section of %lld triangles solved in %.2f s "
-                  "(%d iterations)\n",
-                  source.surface.c_str(), source.mode, mode.cutoff_frequency,
-                  static_cast<long long>(section.num_triangles()), seconds, mode.iterations);
+    std::snprintf(line, sizeof line, "  mode port '%s': mode %d, TE, cutoff %.6g Hz", name.c_str(), source.mode,
+                  mode.cutoff_frequency);
   note += line;
+  if (first_on_surface) {
+    std::snprintf(line, sizeof line, "; its section of %lld triangles solved in %.2f s (%d iterations)\n",
+                  static_cast<long long>(section.num_triangles()), found.seconds, mode.iterations);
+    note += line;
+  } else {
+    note += "; the same section\n";
+  }
   return matched;
 }
 
@@ -138,11 +191,13 @@ void Simulation::Impl::add_sources_and_probes(Placement const& placement)
 {
   auto const view = problem.view();
   auto const& ops = problem.operators;
+  std::map<int, PortModes> modes_of_surface; // per mode ports' surface tag, solved with its first port
   for (auto const& source : config.sources) {
     std::string const where = config.where(source.line);
     std::string const name = "source at " + where;
     switch (source.kind) {
     case io::SourceKind::port_te10: {
+      check_one_port_per_mode(config, source);
       int const tag = placement.surface_tag(source.surface, where);
       auto const around = placement.around_surface(tag);
       if (source.matched)
@@ -183,11 +238,16 @@ void Simulation::Impl::add_sources_and_probes(Placement const& placement)
       break;
     }
     case io::SourceKind::mode_port: {
+      check_one_port_per_mode(config, source);
       int const tag = placement.surface_tag(source.surface, where);
       auto const around = placement.around_surface(tag);
-      auto const mode = mode_port_mode(config, source, *around, tag, port_modes_report);
+      auto solved = modes_of_surface.find(tag);
+      bool const first_on_surface = solved == modes_of_surface.end();
+      if (first_on_surface) solved = modes_of_surface.emplace(tag, surface_modes(config, source, *around, tag)).first;
+      auto const mode = mode_port_mode(config, source, *around, solved->second, first_on_surface, port_modes_report);
       formulation->add_term(solver::matched_port_term(
-          source.surface, solver::matched_port_stencil(view, ops, placement.owned_blocks(), tag, source.surface, mode),
+          mode_port_name(config, source),
+          solver::matched_port_stencil(view, ops, placement.owned_blocks(), tag, source.surface, mode),
           solver::strength(source.waveform)));
       break;
     }

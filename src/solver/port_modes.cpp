@@ -143,14 +143,18 @@ std::vector<PortMode> tem_modes(dga::CrossSection const& section, Capacitances c
     }
     mode.impedance = vv / vi;
     mode.scalar.assign(static_cast<std::size_t>(section.num_vertices()), 0.0);
+    std::vector<double> vacuum(mode.scalar.size(), 0.0);
     for (int i = 0; i < n; ++i)
-      for (std::size_t v = 0; v < mode.scalar.size(); ++v)
+      for (std::size_t v = 0; v < mode.scalar.size(); ++v) {
         mode.scalar[v] += mode.voltages[i] * with_eps.solves[i].potential[v];
+        vacuum[v] += mode.voltages[i] * with_mu.solves[i].potential[v];
+      }
     auto const gradients = dga::triangle_gradients(section, mode.scalar);
+    auto const vacuum_gradients = dga::triangle_gradients(section, vacuum);
     for (std::size_t t = 0; t < gradients.size(); ++t) {
-      Vec3 const e = scaled(gradients[t], -1);
-      mode.electric.push_back(e);
-      mode.magnetic.push_back(scaled(cross(section.normal, e), std::sqrt(mode.eps_eff) / (eta0 * section.mu_r[t])));
+      mode.electric.push_back(scaled(gradients[t], -1));
+      mode.magnetic.push_back(
+          scaled(cross(section.normal, vacuum_gradients[t]), -std::sqrt(mode.eps_eff) / (eta0 * section.mu_r[t])));
     }
     mode.iterations = iterations;
     mode.relative_residual = residual;

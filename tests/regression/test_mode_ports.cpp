@@ -2,12 +2,14 @@
 // absorb its TEM mode, and a circular guide between two that launch and absorb its TE11 mode, each
 // solved at set-up on the ports' cross-sections. Through the real executable (dgatd run, then dgatd
 // sparams): the far port absorbs the wave, |S11| below -40 dB over the band, |S21| within 0.05 dB of
-// 1 and its phase -beta L within 1 %; the run reports the coax's Z0 within 0.5 % of
+// 1 and its phase -beta L within 1 %; two modes on each end conserve power through a polarization
+// converter; the run reports the coax's Z0 within 0.5 % of
 // (eta0 / 2 pi) ln(b / a), dgatd ports lists the modes, and a TM mode is refused.
 #include "run_helpers.hpp"
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -204,6 +206,93 @@ TEST(ModePorts, CircularGuideBetweenTwoTE11PortsReflectsBelowMinus40dB)
   EXPECT_NE(tm.err.find("tm.toml:5: mode 3 of 'port_in' is TM"), std::string::npos) << tm.err;
 }
 
+// The circular guide with a dielectric bar (eps_r 4, 12 x 3 mm, 20 mm long) across its middle third,
+// turned 45 degrees about the axis: a polarization converter. Each end carries both TE11 modes (x and
+// y polarized, dgatd's modes 1 and 2), four ports in all; the run drives x at the input. Below TM01 the
+// pair carries all the power, so a lossless guide's S column conserves it: sum |S_k1|^2 = 1 within 2 %
+// (the single-mode guide's |S21| bar of 0.05 dB is 1.2 % of power), and a good share reaches the y
+// modes, which the ports must therefore absorb too.
+constexpr char const* converter_geo = R"(SetFactory("OpenCASCADE");
+Cylinder(1) = {0, 0, 0, 0, 0, 60, 10};
+Box(2) = {-6, -1.5, 20, 12, 3, 20};
+Rotate {{0, 0, 1}, {0, 0, 0}, Pi / 4} { Volume{2}; }
+BooleanFragments{ Volume{1}; Delete; }{ Volume{2}; Delete; }
+e = 1e-5;
+bar[] = Volume In BoundingBox{-6, -6, 20 - e, 6, 6, 40 + e};
+Physical Volume("bar") = {bar[]};
+all[] = Volume{:};
+all[] -= bar[];
+Physical Volume("guide") = {all[]};
+Physical Surface("port_in") = Surface In BoundingBox{-10 - e, -10 - e, -e, 10 + e, 10 + e, e};
+Physical Surface("port_out") = Surface In BoundingBox{-10 - e, -10 - e, 60 - e, 10 + e, 10 + e, 60 + e};
+Mesh.MeshSizeMin = 1.2;
+Mesh.MeshSizeMax = 1.2;
+Mesh.Algorithm3D = 1;
+)";
+
+std::string converter_port(std::string const& surface, int mode, bool driven)
+{
+  return "\n[[source]]\nkind = \"mode_port\"\nsurface = \"" + surface + "\"\nmode = " + std::to_string(mode) +
+         (driven ? "\n" : "\namplitude = 0\n") +
+         "waveform = \"modulated_gaussian\"\nfrequency = 10.5e9\nsigma = 2e-10\nt0 = 1e-9\n";
+}
+
+TEST(ModePorts, TwoModesPerPortConservePowerThroughAPolarizationConverter)
+{
+  ScratchDirectory scratch("mode_ports_converter");
+  scratch.write("converter.geo", converter_geo);
+  std::string const head = "[mesh]\nfile = \"converter.geo\"\nscale = 1e-3\n\n[[material]]\nregion = \"bar\"\n"
+                           "eps_r = 4\n";
+  std::string const tail = "\n[time]\nt_end = 6e-9\n\n[output]\nfile = \"converter.h5\"\nprogress = false\n";
+  std::string const config = scratch.write(
+      "converter.toml", head + converter_port("port_in", 1, true) + converter_port("port_in", 2, false) +
+                            converter_port("port_out", 1, false) + converter_port("port_out", 2, false) + tail);
+  auto const ports = run_dgatd("ports " + config + " --modes 2", scratch.path());
+  ASSERT_EQ(ports.exit_code, 0) << ports.err;
+  // Each surface listed once, both of its modes launched.
+  EXPECT_EQ(ports.out.find("port 'port_in'"), ports.out.rfind("port 'port_in'")) << ports.out;
+  EXPECT_NE(ports.out.find("     2    TE "), std::string::npos) << ports.out;
+
+  auto const run = run_dgatd("run " + config + " -o " + scratch.file("converter.h5"), scratch.path());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("mode port 'port_in:2': mode 2, TE"), std::string::npos) << run.out;
+  auto const sparams = run_dgatd("sparams " + scratch.file("converter.h5") +
+                                     " --fmin 9.8e9 --fmax 11.4e9 --points 9 --csv " + scratch.file("s.csv"),
+                                 scratch.path());
+  ASSERT_EQ(sparams.exit_code, 0) << sparams.err;
+  EXPECT_NE(sparams.out.find("ports: 1 = port_in:1 (driven), 2 = port_in:2, 3 = port_out:1, 4 = port_out:2"),
+            std::string::npos)
+      << sparams.out;
+  auto const table = dgatd::testing::read_csv(scratch.file("s.csv"));
+  ASSERT_FALSE(table.rows.empty());
+  double converted = 0;
+  for (auto const& c : table.rows) {
+    ASSERT_EQ(c.size(), 9u);
+    double power = 0;
+    std::array<double, 4> share{};
+    for (std::size_t k = 0; k < 4; ++k) {
+      share[k] = std::pow(10.0, c[1 + 2 * k] / 10);
+      power += share[k];
+    }
+    std::printf("f = %6.3f GHz: |S11|^2 %.4f, |S21|^2 %.4f, |S31|^2 %.4f, |S41|^2 %.4f, sum %.4f\n", c[0] / 1e9,
+                share[0], share[1], share[2], share[3], power);
+    EXPECT_NEAR(power, 1.0, 0.02) << "at " << c[0] << " Hz";
+    converted = std::max(converted, share[3]);
+  }
+  EXPECT_GT(converted, 0.1);
+
+  // One mode twice on a surface is refused at the second's line.
+  auto const twice = run_dgatd("run " +
+                                   scratch.write("twice.toml", head + converter_port("port_in", 1, true) +
+                                                                   converter_port("port_in", 1, false) + tail) +
+                                   " -o " + scratch.file("twice.h5"),
+                               scratch.path());
+  EXPECT_EQ(twice.exit_code, 1);
+  EXPECT_NE(twice.err.find("twice.toml:18: surface 'port_in' already carries mode 1 ("), std::string::npos)
+      << twice.err;
+  EXPECT_NE(twice.err.find("twice.toml:9)"), std::string::npos) << twice.err;
+}
+
 TEST(ModePorts, APortInsideTheMeshIsRefused)
 {
   ScratchDirectory scratch("mode_ports_inside");
@@ -234,6 +323,45 @@ steps = 10
   auto const run = run_dgatd("run " + config + " -o " + scratch.file("inside.h5"), scratch.path());
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.err.find("inside.toml:5: matched port 'middle' lies inside the mesh"), std::string::npos) << run.err;
+}
+
+// The section's boundary loops are its conductors, so the walls around a port must be PEC: a
+// [boundary] pec list that leaves them out (they are then PMC) is refused at the port's line.
+TEST(ModePorts, APortOnWallsThatAreNotPecIsRefused)
+{
+  ScratchDirectory scratch("mode_ports_pmc");
+  scratch.write("coax.geo", R"(SetFactory("OpenCASCADE");
+Disk(1) = {0, 0, 0, 2.3};
+Disk(2) = {0, 0, 0, 1};
+BooleanDifference(3) = { Surface{1}; Delete; }{ Surface{2}; Delete; };
+Mesh.MeshSizeMin = 0.5;
+Mesh.MeshSizeMax = 0.5;
+line[] = Extrude {0, 0, 2} { Surface{3}; Layers{4}; };
+Physical Surface("port_in") = {3};
+Physical Surface("port_out") = {line[0]};
+Physical Volume("line") = {line[1]};
+)");
+  std::string const config = scratch.write("pmc.toml", R"([mesh]
+file = "coax.geo"
+scale = 1e-3
+
+[boundary]
+pec = []
+
+[[source]]
+kind = "mode_port"
+surface = "port_in"
+waveform = "gaussian"
+sigma = 3e-11
+
+[time]
+steps = 10
+)");
+  auto const run = run_dgatd("run " + config + " -o " + scratch.file("pmc.h5"), scratch.path());
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find("pmc.toml:8: the edge of the port's surface at ("), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("lies on no PEC face"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("list the walls around the port in [boundary] pec"), std::string::npos) << run.err;
 }
 
 } // namespace

@@ -17,8 +17,11 @@ std::string mode_kind_name(ModeKind kind);
 // mode travels along the section's normal.
 // - TEM: scalar is the potential with the mode's voltages (1 V on a single signal conductor; for
 //   several, the largest conductor voltage is 1 V), electric = -grad(scalar) (V/m), magnetic =
-//   sqrt(eps_eff) / (eta0 mu_r) normal x electric (A/m), the transverse Faraday law with beta =
-//   k0 sqrt(eps_eff) (exact for TEM, the quasi-TEM approximation otherwise).
+//   sqrt(eps_eff) / (eta0 mu_r) normal x (-grad psi) (A/m), psi the potential of the same conductor
+//   voltages without the dielectric (the 1/mu_r-weighted problem of C_mu): the magnetic field of a
+//   quasi-TEM mode is magnetostatic, A_z = L I on the conductors with L = mu0 eps0 C_mu^-1, so its
+//   pattern is the vacuum one; in a homogeneous fill psi = scalar and this is the transverse Faraday
+//   law with beta = k0 sqrt(eps_eff). A port injects its current along this pattern (sources.cpp).
 // - TE / TM: scalar is the H_z / E_z pattern, the integral of its square over the section 1 (its
 //   largest value positive); electric is the transverse E pattern, TE: normal x grad(H_z) / k_c, TM:
 //   -grad(E_z) / k_c, so its integral of |E_t|^2 over the section is 1; magnetic = normal x
