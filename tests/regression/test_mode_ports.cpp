@@ -293,10 +293,8 @@ TEST(ModePorts, TwoModesPerPortConservePowerThroughAPolarizationConverter)
   EXPECT_NE(twice.err.find("twice.toml:9)"), std::string::npos) << twice.err;
 }
 
-TEST(ModePorts, APortInsideTheMeshIsRefused)
-{
-  ScratchDirectory scratch("mode_ports_inside");
-  scratch.write("coax.geo", R"(SetFactory("OpenCASCADE");
+// A short coaxial line in two halves: ports at its ends, a surface between the halves.
+constexpr char const* short_coax_geo = R"(SetFactory("OpenCASCADE");
 Disk(1) = {0, 0, 0, 2.3};
 Disk(2) = {0, 0, 0, 1};
 BooleanDifference(3) = { Surface{1}; Delete; }{ Surface{2}; Delete; };
@@ -304,9 +302,16 @@ Mesh.MeshSizeMin = 0.5;
 Mesh.MeshSizeMax = 0.5;
 first[] = Extrude {0, 0, 2} { Surface{3}; Layers{4}; };
 second[] = Extrude {0, 0, 2} { Surface{first[0]}; Layers{4}; };
+Physical Surface("port_in") = {3};
 Physical Surface("middle") = {first[0]};
+Physical Surface("port_out") = {second[0]};
 Physical Volume("line") = {first[1], second[1]};
-)");
+)";
+
+TEST(ModePorts, APortInsideTheMeshIsRefused)
+{
+  ScratchDirectory scratch("mode_ports_inside");
+  scratch.write("coax.geo", short_coax_geo);
   std::string const config = scratch.write("inside.toml", R"([mesh]
 file = "coax.geo"
 scale = 1e-3
@@ -330,17 +335,7 @@ steps = 10
 TEST(ModePorts, APortOnWallsThatAreNotPecIsRefused)
 {
   ScratchDirectory scratch("mode_ports_pmc");
-  scratch.write("coax.geo", R"(SetFactory("OpenCASCADE");
-Disk(1) = {0, 0, 0, 2.3};
-Disk(2) = {0, 0, 0, 1};
-BooleanDifference(3) = { Surface{1}; Delete; }{ Surface{2}; Delete; };
-Mesh.MeshSizeMin = 0.5;
-Mesh.MeshSizeMax = 0.5;
-line[] = Extrude {0, 0, 2} { Surface{3}; Layers{4}; };
-Physical Surface("port_in") = {3};
-Physical Surface("port_out") = {line[0]};
-Physical Volume("line") = {line[1]};
-)");
+  scratch.write("coax.geo", short_coax_geo);
   std::string const config = scratch.write("pmc.toml", R"([mesh]
 file = "coax.geo"
 scale = 1e-3
