@@ -126,17 +126,8 @@ progress = false
 
 // A circular guide of radius 10 mm, 60 mm long: TE11 (cutoff 1.8412 c / (2 pi R) = 8.786 GHz) over
 // 9.8-11.4 GHz (from 1.11 times the cutoff, where the 2D and 3D discrete cutoffs differ little), below
-// TM01 (11.48 GHz). beta from the section's own cutoff, which dgatd ports prints.
-constexpr char const* guide_geo = R"(SetFactory("OpenCASCADE");
-Disk(1) = {0, 0, 0, 10};
-Mesh.MeshSizeMin = 1.2;
-Mesh.MeshSizeMax = 1.2;
-guide[] = Extrude {0, 0, 60} { Surface{1}; Layers{50}; };
-Physical Surface("port_in") = {1};
-Physical Surface("port_out") = {guide[0]};
-Physical Volume("guide") = {guide[1]};
-)";
-
+// TM01 (11.48 GHz). beta from the section's own cutoff, which dgatd ports prints. The guide is
+// inputs/circular_guide.geo, extruded in layers of tets, so the sections and every layer are the same.
 std::string guide_config(int mode)
 {
   return R"([mesh]
@@ -178,7 +169,7 @@ progress = false
 TEST(ModePorts, CircularGuideBetweenTwoTE11PortsReflectsBelowMinus40dB)
 {
   ScratchDirectory scratch("mode_ports_guide");
-  scratch.write("guide.geo", guide_geo);
+  scratch.write("guide.geo", dgatd::testing::slurp(std::string(DGATD_SOURCE_DIR) + "/inputs/circular_guide.geo"));
   std::string const config = scratch.write("guide.toml", guide_config(1));
   auto const ports = run_dgatd("ports " + config, scratch.path());
   ASSERT_EQ(ports.exit_code, 0) << ports.err;
