@@ -2,16 +2,30 @@
 // The lowest eigenpairs of K x = lambda M x, K symmetric positive (semi-)definite and M symmetric
 // positive definite, by the locally optimal block preconditioned conjugate gradient method (LOBPCG,
 // Knyazev 2001): each step minimises the Rayleigh quotient over the span of the block X, its
-// preconditioned residuals W = D^-1 (K X - M X Lambda) (D the diagonal of K, Jacobi) and the previous
-// step's directions P. The long vectors live on the execution space given; a step is about ten
-// kernels there whatever the block size (a block's products by K and M in one pass over the
-// matrices, all Gram entries in one team kernel), and the Rayleigh-Ritz step on the span of [X W P]
-// (at most 3 b columns) is a small dense problem on the host (dense_eigen.hpp).
+// preconditioned residuals W = T (K X - M X Lambda) and the previous step's directions P.
+//
+// The preconditioner is T = (K + sigma M)^-1, applied exactly by a sparse Cholesky factor computed
+// once on the host (solver/sparse_cholesky.hpp). sigma > 0 makes a natural-boundary K (its null space
+// the constants) definite; T is then spectrally equivalent to K on the wanted modes with constants
+// independent of the mesh, so the steps needed do not grow with refinement (a 2D section's factor
+// costs O(n^1.5) once and O(n log n) per solve; the Jacobi preconditioner this replaces needed
+// iterations growing like 1 / h: 464 TE steps on a 10,083-triangle section, 10 now, and 11 at 40,100
+// triangles; perf/results/2026-12-01-port-modes-setup.md). Pairs whose residual is below the
+// tolerance are soft-locked: they stay in X but their W and P columns are zeroed, since with a strong
+// preconditioner their residuals are rounding noise whose nearly dependent directions otherwise spoil
+// the Rayleigh-Ritz step (without it, a pair converged to 1e-12 was thrown back to 2e-3 on a
+// 40,100-triangle section, and the solve did not recover).
+//
+// The long vectors live on the execution space given; a step is about ten kernels there whatever the
+// block size (a block's products by K and M in one pass over the matrices, all Gram entries in one
+// team kernel), the triangular solves of T on the host, and the Rayleigh-Ritz step on the span of
+// [X W P] (at most 3 b columns) a small dense problem on the host (dense_eigen.hpp).
 
 #include "dgatd/dga/assembled.hpp"
 #include "dgatd/error.hpp"
 #include "dgatd/kernels/upload.hpp"
 #include "dgatd/solver/dense_eigen.hpp"
+#include "dgatd/solver/sparse_cholesky.hpp"
 
 #include <KokkosSparse_CrsMatrix.hpp>
 #include <Kokkos_Core.hpp>
@@ -82,7 +96,7 @@ struct Residual {
 };
 
 // squares(t) = |column t of a|^2 for t < count, |column t - count of b|^2 after: the residuals and
-// the products K x of the pairs asked, a team per column.
+// the products K x of the block's pairs, a team per column.
 template <class ExecutionSpace, class Block, class Vector>
 struct SquaredNorms {
   Block residuals, products;
@@ -106,15 +120,22 @@ struct SquaredNorms {
   }
 };
 
-// Columns from first times the inverse diagonal (the Jacobi preconditioner).
-template <class Block, class Vector>
-struct Scale {
-  Block w;
-  Vector inverse_diagonal;
-  int columns, first;
+// Soft locking: the columns j of W and P (and P's products) zeroed where locked(j), a pair whose
+// residual is below the tolerance, which keeps its place in X but adds no directions to the basis.
+template <class Block, class Mask>
+struct Lock {
+  Block s, ks, ms;
+  Mask locked;
+  int b;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const
   {
-    for (int j = 0; j < columns; ++j) w(i, first + j) *= inverse_diagonal(i);
+    for (int j = 0; j < b; ++j)
+      if (locked(j)) {
+        s(i, b + j) = 0;
+        s(i, 2 * b + j) = 0;
+        ks(i, 2 * b + j) = 0;
+        ms(i, 2 * b + j) = 0;
+      }
   }
 };
 
@@ -191,6 +212,10 @@ struct Combine {
   }
 };
 
+// T = (K + sigma M)^-1, the preconditioner, factored once, with sigma = tr(K) / (10 n tr(M)): about
+// 0.7 / area of the section on any mesh of near-equilateral triangles (lobpcg.cpp says why).
+SparseCholesky shifted_factor(dga::HostCsr const& stiffness, dga::HostCsr const& mass, std::string const& where);
+
 } // namespace lobpcg_detail
 
 template <class ExecutionSpace>
@@ -204,6 +229,7 @@ EigenSolve lowest_eigenpairs(dga::HostCsr const& stiffness, dga::HostCsr const& 
   using Vector = Kokkos::View<double*, device_type>;
   using Block = Kokkos::View<double**, Kokkos::LayoutLeft, device_type>;
   using Table = Kokkos::View<double**, Kokkos::LayoutLeft, device_type>;
+  using Mask = Kokkos::View<int*, device_type>;
   using RowMap = typename Matrix::row_map_type::non_const_type;
   using Entries = typename Matrix::index_type::non_const_type;
   using Values = typename Matrix::values_type::non_const_type;
@@ -227,23 +253,22 @@ EigenSolve lowest_eigenpairs(dga::HostCsr const& stiffness, dga::HostCsr const& 
   };
   Matrix const k = upload("dgatd::modes_stiffness", stiffness);
   Matrix const m = upload("dgatd::modes_mass", mass);
-  std::vector<double> inverse(static_cast<std::size_t>(n), 0.0), mass_of_constant(static_cast<std::size_t>(n), 0.0);
+  std::vector<double> mass_of_constant(static_cast<std::size_t>(n), 0.0);
   double total_mass = 0;
   for (Index i = 0; i < n; ++i) {
-    for (Index e = stiffness.row_offsets[i]; e < stiffness.row_offsets[i + 1]; ++e)
-      if (stiffness.column_indices[e] == i) inverse[i] = 1 / stiffness.values[e];
     for (Index e = mass.row_offsets[i]; e < mass.row_offsets[i + 1]; ++e) mass_of_constant[i] += mass.values[e];
     total_mass += mass_of_constant[i];
   }
-  Vector const inverse_diagonal = kernels::upload_flat<Vector>("dgatd::modes_jacobi", inverse);
   Vector const m_one = kernels::upload_flat<Vector>("dgatd::modes_mass_of_constant", mass_of_constant);
 
   // S = [X W P] and its products K S, M S.
   Block const s("dgatd::modes_basis", n, 3 * b), ks("dgatd::modes_k_basis", n, 3 * b),
       ms("dgatd::modes_m_basis", n, 3 * b), combined("dgatd::modes_combined", n, 2 * b);
   Vector const lambda("dgatd::modes_ritz_values", b), part("dgatd::modes_constant_part", b),
-      squares("dgatd::modes_squared_norms", 2 * count);
+      squares("dgatd::modes_squared_norms", 2 * b);
+  Mask const locked("dgatd::modes_locked", b);
   auto lambda_host = Kokkos::create_mirror_view(lambda);
+  auto locked_host = Kokkos::create_mirror_view(locked);
   auto squares_host = Kokkos::create_mirror_view(squares);
   auto columns = [](Block const& block, int first, int last) {
     return Kokkos::subview(block, Kokkos::ALL, Kokkos::make_pair(first, last));
@@ -260,9 +285,23 @@ EigenSolve lowest_eigenpairs(dga::HostCsr const& stiffness, dga::HostCsr const& 
     Kokkos::parallel_for("dgatd::modes_remove_constant", Range(0, n),
                          lobpcg_detail::RemoveConstant<Block, Vector>{s, part, b, first});
   };
-  // The Rayleigh-Ritz step on the first size columns of S. Nearly dependent directions (a converged
-  // pair's residual, P close to W) are left out below 1e-10 of the largest eigenvalue of the scaled
-  // Gram matrix, where rounding in its entries (1e-16) would otherwise be amplified into the basis.
+  // W <- T W = (K + sigma M)^-1 W, the residuals' columns of S (contiguous in LayoutLeft), on the host.
+  // Where the execution space's memory is the host's the mirror is W itself and nothing is copied. On
+  // a GPU the block crosses over and back each step, n b doubles each way (160 kB for n = 5e3, b = 4:
+  // about 10 microseconds over PCIe 4 plus two synchronisations), against 2 ms of triangular solves on
+  // one host core: both are small beside the hundreds of Jacobi steps they save.
+  SparseCholesky const preconditioner = lobpcg_detail::shifted_factor(stiffness, mass, where);
+  auto const residuals = columns(s, b, 2 * b);
+  auto const residuals_host = Kokkos::create_mirror_view(residuals);
+  auto precondition = [&]() {
+    Kokkos::deep_copy(residuals_host, residuals);
+    preconditioner.solve(residuals_host);
+    Kokkos::deep_copy(residuals, residuals_host);
+  };
+  // The Rayleigh-Ritz step on the first size columns of S. Nearly dependent directions (P close to W,
+  // the first steps from a random start; a locked pair's zero columns) are left out below 1e-10 of the
+  // largest eigenvalue of the scaled Gram matrix, where rounding in its entries (1e-16) would
+  // otherwise be amplified into the basis.
   auto rayleigh_ritz = [&](int size) {
     Table const a_device("dgatd::modes_gram_k", size, size), g_device("dgatd::modes_gram_m", size, size);
     Kokkos::parallel_for("dgatd::modes_gram", Teams(size * size, Kokkos::AUTO),
@@ -321,11 +360,11 @@ EigenSolve lowest_eigenpairs(dga::HostCsr const& stiffness, dga::HostCsr const& 
   for (int iteration = 0;; ++iteration) {
     Kokkos::parallel_for("dgatd::modes_residual", Range(0, n),
                          lobpcg_detail::Residual<Block, Vector>{ks, ms, s, lambda, b, b});
-    Kokkos::parallel_for("dgatd::modes_residual_norms", Teams(2 * count, Kokkos::AUTO),
-                         lobpcg_detail::SquaredNorms<ExecutionSpace, Block, Vector>{s, ks, squares, count, b});
+    Kokkos::parallel_for("dgatd::modes_residual_norms", Teams(2 * b, Kokkos::AUTO),
+                         lobpcg_detail::SquaredNorms<ExecutionSpace, Block, Vector>{s, ks, squares, b, b});
     Kokkos::deep_copy(squares_host, squares);
     double worst = 0;
-    for (int j = 0; j < count; ++j) worst = std::max(worst, std::sqrt(squares_host(j) / squares_host(count + j)));
+    for (int j = 0; j < count; ++j) worst = std::max(worst, std::sqrt(squares_host(j) / squares_host(b + j)));
     if (worst <= tolerance) {
       result.iterations = iteration;
       result.relative_residual = worst;
@@ -336,8 +375,17 @@ EigenSolve lowest_eigenpairs(dga::HostCsr const& stiffness, dga::HostCsr const& 
                   "the block eigen-solver (LOBPCG) reached a relative residual of " + format_number(worst) + " after " +
                       std::to_string(iteration) + " iterations, not " + format_number(tolerance),
                   "allow more iterations or ask for a looser tolerance");
-    Kokkos::parallel_for("dgatd::modes_jacobi", Range(0, n),
-                         lobpcg_detail::Scale<Block, Vector>{s, inverse_diagonal, b, b});
+    // Soft locking, re-decided every step (a locked pair whose residual grows again is freed).
+    bool any_locked = false;
+    for (int j = 0; j < b; ++j) {
+      locked_host(j) = std::sqrt(squares_host(j) / squares_host(b + j)) <= tolerance ? 1 : 0;
+      any_locked = any_locked || locked_host(j);
+    }
+    if (any_locked) {
+      Kokkos::deep_copy(locked, locked_host);
+      Kokkos::parallel_for("dgatd::modes_lock", Range(0, n), lobpcg_detail::Lock<Block, Mask>{s, ks, ms, locked, b});
+    }
+    precondition();
     remove_constant(b);
     multiply(b, 2 * b);
     int const size = iteration == 0 ? 2 * b : 3 * b;
