@@ -10,6 +10,8 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <unordered_map>
+#include <utility>
 
 namespace dgatd::solver {
 namespace {
@@ -27,22 +29,30 @@ CurrentStencil apply_block_inverses(dga::HostOperators const& ops, std::vector<I
                                     std::vector<double> const& current)
 {
   auto const& layout = ops.layout;
-  std::vector<Index> blocks;
-  for (Index r : rows) blocks.push_back(layout.block_of(r));
-  std::sort(blocks.begin(), blocks.end());
-  blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
+  // The rows grouped by block, in their order within each: a block's weights sum over its own rows
+  // only (a port of 1e4 faces touches thousands of blocks).
+  std::vector<std::pair<Index, std::size_t>> by_block;
+  by_block.reserve(rows.size());
+  for (std::size_t k = 0; k < rows.size(); ++k) by_block.emplace_back(layout.block_of(rows[k]), k);
+  std::sort(by_block.begin(), by_block.end());
   CurrentStencil stencil;
-  for (Index b : blocks) {
+  for (std::size_t start = 0; start < by_block.size();) {
+    Index const b = by_block[start].first;
+    std::size_t end = start;
+    while (end < by_block.size() && by_block[end].first == b) ++end;
     Index const first = layout.block_offset[b];
     Index const d = layout.block_size(b);
     double const* inverse = ops.eps_inverse.data() + layout.block_matrix_offset[b];
     for (Index i = 0; i < d; ++i) {
       double weight = 0;
-      for (std::size_t k = 0; k < rows.size(); ++k)
-        if (rows[k] >= first && rows[k] < first + d) weight += inverse[i * d + (rows[k] - first)] * current[k];
+      for (std::size_t g = start; g < end; ++g) {
+        std::size_t const k = by_block[g].second;
+        weight += inverse[i * d + (rows[k] - first)] * current[k];
+      }
       stencil.rows.push_back(first + i);
       stencil.weights.push_back(weight);
     }
+    start = end;
   }
   return stencil;
 }
@@ -452,10 +462,11 @@ MatchedPortStencil matched_port_stencil(mesh::MeshView const& m, dga::HostOperat
   auto const shape = mesh::surface_shape(m, faces);
   add_port_rows(ops, mode_projections(m, faces, shape, mode), m.topology, owned_blocks, surface_name, stencil);
   stencil.response = apply_block_inverses(ops, stencil.rows, stencil.projection);
+  std::unordered_map<Index, double> projection_of;
+  for (std::size_t j = 0; j < stencil.rows.size(); ++j) projection_of[stencil.rows[j]] += stencil.projection[j];
   for (std::size_t i = 0; i < stencil.response.rows.size(); ++i)
-    for (std::size_t j = 0; j < stencil.rows.size(); ++j)
-      if (stencil.rows[j] == stencil.response.rows[i])
-        stencil.self_coupling += stencil.projection[j] * stencil.response.weights[i];
+    if (auto const found = projection_of.find(stencil.response.rows[i]); found != projection_of.end())
+      stencil.self_coupling += found->second * stencil.response.weights[i];
   return stencil;
 }
 
