@@ -299,24 +299,23 @@ Physical Surface("port_out") = {second[0]};
 Physical Volume("line") = {first[1], second[1]};
 )";
 
+// A mode port on surface of the short coaxial line, with the [boundary] table given (or none): what
+// dgatd run says. These configurations are refused before the first step.
+dgatd::testing::CommandResult run_short_coax(std::string const& name, std::string const& boundary,
+                                             std::string const& surface)
+{
+  ScratchDirectory scratch("mode_ports_" + name);
+  scratch.write("coax.geo", short_coax_geo);
+  std::string const config =
+      scratch.write(name + ".toml", "[mesh]\nfile = \"coax.geo\"\nscale = 1e-3\n\n" + boundary +
+                                        "[[source]]\nkind = \"mode_port\"\nsurface = \"" + surface +
+                                        "\"\nwaveform = \"gaussian\"\nsigma = 3e-11\n\n[time]\nsteps = 10\n");
+  return run_dgatd("run " + config + " -o " + scratch.file(name + ".h5"), scratch.path());
+}
+
 TEST(ModePorts, APortInsideTheMeshIsRefused)
 {
-  ScratchDirectory scratch("mode_ports_inside");
-  scratch.write("coax.geo", short_coax_geo);
-  std::string const config = scratch.write("inside.toml", R"([mesh]
-file = "coax.geo"
-scale = 1e-3
-
-[[source]]
-kind = "mode_port"
-surface = "middle"
-waveform = "gaussian"
-sigma = 3e-11
-
-[time]
-steps = 10
-)");
-  auto const run = run_dgatd("run " + config + " -o " + scratch.file("inside.h5"), scratch.path());
+  auto const run = run_short_coax("inside", "", "middle");
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.err.find("inside.toml:5: matched port 'middle' lies inside the mesh"), std::string::npos) << run.err;
 }
@@ -325,25 +324,7 @@ steps = 10
 // [boundary] pec list that leaves them out (they are then PMC) is refused at the port's line.
 TEST(ModePorts, APortOnWallsThatAreNotPecIsRefused)
 {
-  ScratchDirectory scratch("mode_ports_pmc");
-  scratch.write("coax.geo", short_coax_geo);
-  std::string const config = scratch.write("pmc.toml", R"([mesh]
-file = "coax.geo"
-scale = 1e-3
-
-[boundary]
-pec = []
-
-[[source]]
-kind = "mode_port"
-surface = "port_in"
-waveform = "gaussian"
-sigma = 3e-11
-
-[time]
-steps = 10
-)");
-  auto const run = run_dgatd("run " + config + " -o " + scratch.file("pmc.h5"), scratch.path());
+  auto const run = run_short_coax("pmc", "[boundary]\npec = []\n\n", "port_in");
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.err.find("pmc.toml:8: the edge of the port's surface at ("), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("lies on no PEC face"), std::string::npos) << run.err;
