@@ -46,6 +46,19 @@ inline std::string slurp(std::filesystem::path const& file)
   return s.str();
 }
 
+#ifdef DGATD_SOURCE_DIR
+// The shipped example inputs/STEM.toml written into scratch as name.toml: its .geo read from the
+// source tree, its output name.h5 without progress lines. Returns the configuration's path.
+inline std::string shipped_example(ScratchDirectory const& scratch, std::string const& stem, std::string const& name)
+{
+  std::string const inputs = std::string(DGATD_SOURCE_DIR) + "/inputs/";
+  auto text = slurp(inputs + stem + ".toml");
+  text = replaced(text, "file = \"" + stem + ".geo\"", "file = \"" + inputs + stem + ".geo\"");
+  text = replaced(text, "file = \"" + stem + ".h5\"", "file = \"" + name + ".h5\"\nprogress = false");
+  return scratch.write(name + ".toml", text);
+}
+#endif
+
 // environment: VARIABLE=value assignments the command runs with, as a shell reads them.
 inline CommandResult run_dgatd(std::string const& arguments, std::filesystem::path const& scratch,
                                std::string const& environment = "")

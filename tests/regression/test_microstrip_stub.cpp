@@ -22,7 +22,6 @@
 
 namespace {
 
-using dgatd::testing::replaced;
 using dgatd::testing::run_dgatd;
 using dgatd::testing::ScratchDirectory;
 
@@ -32,12 +31,7 @@ constexpr double substrate = 1.6e-3, width = 3.0e-3, stub_length = 18e-3, eps_r 
 TEST(MicrostripStub, NotchesWhereTheTransmissionLineModelSays)
 {
   ScratchDirectory scratch("microstrip_stub");
-  std::string const example = std::string(DGATD_SOURCE_DIR) + "/inputs/microstrip_stub.toml";
-  auto text = dgatd::testing::slurp(example);
-  text = replaced(text, "file = \"microstrip_stub.geo\"",
-                  "file = \"" + std::string(DGATD_SOURCE_DIR) + "/inputs/microstrip_stub.geo\"");
-  text = replaced(text, "file = \"microstrip_stub.h5\"", "file = \"stub.h5\"\nprogress = false");
-  std::string const config = scratch.write("stub.toml", text);
+  std::string const config = dgatd::testing::shipped_example(scratch, "microstrip_stub", "stub");
   auto const run = run_dgatd("run " + config, scratch.path());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   std::string const output = scratch.file("stub.h5");

@@ -20,7 +20,6 @@
 
 namespace {
 
-using dgatd::testing::replaced;
 using dgatd::testing::run_dgatd;
 using dgatd::testing::ScratchDirectory;
 
@@ -30,12 +29,7 @@ constexpr double length = 0.47 * 0.2998; // arm to arm, as inputs/strip_dipole.g
 TEST(StripDipole, ResonatesNearHalfAWavelengthAndRadiatesWhatItAccepts)
 {
   ScratchDirectory scratch("strip_dipole");
-  std::string const example = std::string(DGATD_SOURCE_DIR) + "/inputs/strip_dipole.toml";
-  auto text = dgatd::testing::slurp(example);
-  text = replaced(text, "file = \"strip_dipole.geo\"",
-                  "file = \"" + std::string(DGATD_SOURCE_DIR) + "/inputs/strip_dipole.geo\"");
-  text = replaced(text, "file = \"strip_dipole.h5\"", "file = \"dipole.h5\"\nprogress = false");
-  std::string const config = scratch.write("dipole.toml", text);
+  std::string const config = dgatd::testing::shipped_example(scratch, "strip_dipole", "dipole");
   auto const run = run_dgatd("run " + config, scratch.path());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   std::string const output = scratch.file("dipole.h5");
