@@ -104,26 +104,29 @@ void align_degenerate_pairs(dga::CrossSection const& section, std::vector<solver
   }
 }
 
+// The tags of the physical surfaces named.
+std::set<int> surface_tags(mesh::Mesh const& mesh, std::vector<std::string> const& names)
+{
+  std::set<int> tags;
+  for (auto const& name : names)
+    for (auto const& group : mesh.groups)
+      if (group.dim == 2 && group.name == name) tags.insert(group.tag);
+  return tags;
+}
+
 // The cross-section takes the port surface's boundary loops for conductors (docs/method/port_modes.md),
 // so every edge of them must lie on a PEC face of the mesh besides the port's own: a [boundary] pec
 // list leaves the other exterior faces PMC, and a guide whose walls are PMC has other modes than
 // those solved. Throws dgatd::Error at where naming the first edge that is not on PEC.
-void check_walls_are_pec(io::Config const& config, mesh::Mesh const& mesh, int tag, std::string const& where)
+void check_walls_are_pec(io::Config const& config, mesh::Mesh const& mesh, std::set<int> const& pec, int tag,
+                         std::string const& where)
 {
-  auto tags_of = [&](std::vector<std::string> const& names) {
-    std::set<int> tags;
-    for (auto const& name : names)
-      for (auto const& group : mesh.groups)
-        if (group.dim == 2 && group.name == name) tags.insert(group.tag);
-    return tags;
-  };
-  std::set<int> const pec = tags_of(config.boundary.pec_surfaces);
   std::vector<std::string> not_pec_names = config.boundary.absorbing_surfaces;
   for (auto const& source : config.sources)
     if (source.kind == io::SourceKind::port_te10 || source.kind == io::SourceKind::mode_port ||
         source.kind == io::SourceKind::lumped_port)
       not_pec_names.push_back(source.surface);
-  std::set<int> const not_pec = tags_of(not_pec_names);
+  std::set<int> const not_pec = surface_tags(mesh, not_pec_names);
   // Per edge (its vertices in increasing order): how many port triangles hold it, and whether a PEC
   // or a surely non-PEC face of another surface does.
   struct EdgeFaces {
@@ -172,11 +175,12 @@ PortModes port_modes(io::Config const& config, mesh::Mesh const& mesh, dga::Mate
     eps_r[t] = materials.eps[t] / dga::eps0;
     mu_r[t] = materials.mu[t] / dga::mu0;
   }
+  // The PEC surfaces named: the port's walls among them, and the sheets that cross it.
+  std::set<int> const pec = surface_tags(mesh, config.boundary.pec_surfaces);
   std::vector<int> sheets;
-  for (auto const& name : config.boundary.pec_surfaces)
-    for (auto const& group : mesh.groups)
-      if (group.dim == 2 && group.name == name && group.tag != tag) sheets.push_back(group.tag);
-  check_walls_are_pec(config, mesh, tag, where);
+  for (int const pec_tag : pec)
+    if (pec_tag != tag) sheets.push_back(pec_tag);
+  check_walls_are_pec(config, mesh, pec, tag, where);
   PortModes found;
   try {
     found.section = dga::cross_section(mesh, tag, eps_r, mu_r, sheets);
