@@ -99,8 +99,8 @@ PortModes surface_modes(io::Config const& config, io::Source const& source, Prob
 }
 
 // The mode a mode port launches and absorbs (docs/method/port_modes.md), one of its surface's modes
-// (found), as a matched port takes it: e normalised to unit integral square, looked up per face by
-// its corners, and the wave admittance a TEM mode has at every frequency and a TE mode far above its
+// (found), as a matched port takes it: its pattern h x n normalised to unit integral square, looked
+// up per face by its corners, and the wave admittance a TEM mode has at every frequency and a TE mode far above its
 // cutoff. note: what the set-up report says of it (the section's solve with its first port).
 solver::MatchedPortMode mode_port_mode(io::Config const& config, io::Source const& source, Problem const& around,
                                        PortModes const& found, bool first_on_surface, std::string& note)
