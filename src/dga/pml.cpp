@@ -392,6 +392,33 @@ void set_jacobians(Stretching& stretching, mesh::Mesh const& mesh, std::vector<c
   });
 }
 
+// The tets of the bent pieces that straddle a plane of their box (x_k = low_k or high_k), over the
+// ranks' counted tets; a corner within a millionth of the layer's mean edge of the plane lies on it.
+Index straddling_tets(mesh::Mesh const& mesh, std::vector<char> const& in_layer, mesh::TetPieces const& pieces,
+                      std::vector<PieceStretch> const& stretches, double element_size, PartOfTheMesh const& part)
+{
+  double const on_plane = 1e-6 * element_size;
+  double count = 0;
+  for (Index t = 0; t < mesh.num_tets(); ++t) {
+    if (!in_layer[t] || !part.counts(t)) continue;
+    auto const& piece = stretches[pieces.piece[t]];
+    if (!piece.meets_domain || piece.flat) continue;
+    bool straddles = false;
+    for (int k = 0; k < 3 && !straddles; ++k)
+      for (double plane : {piece.low[k], piece.high[k]}) {
+        bool below = false, above = false;
+        for (Index v : mesh.tets[t]) {
+          below = below || mesh.points[v][k] < plane - on_plane;
+          above = above || mesh.points[v][k] > plane + on_plane;
+        }
+        straddles = straddles || (below && above);
+      }
+    count += straddles ? 1 : 0;
+  }
+  part.communicator.sum(&count, 1);
+  return static_cast<Index>(count);
+}
+
 } // namespace
 
 PmlLayer add_pml_layer(Stretching& stretching, mesh::Mesh const& mesh, mesh::Topology const& topology,
@@ -427,6 +454,7 @@ PmlLayer add_pml_layer(Stretching& stretching, mesh::Mesh const& mesh, mesh::Top
   auto stretches = piece_shapes(m, in_layer, pieces, interface, layer.element_size, *part);
   set_profiles(stretches, profile, cells.fastest, layer);
   set_jacobians(stretching, mesh, in_layer, pieces, stretches, vertex_depth, layer.thickness);
+  layer.straddling_tets = straddling_tets(mesh, in_layer, pieces, stretches, layer.element_size, *part);
   return layer;
 }
 

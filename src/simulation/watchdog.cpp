@@ -96,6 +96,13 @@ std::string Simulation::Impl::growth_causes() const
     causes.push_back("an active dispersive model (fitted poles must be passive)");
   if (!config.pml.empty())
     causes.push_back("a matched layer too steep for its mesh (a larger reflection, a thicker layer)");
+  for (auto const& layer : problem.layers)
+    if (layer.straddling_tets > 0)
+      causes.push_back("a shell meshed as one volume: " + std::to_string(layer.straddling_tets) + " tets of PML '" +
+                       layer.name +
+                       "' straddle a plane where one axis's stretch starts (mesh the shell as 26 blocks, six "
+                       "slabs, twelve bars and eight corners, fragmented with the domain: docs/method/open_regions.md, "
+                       "section 3)");
   if (std::any_of(config.sources.begin(), config.sources.end(),
                   [](io::Source const& source) { return source.waveform.kind == solver::WaveformKind::sine; }))
     causes.push_back("a sine driving a lossless resonator at a resonance (add a loss or an open boundary)");

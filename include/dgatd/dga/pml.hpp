@@ -35,6 +35,10 @@ struct PmlLayer {
   double element_size = 0; // mean edge length of its tets
   double alpha_max = 0;    // 1/s
   double shift = 0;        // 1/s, PmlProfile::shift
+  // Tets of its bent pieces with corners on both sides of a plane where one axis's stretch starts:
+  // a shell meshed as one volume, whose interpolated stretch smears that axis's kink across the
+  // others and can grow (docs/method/open_regions.md, section 3).
+  Index straddling_tets = 0;
 };
 
 // A mesh that is one rank's part of a whole (a run from parts on disk, where no rank holds the whole
