@@ -117,9 +117,11 @@ class Probe:
 
 class Port:
     """A port's series at t = m dt: incident (what it launched) and voltage (V); for a lumped port its
-    resistance (ohm) and current (A)."""
+    resistance (ohm) and current (A); for a matched port its wave admittance far above cutoff (S) and
+    its cutoff (rad/s), zero in files written before they were recorded."""
 
-    units = {"time": "s", "incident": "V", "voltage": "V", "current": "A", "resistance": "ohm"}
+    units = {"time": "s", "incident": "V", "voltage": "V", "current": "A", "resistance": "ohm",
+             "admittance": "S", "cutoff": "rad/s"}
 
     def __init__(self, d):
         self.name = d["name"]
@@ -128,6 +130,8 @@ class Port:
         self.voltage = d["voltage"]
         self.current = d["current"]
         self.resistance = d["resistance"]
+        self.admittance = d["admittance"]
+        self.cutoff = d["cutoff"]
         self.time = np.arange(len(self.voltage)) * self.dt
 
     def __repr__(self):

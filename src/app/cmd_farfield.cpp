@@ -31,7 +31,7 @@ int run_far_field(FarFieldOptions const& options)
   auto const records = io::require_far_fields(options.file);
   auto const ports = io::read_ports(options.file);
   bool fed = false;
-  for (auto const& port : ports) fed = fed || port.resistance > 0;
+  for (auto const& port : ports) fed = fed || io::port_power_known(port);
   for (auto const& record : records) {
     auto const patterns = io::far_field_patterns(record, options.theta_step, options.phi_step, options.cuts);
     bool const rcs = record.has_incident;
@@ -62,7 +62,7 @@ int run_far_field(FarFieldOptions const& options)
       if (fed) {
         // Gain refers the strongest intensity to the power the ports put in, realized gain to the
         // power their sources could give: 4 pi U / P = D P_rad / P.
-        auto const power = io::lumped_port_power(ports, p.frequency);
+        auto const power = io::port_power(ports, p.frequency);
         double const intensity = p.strongest.directivity * p.radiated;
         std::printf("   %20.4f  %11.3f  %19.3f", p.radiated / power.accepted,
                     10 * std::log10(std::max(intensity / power.accepted, 1e-300)),

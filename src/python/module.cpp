@@ -306,6 +306,8 @@ py::list ports(std::string const& path)
     d["voltage"] = array_of(port.voltage);
     d["resistance"] = port.resistance;
     d["current"] = array_of(port.current);
+    d["admittance"] = port.admittance;
+    d["cutoff"] = port.cutoff;
     list.append(d);
   }
   return list;
@@ -390,7 +392,7 @@ py::list far_fields(std::string const& path, double theta_step, double phi_step,
       for (auto const& cut : p.cuts) cut_list.append(sample_columns(cut));
       d["cut_phis"] = p.cut_phis;
       d["cuts"] = cut_list;
-      auto const power = io::lumped_port_power(port_records, p.frequency);
+      auto const power = io::port_power(port_records, p.frequency);
       d["accepted"] = power.accepted;
       d["available"] = power.available;
       patterns.append(d);

@@ -73,6 +73,8 @@ PortSeries PortAdmittance::series(std::string name) const
   PortSeries series;
   series.name = std::move(name);
   series.voltage = voltage_;
+  series.admittance = admittance_;
+  series.cutoff = cutoff_;
   for (std::size_t m = 0; m < voltage_.size(); ++m) series.incident.push_back(incident_(m * dt_));
   return series;
 }

@@ -1,8 +1,13 @@
 // Matched ports and S-parameters (issue 10, acceptance 2(c)): a WR-90 guide (22.86 x 10.16 mm,
 // TE10 cutoff 6.557 GHz) between two matched TE10 ports, the first driven by a modulated Gaussian
 // over 8-12 GHz, the second only receiving. Through the real executable (dgatd run, then dgatd
-// sparams): |S11| <= -30 dB over 8-12 GHz and the phase of S21 equals -beta L within 1 %.
+// sparams): |S11| <= -30 dB over 8-12 GHz and the phase of S21 equals -beta L within 1 %. The
+// ports' powers (io::port_power, what dgatd farfield refers gain to) balance: the lossless guide
+// accepts nothing of what the driven port makes available.
 #include "run_helpers.hpp"
+
+#include "dgatd/io/analysis/results.hpp"
+#include "dgatd/io/analysis/sparams.hpp"
 
 #include <gtest/gtest.h>
 
@@ -107,6 +112,21 @@ progress = false
   // A lossless guide between two matched ports passes everything: |S21|^2 = 1 - |S11|^2 (0.01 dB
   // at -30 dB). The bar is the mesh's own dispersion of the ports' admittance, well under 0.1 dB.
   EXPECT_LT(worst_s21, 0.1);
+
+  // Each port records the TE10 wave's admittance, 1/eta0 far above cutoff, and the cutoff; with them
+  // the power the guide accepts, what the driven port puts in less what both ports absorb, is
+  // nothing: within 2.3 % of the available power (the 0.1 dB that |S21| may lose) plus |S11|^2.
+  auto const ports = dgatd::io::read_ports(scratch.file("guide.h5"));
+  ASSERT_EQ(ports.size(), 2u);
+  for (auto const& port : ports) {
+    EXPECT_NEAR(port.admittance, 1 / 376.730313668, 1e-9) << port.name;
+    EXPECT_NEAR(port.cutoff, 2 * M_PI * cutoff, 1e-6 * 2 * M_PI * cutoff) << port.name;
+  }
+  for (auto const& r : rows) {
+    auto const power = dgatd::io::port_power(ports, r.frequency);
+    ASSERT_GT(power.available, 0) << r.frequency;
+    EXPECT_LT(std::abs(power.accepted) / power.available, 0.023 + 1e-3) << r.frequency;
+  }
 }
 
 } // namespace

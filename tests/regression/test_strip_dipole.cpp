@@ -61,7 +61,7 @@ TEST(StripDipole, ResonatesNearHalfAWavelengthAndRadiatesWhatItAccepts)
   ASSERT_EQ(records.size(), 1u);
   auto const patterns = dgatd::io::far_field_patterns(records.front(), 2.0, 5.0, {});
   for (auto const& p : patterns) {
-    auto const power = dgatd::io::lumped_port_power(ports, p.frequency);
+    auto const power = dgatd::io::port_power(ports, p.frequency);
     double const directivity_db = 10 * std::log10(p.strongest.directivity);
     std::printf("%.3f GHz: directivity %.3f dBi (half-wave dipole 2.15), far field / accepted %.4f, far field / "
                 "flux %.4f\n",

@@ -29,6 +29,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace dgatd::solver {
@@ -192,8 +193,15 @@ public:
   std::vector<LumpedPortSeries> const& ports() const { return ports_; }
   void add_records(TermRecords& records) const override
   {
-    for (auto const& port : ports_)
-      records.ports.push_back({port.name, port.incident, port.voltage, port.resistance, port.current});
+    for (auto const& port : ports_) {
+      PortSeries series;
+      series.name = port.name;
+      series.incident = port.incident;
+      series.voltage = port.voltage;
+      series.resistance = port.resistance;
+      series.current = port.current;
+      records.ports.push_back(std::move(series));
+    }
   }
 
   std::string name() const override { return "lumped_elements"; }

@@ -17,6 +17,11 @@ struct PortSeries {
   std::vector<double> voltage;
   double resistance = 0;       // a lumped port's reference resistance, ohms; 0 for a matched port
   std::vector<double> current; // a lumped port's; empty for a matched port
+  // A matched port's wave admittance far above its cutoff (S) and the cutoff (rad/s); 0 for a lumped
+  // port. A wave of modal voltage V at omega carries 1/2 Y(omega) |V|^2, Y(omega) = admittance
+  // sqrt(1 - (cutoff / omega)^2).
+  double admittance = 0;
+  double cutoff = 0;
 };
 
 } // namespace dgatd::solver

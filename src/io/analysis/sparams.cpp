@@ -30,6 +30,21 @@ double peak_of(std::vector<double> const& x, std::size_t from = 0)
   return peak;
 }
 
+// A matched port's wave admittance at f: its TE mode carries no power below cutoff.
+double wave_admittance(PortRecord const& port, double f)
+{
+  double const ratio = port.cutoff / (2 * M_PI * f);
+  return ratio < 1 ? port.admittance * std::sqrt(1 - ratio * ratio) : 0.0;
+}
+
+// The wave leaving through a matched port: its total less what it launched.
+std::vector<double> leaving(PortRecord const& port)
+{
+  std::vector<double> wave(port.voltage.size());
+  for (std::size_t m = 0; m < wave.size(); ++m) wave[m] = port.voltage[m] - port.incident[m];
+  return wave;
+}
+
 } // namespace
 
 SParameters s_parameters(std::vector<PortRecord> const& ports, std::string const& path, double fmin, double fmax,
@@ -100,44 +115,55 @@ SParameters s_parameters(std::vector<PortRecord> const& ports, std::string const
 
   double const incident_peak = peak_of(incident);
   result.s.assign(order.size(), {});
-  std::vector<std::vector<double>> leaving(order.size());
+  std::vector<std::vector<double>> waves(order.size());
   for (std::size_t k = 0; k < order.size(); ++k) {
-    for (std::size_t m = 0; m < incident.size(); ++m)
-      leaving[k].push_back(order[k]->voltage[m] - order[k]->incident[m]);
-    result.tail =
-        std::max(result.tail, peak_of(leaving[k], leaving[k].size() - leaving[k].size() / 10) / incident_peak);
+    waves[k] = leaving(*order[k]);
+    result.tail = std::max(result.tail, peak_of(waves[k], waves[k].size() - waves[k].size() / 10) / incident_peak);
   }
-  // A lumped port's record is in volts across its resistance (a sqrt(R)): waves at ports of other
-  // resistances compare as powers.
-  std::vector<double> scale(order.size(), 1.0);
-  if (lumped) {
-    result.resistance = order[0]->resistance;
-    for (std::size_t k = 0; k < order.size(); ++k) scale[k] = std::sqrt(order[0]->resistance / order[k]->resistance);
-  }
+  // Waves at ports loaded otherwise compare as powers: a lumped port's record is in volts across its
+  // resistance (a sqrt(R)), a matched port's carries 1/2 Y(f) |V|^2 (a sqrt(Y(f))), the same for
+  // ports of one fill and kind, which files written before the admittance was recorded have.
+  bool const admittances = std::all_of(order.begin(), order.end(), [](auto const* p) { return p->admittance > 0; });
+  auto scale = [&](std::size_t k, double f) {
+    if (lumped) return std::sqrt(order[0]->resistance / order[k]->resistance);
+    double const driven = admittances ? wave_admittance(*order[0], f) : 0.0;
+    return driven > 0 ? std::sqrt(wave_admittance(*order[k], f) / driven) : 1.0;
+  };
+  if (lumped) result.resistance = order[0]->resistance;
   for (std::size_t i = 0; i < points; ++i) {
     double const f = points == 1 ? fmin : fmin + (fmax - fmin) * static_cast<double>(i) / (points - 1);
     result.frequency.push_back(f);
     std::complex<double> const a = spectrum_at(incident, dt, f);
-    for (std::size_t k = 0; k < order.size(); ++k) result.s[k].push_back(scale[k] * spectrum_at(leaving[k], dt, f) / a);
+    for (std::size_t k = 0; k < order.size(); ++k)
+      result.s[k].push_back(scale(k, f) * spectrum_at(waves[k], dt, f) / a);
     if (lumped)
       result.impedance.push_back(spectrum_at(order[0]->voltage, dt, f) / spectrum_at(order[0]->current, dt, f));
   }
   return result;
 }
 
-PortPower lumped_port_power(std::vector<PortRecord> const& ports, double f)
+bool port_power_known(PortRecord const& port) { return port.resistance > 0 || port.admittance > 0; }
+
+PortPower port_power(std::vector<PortRecord> const& ports, double f)
 {
   PortPower power;
   for (auto const& port : ports) {
-    if (!(port.resistance > 0)) continue;
-    // Samples at t = (m + 1/2) dt; the half-step's phase cancels in both products.
+    // Samples at t = (m + 1/2) dt (lumped) or m dt (matched); the phase of the sampling cancels in
+    // every product.
     double const dt = port.dt;
-    std::complex<double> const v = dt * spectrum_at(port.voltage, dt, f);
-    std::complex<double> const i = dt * spectrum_at(port.current, dt, f);
     std::complex<double> const a = dt * spectrum_at(port.incident, dt, f);
-    power.accepted += 0.5 * std::real(v * std::conj(i));
-    // |V_s|^2 / (8 R) with V_s = 2 a.
-    power.available += std::norm(a) / (2 * port.resistance);
+    if (port.resistance > 0) {
+      std::complex<double> const v = dt * spectrum_at(port.voltage, dt, f);
+      std::complex<double> const i = dt * spectrum_at(port.current, dt, f);
+      power.accepted += 0.5 * std::real(v * std::conj(i));
+      // |V_s|^2 / (8 R) with V_s = 2 a.
+      power.available += std::norm(a) / (2 * port.resistance);
+    } else if (port.admittance > 0) {
+      double const y = wave_admittance(port, f);
+      std::complex<double> const b = dt * spectrum_at(leaving(port), dt, f);
+      power.accepted += 0.5 * y * (std::norm(a) - std::norm(b));
+      power.available += 0.5 * y * std::norm(a);
+    }
   }
   return power;
 }

@@ -446,6 +446,10 @@ void Hdf5Writer::write_port(solver::PortSeries const& port, double dt)
   s.writer.attribute(group.get(), "dt", dt);
   s.writer.dataset(group.get(), "incident", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, incident.size(), 0, incident.data());
   s.writer.dataset(group.get(), "voltage", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, voltage.size(), 0, voltage.data());
+  if (port.admittance > 0) {
+    s.writer.attribute(group.get(), "admittance", port.admittance);
+    s.writer.attribute(group.get(), "cutoff", port.cutoff);
+  }
   if (port.resistance > 0) {
     s.writer.attribute(group.get(), "resistance", port.resistance);
     s.writer.dataset(group.get(), "current", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, port.current.size(), 0,

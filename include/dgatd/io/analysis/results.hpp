@@ -56,6 +56,10 @@ struct PortRecord {
   // empty for a matched port (solver::PortSeries).
   double resistance = 0;
   std::vector<double> current;
+  // A matched port's wave admittance far above cutoff (S) and cutoff (rad/s) (solver::PortSeries); 0
+  // for a lumped port and in files written before they were recorded.
+  double admittance = 0;
+  double cutoff = 0;
 };
 
 // The mesh the run at path stepped (/mesh), in its locality ordering.

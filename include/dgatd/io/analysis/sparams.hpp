@@ -32,15 +32,21 @@ struct SParameters {
 SParameters s_parameters(std::vector<PortRecord> const& ports, std::string const& path, double fmin = 0,
                          double fmax = 0, std::size_t points = 201);
 
-// The lumped ports' power at frequency f, as spectral densities (W / Hz^2) like the far field's
-// (far_field.hpp): accepted, 1/2 Re(V conj(I)) summed over the ports (what the structure takes in,
-// less what receiving ports absorb), and available, |V_s|^2 / (8 R) of the driven ones. Zero
-// without lumped ports.
+// The ports' power at frequency f, as spectral densities (W / Hz^2) like the far field's
+// (far_field.hpp): accepted, what the structure takes in less what receiving ports absorb, summed
+// over the ports, and available, what the driven ones could give. A lumped port's accepted power is
+// 1/2 Re(V conj(I)), its available |V_s|^2 / (8 R); a matched port's 1/2 Y(f) (|A|^2 - |B|^2) and
+// 1/2 Y(f) |A|^2, A and B the spectra of the wave it launches and of the one leaving through it, Y(f)
+// its wave admittance (PortRecord::admittance). Zero without ports that record how they are loaded.
 struct PortPower {
   double accepted = 0;
   double available = 0;
 };
-PortPower lumped_port_power(std::vector<PortRecord> const& ports, double f);
+PortPower port_power(std::vector<PortRecord> const& ports, double f);
+
+// Whether port_power can weigh the port: a lumped port, or a matched one whose admittance its run
+// recorded.
+bool port_power_known(PortRecord const& port);
 
 // CSV: frequency_hz, then |S_k1| in dB and its phase in degrees per port, then for lumped ports
 // zin_re_ohm and zin_im_ohm.
