@@ -17,6 +17,7 @@
 #include "dgatd/instances.hpp"
 #include "dgatd/kernels/upload.hpp"
 #include "dgatd/solver/lumped_stencil.hpp"
+#include "dgatd/solver/port_series.hpp"
 #include "dgatd/solver/term.hpp"
 #include "dgatd/solver/term_recipe.hpp"
 #include "dgatd/solver/waveform_shape.hpp"
@@ -139,13 +140,6 @@ struct KiteStart {
 
 } // namespace kernels_lumped
 
-// One port's record: per step, V_s / 2, V and I_in at t^(n+1/2).
-struct LumpedPortSeries {
-  std::string name;
-  double resistance = 0;
-  std::vector<double> incident, voltage, current;
-};
-
 template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>>
 class LumpedElements final : public Term<ExecutionSpace, TetLayout> {
 public:
@@ -186,22 +180,18 @@ public:
     for (std::size_t k = 0; k < n; ++k) places_.push_back(static_cast<Index>(k));
     whole_sheet_ = sheet;
     for (auto const& s : sheets_)
-      if (s.port) ports_.push_back({s.name, s.resistance, {}, {}, {}});
+      if (s.port) {
+        PortSeries record;
+        record.name = s.name;
+        record.resistance = s.resistance;
+        ports_.push_back(std::move(record));
+      }
   }
 
   // The ports' records so far, in the order of the sheets.
-  std::vector<LumpedPortSeries> const& ports() const { return ports_; }
   void add_records(TermRecords& records) const override
   {
-    for (auto const& port : ports_) {
-      PortSeries series;
-      series.name = port.name;
-      series.incident = port.incident;
-      series.voltage = port.voltage;
-      series.resistance = port.resistance;
-      series.current = port.current;
-      records.ports.push_back(std::move(series));
-    }
+    records.ports.insert(records.ports.end(), ports_.begin(), ports_.end());
   }
 
   std::string name() const override { return "lumped_elements"; }
@@ -352,7 +342,8 @@ private:
   HostSums host_field_sums_, host_current_sums_;
   IndexView rows_, row_offsets_, entry_kite_;
   Flat entry_weight_;
-  std::vector<LumpedPortSeries> ports_;
+  // Per port, per step: V_s / 2, V and I_in at t^(n+1/2).
+  std::vector<PortSeries> ports_;
   // Per kite its key and place (LumpedStencil::kite_keys), and per place the kite's sheet.
   std::vector<std::array<Index, 3>> keys_;
   std::vector<Index> places_, whole_sheet_;
