@@ -38,11 +38,12 @@ inline dgatd::simulation::Problem lossy_box(double sigma)
   return dgatd::simulation::make_problem(std::move(mesh), std::move(materials), {});
 }
 
-// A mesh with a matched layer (region 2) and its operators.
+// A mesh with a matched layer (region 2), the layer as add_pml_layer found it, and the operators.
 struct LayeredProblem {
   dgatd::mesh::Mesh mesh;
   dgatd::mesh::Topology topology;
   dgatd::mesh::Geometry geometry;
+  dgatd::dga::PmlLayer layer;
   dgatd::dga::HostOperators operators;
 };
 
@@ -79,23 +80,23 @@ inline LayeredProblem layered_guide(double length, int cells, double layer, dgat
   dgatd::dga::Materials materials{std::vector<double>(n, 1.0), std::vector<double>(n, 1.0), {}};
   std::vector<char> in_layer(n);
   for (std::size_t t = 0; t < n; ++t) in_layer[t] = g.mesh.tet_region[t] == 2;
-  auto const found = dgatd::dga::add_pml_layer(materials.stretching, g.mesh, g.topology, g.geometry, materials,
-                                               in_layer, profile, "ends");
-  std::printf("layer: %d tets, %.4f thick, alpha_max %.3f\n", static_cast<int>(found.num_tets), found.thickness,
-              found.alpha_max);
+  g.layer = dgatd::dga::add_pml_layer(materials.stretching, g.mesh, g.topology, g.geometry, materials, in_layer,
+                                      profile, "ends");
+  std::printf("layer: %d tets, %.4f thick, alpha_max %.3f\n", static_cast<int>(g.layer.num_tets), g.layer.thickness,
+              g.layer.alpha_max);
   g.operators = dgatd::dga::assemble(g.mesh, g.topology, g.geometry, materials, kinds, options);
   return g;
 }
 
-// A jittered unit cube of cells^3 Kuhn cubes in PEC, whose tets within `layer` of its faces (by
-// their centroid) form a matched shell: slabs stretched along one axis, bars along two, corners along
-// three.
+// A unit cube of cells^3 Kuhn cubes in PEC, its interior vertices moved by up to `jitter` cells,
+// whose tets within `layer` of its faces (by their centroid) form a matched shell meshed as one
+// volume: slabs stretched along one axis, bars along two, corners along three.
 inline LayeredProblem shelled_box(int cells, double layer, dgatd::dga::AssemblyOptions const& options = {},
-                                  dgatd::dga::PmlProfile const& profile = {})
+                                  dgatd::dga::PmlProfile const& profile = {}, double jitter = 0.2)
 {
   dgatd::mesh::StructuredBox box;
   for (int k = 0; k < 3; ++k) box.cells[k] = cells;
-  box.jitter = 0.2;
+  box.jitter = jitter;
   LayeredProblem g;
   g.mesh = dgatd::mesh::structured_box(box);
   for (std::size_t t = 0; t < g.mesh.tets.size(); ++t) {
@@ -113,10 +114,10 @@ inline LayeredProblem shelled_box(int cells, double layer, dgatd::dga::AssemblyO
   dgatd::dga::Materials materials{std::vector<double>(n, 1.0), std::vector<double>(n, 1.0), {}};
   std::vector<char> in_layer(n);
   for (std::size_t t = 0; t < n; ++t) in_layer[t] = g.mesh.tet_region[t] == 2;
-  auto const found = dgatd::dga::add_pml_layer(materials.stretching, g.mesh, g.topology, g.geometry, materials,
-                                               in_layer, profile, "shell");
-  std::printf("shell: %d tets, %.4f thick, alpha_max %.3f\n", static_cast<int>(found.num_tets), found.thickness,
-              found.alpha_max);
+  g.layer = dgatd::dga::add_pml_layer(materials.stretching, g.mesh, g.topology, g.geometry, materials, in_layer,
+                                      profile, "shell");
+  std::printf("shell: %d tets, %.4f thick, alpha_max %.3f\n", static_cast<int>(g.layer.num_tets), g.layer.thickness,
+              g.layer.alpha_max);
   g.operators = dgatd::dga::assemble(g.mesh, g.topology, g.geometry, materials, kinds, options);
   return g;
 }

@@ -3,12 +3,8 @@
 #include "loss_fixtures.hpp"
 
 #include "dgatd/dga/operators.hpp"
-#include "dgatd/dga/pml.hpp"
 #include "dgatd/error.hpp"
-#include "dgatd/mesh/geometry.hpp"
-#include "dgatd/mesh/structured.hpp"
 #include "dgatd/mesh/surfaces.hpp"
-#include "dgatd/mesh/topology.hpp"
 #include "dgatd/solver/stencils.hpp"
 #include "dgatd/vec3.hpp"
 
@@ -78,36 +74,16 @@ TEST(MatchedLayers, ThinnerThanTwoElementLayersIsRefused)
   }
 }
 
-// A unit cube of 16^3 Kuhn cubes whose tets with a centroid within 0.25 of a face form a shell
-// meshed as one volume, the cube's vertices moved by up to `jitter` cells.
-dgatd::dga::PmlLayer one_volume_shell(double jitter)
-{
-  dgatd::mesh::StructuredBox box;
-  for (int k = 0; k < 3; ++k) box.cells[k] = 16;
-  box.jitter = jitter;
-  auto mesh = dgatd::mesh::structured_box(box);
-  std::vector<char> in_layer(mesh.tets.size(), 0);
-  for (std::size_t t = 0; t < mesh.tets.size(); ++t) {
-    Vec3 centroid{0, 0, 0};
-    for (auto v : mesh.tets[t]) centroid = dgatd::add(centroid, dgatd::scaled(mesh.points[v], 0.25));
-    for (double const x : centroid) in_layer[t] = in_layer[t] || x < 0.25 || x > 0.75;
-  }
-  auto const topology = dgatd::mesh::build_topology(mesh);
-  auto const geometry = dgatd::mesh::build_geometry(mesh, topology);
-  std::size_t const n = mesh.tets.size();
-  dgatd::dga::Materials materials{std::vector<double>(n, 1.0), std::vector<double>(n, 1.0), {}};
-  return dgatd::dga::add_pml_layer(materials.stretching, mesh, topology, geometry, materials, in_layer, {}, "shell");
-}
-
 // A shell's tets that straddle a plane of its box, where one axis's stretch starts, are what make a
 // shell meshed as one volume grow (docs/method/open_regions.md, section 3); a run that grows names
 // them. On the grid the box's planes are grid planes, which no tet crosses; moving the vertices lets
 // the tets beside the planes cross them.
 TEST(MatchedLayers, ShellTetsAcrossAPlaneWhereAStretchStartsAreCounted)
 {
-  auto const aligned = one_volume_shell(0.0);
+  // 16^3 cells, the tets within 0.25 of a face in the shell.
+  auto const aligned = dgatd::testing::shelled_box(16, 0.25, {}, {}, 0.0).layer;
   EXPECT_EQ(aligned.straddling_tets, 0);
-  auto const jittered = one_volume_shell(0.2);
+  auto const jittered = dgatd::testing::shelled_box(16, 0.25, {}, {}, 0.2).layer;
   EXPECT_GT(jittered.straddling_tets, 0);
   EXPECT_LT(jittered.straddling_tets, jittered.num_tets / 2) << "only tets beside the box's six planes cross them";
 }

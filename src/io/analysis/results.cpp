@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <stdexcept>
+#include <utility>
 
 namespace dgatd::io {
 
@@ -206,12 +207,11 @@ std::vector<PortRecord> read_ports(std::string const& path)
     record.voltage = hdf5::read_rows<double>(file.get(), group + "/voltage", 0, path, voltage);
     if (incident != voltage)
       throw Error(path, group + ": incident and voltage differ in length", "the file may be damaged");
-    for (auto [key, value] : {std::pair{"admittance", &record.admittance}, std::pair{"cutoff", &record.cutoff}}) {
-      if (H5Aexists_by_name(file.get(), group.c_str(), key, H5P_DEFAULT) <= 0) continue;
-      Handle const a(H5Aopen_by_name(file.get(), group.c_str(), key, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-      if (!a.valid() || H5Aread(a.get(), H5T_NATIVE_DOUBLE, value) < 0 || !(*value >= 0))
+    Handle const port_group(H5Gopen(file.get(), group.c_str(), H5P_DEFAULT), H5Gclose);
+    for (auto [key, value] : {std::pair{"admittance", &record.admittance}, std::pair{"cutoff", &record.cutoff}})
+      if (port_group.valid() && H5Aexists(port_group.get(), key) > 0 &&
+          (!hdf5::read_attribute(port_group.get(), key, H5T_NATIVE_DOUBLE, value) || !(*value >= 0)))
         throw Error(path, group + " has an unreadable " + key, "the file may be damaged");
-    }
     if (H5Aexists_by_name(file.get(), group.c_str(), "resistance", H5P_DEFAULT) > 0) {
       Handle const r(H5Aopen_by_name(file.get(), group.c_str(), "resistance", H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
       if (!r.valid() || H5Aread(r.get(), H5T_NATIVE_DOUBLE, &record.resistance) < 0 || !(record.resistance > 0))
