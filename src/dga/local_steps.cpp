@@ -127,26 +127,40 @@ std::vector<double> tet_steps(mesh::MeshView const& m, std::vector<double> const
   return steps;
 }
 
-StepLevels step_levels(mesh::Topology const& topology, std::vector<double> const& tet_dt, double safety, int max_levels)
+std::vector<int> tet_doublings(std::vector<double> const& tet_dt, double dt0, int max_levels)
 {
-  StepLevels levels;
-  if (tet_dt.empty()) return levels;
-  levels.dt0 = safety * *std::min_element(tet_dt.begin(), tet_dt.end());
-  levels.tet_level.resize(tet_dt.size());
+  std::vector<int> doublings(tet_dt.size());
   for (std::size_t t = 0; t < tet_dt.size(); ++t)
-    levels.tet_level[t] = std::min(max_levels - 1, static_cast<int>(std::floor(std::log2(tet_dt[t] / levels.dt0))));
-  // Lower a tet more than one level above a face neighbour until none is: levels only fall, each
-  // pass settles at least the tets next to the finest unsettled level, so at most max_levels passes.
+    doublings[t] = std::min(max_levels - 1, static_cast<int>(std::floor(std::log2(tet_dt[t] / dt0))));
+  return doublings;
+}
+
+bool limit_level_jumps(mesh::Topology const& topology, std::vector<int>& tet_level)
+{
+  // Levels only fall, each pass settles at least the tets next to the finest unsettled level, so at
+  // most as many passes as levels.
+  bool lowered = false;
   for (bool changed = true; changed;) {
     changed = false;
     for (Index t = 0; t < topology.num_tets(); ++t)
       for (Index f : topology.tet_faces[t])
         for (Index across : topology.face_tets[f])
-          if (across >= 0 && levels.tet_level[t] > levels.tet_level[across] + 1) {
-            levels.tet_level[t] = levels.tet_level[across] + 1;
+          if (across >= 0 && tet_level[t] > tet_level[across] + 1) {
+            tet_level[t] = tet_level[across] + 1;
             changed = true;
           }
+    lowered = lowered || changed;
   }
+  return lowered;
+}
+
+StepLevels step_levels(mesh::Topology const& topology, std::vector<double> const& tet_dt, double safety, int max_levels)
+{
+  StepLevels levels;
+  if (tet_dt.empty()) return levels;
+  levels.dt0 = safety * *std::min_element(tet_dt.begin(), tet_dt.end());
+  levels.tet_level = tet_doublings(tet_dt, levels.dt0, max_levels);
+  limit_level_jumps(topology, levels.tet_level);
   int const used = 1 + *std::max_element(levels.tet_level.begin(), levels.tet_level.end());
   levels.tets.assign(static_cast<std::size_t>(used), 0);
   double updates = 0;

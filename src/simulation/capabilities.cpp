@@ -128,8 +128,7 @@ std::vector<Capability> make_capabilities()
          return line_if(assembled, c.solver.formulation_line);
        }},
       {"[time] local_steps", "[time] local_steps", "levels of halving steps (graded meshes)",
-       runs_except({{M::over_ranks, "set [time] local_steps = \"off\", or run without mpirun"},
-                    {M::assembled, "set [time] local_steps = \"off\" (local steps are the fractioned scheme's)"}},
+       runs_except({{M::assembled, "set [time] local_steps = \"off\" (local steps are the fractioned scheme's)"}},
                    {M::local_steps}),
        [](io::Config const& c) { return line_if(c.time.local_steps > 1, c.time.local_steps_line); }},
   };

@@ -4,6 +4,7 @@
 #include "dgatd/io/output/hdf5_writer.hpp"
 #include "dgatd/mesh/ordering.hpp"
 #include "dgatd/solver/formulations.hpp"
+#include "dgatd/solver/local_step_plan.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <ostream>
 #include <utility>
 
@@ -137,19 +139,32 @@ std::vector<double> const& Simulation::Impl::own_tet_steps()
   return local_tet_steps;
 }
 
+double Simulation::Impl::smallest_own_step()
+{
+  auto const& own = own_tet_steps();
+  std::vector<double> const smallest{own.empty() ? std::numeric_limits<double>::infinity()
+                                                 : *std::min_element(own.begin(), own.end())};
+  auto const everyone = over_ranks ? parallel::all_gathered(*communicator, smallest) : smallest;
+  return *std::min_element(everyone.begin(), everyone.end());
+}
+
 // The levels from each tet's own step in its materials (dga::tet_steps, dga::step_levels) with a
 // margin: a tet steps 2^j times the finest level's step where its own step is margin times 2^j the
 // smallest; the tets the terms need on the coarse level stay there (solver::local_step_plan_for_steps).
-void Simulation::Impl::set_local_steps(double margin)
+// Over ranks (part not null) the part's levels are the whole mesh's (solver::LocalStepRanks).
+void Simulation::Impl::set_local_steps(double margin, parallel::MeshPart const* part)
 {
   // Each own step over the margin, the smallest kept: the tets below it are the finest level.
   auto const& own = own_tet_steps();
   double const smallest = smallest_own_step();
   std::vector<double> steps(own.size());
   for (std::size_t t = 0; t < steps.size(); ++t) steps[t] = std::max(smallest, own[t] / margin);
-  auto const doublings = dga::step_levels(problem.topology, steps, 1.0, config.time.local_steps).tet_level;
+  std::optional<solver::LocalStepRanks> over_ranks;
+  if (part) over_ranks.emplace(solver::LocalStepRanks{*communicator, *part});
+  auto const* ranks = over_ranks ? &*over_ranks : nullptr;
+  auto const doublings = solver::step_doublings(problem.topology, steps, smallest, config.time.local_steps, ranks);
   auto const local = solver::local_step_plan_for_steps(problem.operators, doublings, config.time.local_steps,
-                                                       formulation->local_step_coarse_tets());
+                                                       formulation->local_step_coarse_tets(), ranks);
   formulation->set_local_steps(local);
   plan.local_levels = static_cast<int>(local.levels.size());
   plan.local_work_ratio = local.work_ratio();
@@ -174,11 +189,11 @@ void Simulation::Impl::set_local_steps(double margin)
 // meshed at h_sphere = 0.01 (smallest own step 0.025 dt_max, two slivers 30 times below the tets next
 // in line) the levels stayed unstable up to a margin of 25, beyond the reach of the attempts (7.8),
 // and the run stopped.
-void Simulation::Impl::choose_local_steps(solver::StabilityBound const& bound)
+void Simulation::Impl::choose_local_steps(solver::StabilityBound const& bound, parallel::MeshPart const* part)
 {
   double const first_margin = std::max(1.0, local_own_step_floor * bound.dt_max / smallest_own_step());
   for (int attempt = 0;; ++attempt) {
-    set_local_steps(first_margin * std::pow(1 / config.time.safety, attempt));
+    set_local_steps(first_margin * std::pow(1 / config.time.safety, attempt), part);
     plan = plan_time_steps(config, bound, solver::coarse_step_limit(plan.local_levels), plan);
     if (plan.local_levels == 1) return;
     auto const spectrum = formulation->local_step_spectrum(plan.dt, local_spectrum_tolerance, local_spectrum_tolerance);
@@ -193,7 +208,7 @@ void Simulation::Impl::choose_local_steps(solver::StabilityBound const& bound)
                   "set [time] dt = \"auto\", fewer levels in [time] local_steps, or local_steps = \"off\"");
     if (attempt == max_local_step_attempts) {
       // No margin tried made the levels stable: one global step, said in the run's summary.
-      set_local_steps(std::numeric_limits<double>::infinity());
+      set_local_steps(std::numeric_limits<double>::infinity(), part);
       plan = plan_time_steps(config, bound, solver::coarse_step_limit(plan.local_levels), plan);
       plan.local_levels_unstable = true;
       return;
@@ -201,17 +216,17 @@ void Simulation::Impl::choose_local_steps(solver::StabilityBound const& bound)
   }
 }
 
-void Simulation::Impl::plan_steps(io::Checkpoint const* checkpoint)
+void Simulation::Impl::plan_steps(io::Checkpoint const* checkpoint, parallel::MeshPart const* part)
 {
   if (checkpoint) {
     // The checkpoint's dt and levels, not a new estimate: the Lanczos iterations' reductions may
     // round differently on another thread count, and the continuation must be the same run.
-    if (config.time.local_steps > 1) set_local_steps(checkpoint->local_step_margin);
+    if (config.time.local_steps > 1) set_local_steps(checkpoint->local_step_margin, part);
     plan.dt = checkpoint->dt;
     plan.dt_max = checkpoint->dt_max;
     plan.bound_iterations = checkpoint->bound_iterations;
   } else if (config.time.local_steps > 1) {
-    choose_local_steps(formulation->estimate_stability());
+    choose_local_steps(formulation->estimate_stability(), part);
   } else {
     plan = plan_time_steps(config, formulation->estimate_stability(), 1);
   }
@@ -278,7 +293,7 @@ try {
     s.record_part_sizes(*part);
   }
   s.times.setup += clock.lap();
-  s.together([&] { s.plan_steps(checkpoint.get()); });
+  s.together([&] { s.plan_steps(checkpoint.get(), placement->part()); });
   s.times.dt_bound += clock.lap();
   if (checkpoint) {
     s.together([&] { s.restore(*checkpoint); });

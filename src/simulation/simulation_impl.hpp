@@ -150,12 +150,14 @@ struct Simulation::Impl {
     held_terms.losses = communicator->max(problem.operators.lossy_blocks.empty() ? 0 : 1) > 0;
     held_terms.magnetic_stretch = communicator->max(problem.operators.stretched_tets.empty() ? 0 : 1) > 0;
   }
-  void plan_steps(io::Checkpoint const* checkpoint);
-  void set_local_steps(double margin);
-  void choose_local_steps(solver::StabilityBound const& bound);
-  // Each tet's own step, for the levels (dga::tet_steps), computed on first use, and the smallest.
+  // part: this rank's over ranks (collective then), null in one process.
+  void plan_steps(io::Checkpoint const* checkpoint, parallel::MeshPart const* part);
+  void set_local_steps(double margin, parallel::MeshPart const* part);
+  void choose_local_steps(solver::StabilityBound const& bound, parallel::MeshPart const* part);
+  // Each tet's own step, for the levels (dga::tet_steps), computed on first use, and the smallest
+  // (of the whole mesh: collective over ranks).
   std::vector<double> const& own_tet_steps();
-  double smallest_own_step() { return *std::min_element(own_tet_steps().begin(), own_tet_steps().end()); }
+  double smallest_own_step();
   std::vector<double> local_tet_steps;
   // The Lanczos iteration finds the extreme ratios to about 1e-7 of the largest.
   static constexpr double local_spectrum_tolerance = 1e-6;

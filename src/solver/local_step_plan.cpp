@@ -1,8 +1,10 @@
 #include "dgatd/solver/local_step_plan.hpp"
 
+#include "dgatd/dga/local_steps.hpp"
 #include "dgatd/error.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 namespace dgatd::solver {
@@ -17,9 +19,68 @@ std::vector<Index> block_of_each_row(dga::DofLayout const& layout)
   return block_of_row;
 }
 
+// Per block, its owner's value over ranks (from_owners per vertex); the values themselves in one
+// process.
+std::vector<char> blocks_from_owners(dga::DofLayout const& layout, std::vector<char> const& per_block,
+                                     LocalStepRanks const* over_ranks)
+{
+  if (!over_ranks) return per_block;
+  std::vector<char> per_vertex(over_ranks->part.global_vertex.size(), 0);
+  for (Index b = 0; b < layout.num_blocks(); ++b) per_vertex[layout.block_vertex[b]] = per_block[b];
+  per_vertex = parallel::from_owners(over_ranks->communicator, over_ranks->part, per_vertex);
+  std::vector<char> owners(per_block.size());
+  for (Index b = 0; b < layout.num_blocks(); ++b) owners[b] = per_vertex[layout.block_vertex[b]];
+  return owners;
+}
+
+// Over ranks, the largest value on any rank; the value in one process.
+std::int64_t largest(std::int64_t value, LocalStepRanks const* over_ranks)
+{
+  return over_ranks ? over_ranks->communicator.max(value) : value;
+}
+
+// How many tets of the whole mesh pass (counted where owned), and how many there are.
+template <class Passes>
+std::int64_t count_tets(Index num_tets, LocalStepRanks const* over_ranks, Passes const& passes)
+{
+  double count = 0;
+  for (Index t = 0; t < num_tets; ++t)
+    if ((!over_ranks || over_ranks->part.owns_tet[t]) && passes(t)) ++count;
+  if (over_ranks) over_ranks->communicator.sum(&count, 1);
+  return static_cast<std::int64_t>(count);
+}
+
 } // namespace
 
-LocalStepPlan local_step_plan(dga::HostOperators const& ops, std::vector<int> const& tet_level_wished)
+std::vector<int> step_doublings(mesh::Topology const& topology, std::vector<double> const& steps, double dt0,
+                                int max_levels, LocalStepRanks const* over_ranks)
+{
+  auto doublings = dga::tet_doublings(steps, dt0, max_levels);
+  if (!over_ranks) {
+    dga::limit_level_jumps(topology, doublings);
+    return doublings;
+  }
+  // Every part holds both tets of each face of its vertices' stars, so the rule settles across the
+  // parts' edges once each part's lowerings reach the others: rounds of settling the part and
+  // handing the tets it lowered to every rank that holds them, until no part lowers any. Levels only
+  // fall, so every rank ends at the one-process levels (the largest that keep the rule).
+  auto const& part = over_ranks->part;
+  for (;;) {
+    auto const before = doublings;
+    dga::limit_level_jumps(topology, doublings);
+    std::vector<std::int64_t> lowered;
+    for (std::size_t t = 0; t < doublings.size(); ++t)
+      if (doublings[t] != before[t]) lowered.insert(lowered.end(), {part.global_tet[t], doublings[t]});
+    auto const everyone = parallel::all_gathered(over_ranks->communicator, lowered);
+    if (everyone.empty()) return doublings;
+    for (std::size_t i = 0; i < everyone.size(); i += 2)
+      if (Index const t = part.local_tet(static_cast<Index>(everyone[i])); t >= 0)
+        doublings[t] = std::min(doublings[t], static_cast<int>(everyone[i + 1]));
+  }
+}
+
+LocalStepPlan local_step_plan(dga::HostOperators const& ops, std::vector<int> const& tet_level_wished,
+                              LocalStepRanks const* over_ranks)
 {
   auto const num_tets = static_cast<Index>(ops.tet_dofs.size());
   if (static_cast<Index>(tet_level_wished.size()) != num_tets)
@@ -33,16 +94,20 @@ LocalStepPlan local_step_plan(dga::HostOperators const& ops, std::vector<int> co
   auto const block_of_row = block_of_each_row(layout);
 
   LocalStepPlan plan;
-  plan.block_level.assign(num_blocks, 0);
+  std::vector<char> block_level(num_blocks, 0);
   for (Index t = 0; t < num_tets; ++t) {
-    if (tet_level_wished[t] < 0)
+    if (tet_level_wished[t] < 0 || tet_level_wished[t] > max_local_step_level)
       throw Error("local time stepping",
                   "tet " + std::to_string(t) + " wishes level " + std::to_string(tet_level_wished[t]),
-                  "levels count from 0, the coarsest");
+                  "levels count from 0, the coarsest, to " + std::to_string(max_local_step_level));
     for (Index const dof : ops.tet_dofs[t])
       if (dof < num_free)
-        plan.block_level[block_of_row[dof]] = std::max(plan.block_level[block_of_row[dof]], tet_level_wished[t]);
+        block_level[block_of_row[dof]] =
+            std::max(block_level[block_of_row[dof]], static_cast<char>(tet_level_wished[t]));
   }
+  // A halo block misses some of its tets: its owner, which holds them all, says its level.
+  block_level = blocks_from_owners(layout, block_level, over_ranks);
+  plan.block_level.assign(block_level.begin(), block_level.end());
   plan.tet_level.assign(num_tets, 0);
   int finest = 0;
   for (Index t = 0; t < num_tets; ++t) {
@@ -53,15 +118,19 @@ LocalStepPlan local_step_plan(dga::HostOperators const& ops, std::vector<int> co
     finest = std::max(finest, level);
   }
 
-  plan.levels.resize(finest + 1);
-  double updates = 0;
+  // Every rank steps as many levels, each in its turn (the levels' halo exchanges are collective).
+  plan.levels.resize(largest(finest, over_ranks) + 1);
+  double counted[2] = {0, 0}; // tet updates per coarse step, tets
   for (Index t = 0; t < num_tets; ++t) {
     int const level = plan.tet_level[t];
     plan.levels[level].own_tets.push_back(t);
     for (int k = 0; k <= level; ++k) plan.levels[k].tets.push_back(t);
-    updates += static_cast<double>(std::int64_t{1} << level);
+    if (over_ranks && !over_ranks->part.owns_tet[t]) continue;
+    counted[0] += static_cast<double>(std::int64_t{1} << level);
+    ++counted[1];
   }
-  plan.tet_updates_per_step = num_tets > 0 ? updates / num_tets : 1;
+  if (over_ranks) over_ranks->communicator.sum(counted, 2);
+  plan.tet_updates_per_step = counted[1] > 0 ? counted[0] / counted[1] : 1;
   for (Index b = 0; b < num_blocks; ++b)
     for (int k = 0; k <= plan.block_level[b]; ++k) plan.levels[k].blocks.push_back(b);
   for (auto& level : plan.levels) {
@@ -81,7 +150,8 @@ LocalStepPlan local_step_plan(dga::HostOperators const& ops, std::vector<int> co
 }
 
 LocalStepPlan local_step_plan_for_steps(dga::HostOperators const& ops, std::vector<int> const& doublings,
-                                        int max_levels, std::vector<Index> const& coarse_tets)
+                                        int max_levels, std::vector<Index> const& coarse_tets,
+                                        LocalStepRanks const* over_ranks)
 {
   auto const num_tets = static_cast<Index>(ops.tet_dofs.size());
   if (static_cast<Index>(doublings.size()) != num_tets || num_tets == 0 || max_levels < 1)
@@ -89,33 +159,32 @@ LocalStepPlan local_step_plan_for_steps(dga::HostOperators const& ops, std::vect
                 "the steps given are for " + std::to_string(doublings.size()) + " tets with " +
                     std::to_string(max_levels) + " levels, the operators hold " + std::to_string(num_tets) + " tets",
                 "give one step per tet and at least one level");
-  int const steps_allow = std::min(max_levels, 1 + *std::max_element(doublings.begin(), doublings.end()));
-  // The tets that must wish the coarse level: every tet touching a block of a pinned tet.
+  int const steps_allow = std::min(
+      max_levels, 1 + static_cast<int>(largest(*std::max_element(doublings.begin(), doublings.end()), over_ranks)));
+  // The tets that must wish the coarse level: every tet touching a block of a pinned tet (a halo
+  // block's pin is its owner's, which holds every tet around it).
+  auto const& layout = ops.layout;
+  auto const block_of_row = block_of_each_row(layout);
+  std::vector<char> pinned_block(layout.num_blocks(), 0);
+  for (Index const t : coarse_tets)
+    for (Index const dof : ops.tet_dofs.at(t))
+      if (dof < layout.num_free) pinned_block[block_of_row[dof]] = 1;
+  pinned_block = blocks_from_owners(layout, pinned_block, over_ranks);
   std::vector<char> forced(num_tets, 0);
-  if (!coarse_tets.empty()) {
-    auto const& layout = ops.layout;
-    auto const block_of_row = block_of_each_row(layout);
-    std::vector<char> pinned_block(layout.num_blocks(), 0);
-    for (Index const t : coarse_tets)
-      for (Index const dof : ops.tet_dofs.at(t))
-        if (dof < layout.num_free) pinned_block[block_of_row[dof]] = 1;
-    for (Index t = 0; t < num_tets; ++t)
-      for (Index const dof : ops.tet_dofs[t])
-        if (dof < layout.num_free && pinned_block[block_of_row[dof]]) forced[t] = 1;
-  }
-  int levels = steps_allow;
-  std::int64_t limiting = 0;
   for (Index t = 0; t < num_tets; ++t)
-    if (forced[t]) {
-      levels = std::min(levels, 1 + doublings[t]);
-      if (1 + doublings[t] < steps_allow) ++limiting;
-    }
+    for (Index const dof : ops.tet_dofs[t])
+      if (dof < layout.num_free && pinned_block[block_of_row[dof]]) forced[t] = 1;
+  int levels = steps_allow;
+  for (Index t = 0; t < num_tets; ++t)
+    if (forced[t]) levels = std::min(levels, 1 + doublings[t]);
+  levels = -static_cast<int>(largest(-levels, over_ranks));
   std::vector<int> wished(num_tets);
   for (Index t = 0; t < num_tets; ++t) wished[t] = forced[t] ? 0 : std::max(0, levels - 1 - doublings[t]);
-  auto plan = local_step_plan(ops, wished);
+  auto plan = local_step_plan(ops, wished, over_ranks);
   plan.levels_of_the_steps = steps_allow;
-  plan.pinned_tets = std::count(forced.begin(), forced.end(), char{1});
-  plan.limiting_tets = limiting;
+  plan.pinned_tets = count_tets(num_tets, over_ranks, [&](Index t) { return forced[t] != 0; });
+  plan.limiting_tets =
+      count_tets(num_tets, over_ranks, [&](Index t) { return forced[t] && 1 + doublings[t] < steps_allow; });
   return plan;
 }
 

@@ -173,6 +173,7 @@ public:
   {
     auto const* local = this->leapfrog_.local_steps();
     if (!local) throw std::logic_error("the formulation has no local steps");
+    this->leapfrog_.settle_terms();
     return local->spectrum(this->space_, this->leapfrog_.operators(), dt, max_local_spectrum_iterations, tolerance,
                            margin);
   }

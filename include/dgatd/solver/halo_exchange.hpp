@@ -153,6 +153,9 @@ public:
   FaradayPasses<memory_space> faraday_passes() const override { return {interior_runs_, rim_runs_, pending_}; }
   void share_unknowns(ExecutionSpace const& space, Vector const& u) override { exchange(space, u); }
   bool runs_last() const override { return true; }
+  // With local steps the levels exchange their own unknowns (LocalStepsOverRanks); this term still
+  // ends each coarse step.
+  LocalStepSupport local_step_support() const override { return {true, {}}; }
   void end_step(Context const& c) override
   {
     start(c.space, c.fields.u);

@@ -92,8 +92,9 @@ public:
   void settle_terms() const { terms_.settle(context()); }
 
   // Steps every unknown at the level of plan (solver/local_steps.hpp) from now on, dt the coarse step:
-  // one process, operators with full block inverses, and terms that run with local steps
-  // (Term::local_step_support) whose coarse tets the plan puts on the coarse level.
+  // operators with full block inverses, and terms that run with local steps
+  // (Term::local_step_support) whose coarse tets the plan puts on the coarse level. Over ranks
+  // (after distribute) the plan is the part's (LocalStepRanks) and the call collective.
   void set_local_steps(LocalStepPlan const& plan);
   // Back to one global step.
   void clear_local_steps() { local_steps_.reset(); }
@@ -226,7 +227,7 @@ void FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::distribute(
     throw std::invalid_argument("single precision runs in one process");
   } else {
     if (communicator_) throw std::logic_error("FractionedLeapfrog::distribute called twice");
-    if (local_steps_) throw std::logic_error("local steps run in one process");
+    if (local_steps_) throw std::logic_error("FractionedLeapfrog::distribute comes before set_local_steps");
     if (owned_blocks.size() != static_cast<std::size_t>(ops_.num_blocks) ||
         owned_tets.size() != static_cast<std::size_t>(ops_.num_tets) ||
         lanczos_start.size() != static_cast<std::size_t>(ops_.num_unknowns))
@@ -268,8 +269,18 @@ LocalStepSupport FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::loc
 template <class ExecutionSpace, class TetLayout, class FieldScalar>
 void FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::set_local_steps(LocalStepPlan const& plan)
 {
-  if (communicator_) throw std::logic_error("local steps run in one process");
-  local_steps_ = std::make_unique<LocalSteps<ExecutionSpace, TetLayout, FieldScalar> const>(ops_, plan);
+  using Steps = LocalSteps<ExecutionSpace, TetLayout, FieldScalar>;
+  typename Steps::OverRanks over_ranks;
+  if constexpr (std::is_same_v<FieldScalar, Real>) {
+    if (communicator_) {
+      settle_terms();
+      over_ranks.communicator = communicator_.get();
+      over_ranks.exchange = [this](Kokkos::View<Real*, memory_space> const& u) { terms_.share_unknowns(space_, u); };
+      over_ranks.owned_blocks = owned_blocks_;
+      over_ranks.start = lanczos_start_;
+    }
+  }
+  local_steps_ = std::make_unique<Steps const>(ops_, plan, std::move(over_ranks));
   try {
     for (std::size_t i = 0; i < terms_.size(); ++i) check_local_step_support(terms_[i]);
   } catch (...) {
@@ -338,6 +349,8 @@ double FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::advance(bool 
   auto const dt = static_cast<FieldScalar>(dt_);
   auto const passes = terms_.faraday_passes();
   if (local_steps_) {
+    // The levels read the halo unknowns at once (no overlap with the exchange).
+    settle_terms();
     local_steps_->faraday(space_, ops_, fields_, dt_);
   } else if (passes.split) {
     kernels::faraday_update(space_, ops_, fields_, dt, passes.before_settling);

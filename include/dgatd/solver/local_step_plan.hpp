@@ -10,6 +10,9 @@
 
 #include "dgatd/dga/operators.hpp"
 #include "dgatd/index.hpp"
+#include "dgatd/mesh/topology.hpp"
+#include "dgatd/parallel/communicator.hpp"
+#include "dgatd/parallel/decomposition.hpp"
 
 #include <cmath>
 #include <cstddef>
@@ -17,6 +20,10 @@
 #include <vector>
 
 namespace dgatd::solver {
+
+// The finest level a plan takes (its steps' ratio, 2^level, an int64; the levels travel between
+// ranks as bytes).
+inline constexpr int max_local_step_level = 62;
 
 struct LocalStepPlan {
   struct Level {
@@ -76,9 +83,25 @@ struct LocalStepSpectrum {
   int iterations = 0;
 };
 
+// One rank's part of a mesh over ranks (parallel/decomposition.hpp), the mesh of the operators: its
+// plan is the whole mesh's on its tets and blocks. A tet's level settles against its face neighbours
+// in every part, a halo block takes its owner's level and pins, and the counts are the whole mesh's.
+// The functions below take a null pointer in one process; with one, they are collective.
+struct LocalStepRanks {
+  parallel::Communicator const& communicator;
+  parallel::MeshPart const& part;
+};
+
+// Each tet's doublings of dt0 within its step (at most max_levels - 1), lowered until none is more
+// than one above a tet it shares a face with: dga::step_levels' tet_level for the smallest step dt0,
+// which over ranks is the whole mesh's smallest.
+std::vector<int> step_doublings(mesh::Topology const& topology, std::vector<double> const& steps, double dt0,
+                                int max_levels, LocalStepRanks const* over_ranks = nullptr);
+
 // The plan for ops with each tet's level wished (0 the coarsest, any number of levels): blocks and
 // tets then take the finest level they touch, as above.
-LocalStepPlan local_step_plan(dga::HostOperators const& ops, std::vector<int> const& tet_level_wished);
+LocalStepPlan local_step_plan(dga::HostOperators const& ops, std::vector<int> const& tet_level_wished,
+                              LocalStepRanks const* over_ranks = nullptr);
 
 // The plan from each tet's own step as doublings of the finest (dga::StepLevels::tet_level: the tet
 // may step 2^j times the finest level's step), at most max_levels levels, with the tets of
@@ -86,6 +109,7 @@ LocalStepPlan local_step_plan(dga::HostOperators const& ops, std::vector<int> co
 // coarse level only when every block around its vertices does, that is when every tet sharing a
 // vertex with it wishes the coarse level; the levels drop until the steps of those tets allow it.
 LocalStepPlan local_step_plan_for_steps(dga::HostOperators const& ops, std::vector<int> const& doublings,
-                                        int max_levels, std::vector<Index> const& coarse_tets);
+                                        int max_levels, std::vector<Index> const& coarse_tets,
+                                        LocalStepRanks const* over_ranks = nullptr);
 
 } // namespace dgatd::solver

@@ -11,7 +11,9 @@
 // self-adjoint in the Meps inner product, so
 //   E^(n+1/2) = |u^(n+1) - u^n|^2_Meps / (2 dt^2) + <A_p u^(n+1), u^n>_Meps / 2
 // is conserved exactly. With one level this is the leapfrog, kernel for kernel. The terms run at the
-// coarse step (solver/term.hpp, Term::local_step_support).
+// coarse step (solver/term.hpp, Term::local_step_support). Over ranks each level's middle step ends
+// with the halo exchange of the level's unknowns, so its second step reads on every tet what one
+// process reads.
 //
 // The levels' passes run over index lists and the block pass multiplies full inverses (the columns
 // pass, the host backends' default), so the operators must hold them.
@@ -29,6 +31,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -136,6 +139,18 @@ void for_list(char const* label, ExecutionSpace const& space, IndexList const& l
 
 } // namespace local_steps_detail
 
+// One rank's part of a run over ranks (FractionedLeapfrog::distribute): the exchange that gives the
+// halo unknowns of a field their owners' values, the mask of the blocks this rank owns (the
+// spectrum's products count those, summed over the ranks) and the spectrum's start field, the
+// one-process run's (u^ of the part's unknowns). No communicator: one process.
+template <class MemorySpace, class FieldScalar>
+struct LocalStepsOverRanks {
+  parallel::Communicator const* communicator = nullptr;
+  std::function<void(Kokkos::View<FieldScalar*, MemorySpace> const&)> exchange;
+  kernels::OwnedMask<MemorySpace> owned_blocks;
+  std::vector<double> start;
+};
+
 template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>, class FieldScalar = Real>
 class LocalSteps {
 public:
@@ -144,8 +159,11 @@ public:
   using FieldSet = kernels::Fields<ExecutionSpace, TetLayout, FieldScalar>;
   using IndexList = Kokkos::View<Index*, memory_space>;
   using TetValues = Kokkos::View<FieldScalar* [4], TetLayout, memory_space>;
+  using OverRanks = LocalStepsOverRanks<memory_space, FieldScalar>;
 
-  LocalSteps(Operators const& ops, LocalStepPlan const& plan);
+  // over_ranks: one rank's part (its plan from local_step_plan with LocalStepRanks); collective from
+  // then on, as faraday and spectrum are.
+  LocalSteps(Operators const& ops, LocalStepPlan const& plan, OverRanks over_ranks = {});
 
   int levels() const { return static_cast<int>(levels_.size()); }
   LocalStepPlan const& plan() const { return plan_; }
@@ -188,11 +206,13 @@ private:
 
   LocalStepPlan plan_;
   std::vector<Level> levels_;
+  OverRanks over_ranks_;
 };
 
 template <class ExecutionSpace, class TetLayout, class FieldScalar>
-LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::LocalSteps(Operators const& ops, LocalStepPlan const& plan)
-    : plan_(plan)
+LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::LocalSteps(Operators const& ops, LocalStepPlan const& plan,
+                                                               OverRanks over_ranks)
+    : plan_(plan), over_ranks_(std::move(over_ranks))
 {
   if (plan.levels.empty() || plan.tet_level.size() != static_cast<std::size_t>(ops.num_tets) ||
       plan.block_level.size() != static_cast<std::size_t>(ops.num_blocks))
@@ -200,6 +220,9 @@ LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::LocalSteps(Operators const& 
   if (kernels::stores_packed_blocks(ops.block_pass))
     throw std::invalid_argument("local steps multiply full block inverses: upload the operators for the columns or "
                                 "team_rows block pass");
+  if (over_ranks_.communicator &&
+      (!over_ranks_.exchange || over_ranks_.start.size() != static_cast<std::size_t>(ops.num_unknowns)))
+    throw std::invalid_argument("local steps over ranks need the halo exchange and the spectrum's start field");
   for (std::size_t k = 0; k < plan.levels.size(); ++k) {
     auto const& from = plan.levels[k];
     Level level;
@@ -289,6 +312,8 @@ void LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::integrate(ExecutionSpac
       d::for_list("dgatd::lts_ampere", space, level.blocks,
                   d::OnTaggedList<typename Ampere::ColumnsTag, Ampere, IndexList>{
                       Ampere(ops, level.fields, static_cast<FieldScalar>(stretch * h)), level.blocks});
+      // A halo block lacks some of its tets' pieces: its owner's value, for the second step.
+      if (over_ranks_.communicator) over_ranks_.exchange(level.fields.u);
     }
   }
 }
@@ -317,16 +342,19 @@ LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::spectrum(ExecutionSpace cons
   auto const scratch = kernels::make_fields<ExecutionSpace, TetLayout, FieldScalar>(ops);
   Index const n = ops.num_unknowns;
   Values v("dgatd::lts_lanczos_v", n), w("dgatd::lts_lanczos_w", n), previous("dgatd::lts_lanczos_previous", n);
-  auto const product = [&](Values const& x, Values const& y) { return electric_product(space, ops, x, y); };
+  auto const product = [&](Values const& x, Values const& y) {
+    double sum = electric_product(space, ops, x, y, over_ranks_.owned_blocks);
+    if (over_ranks_.communicator) over_ranks_.communicator->sum(&sum, 1);
+    return sum;
+  };
   auto const rescale = [&](Values const& to, Values const& from, double factor) {
     kernels::for_each("dgatd::lts_lanczos_scale", space, n,
                       d::Scaled<Values>{to, from, static_cast<FieldScalar>(factor)});
   };
   // The start is A_p of a random field: no component in the static null space.
-  apply_quarter_dt2_ap(
-      space, ops, scratch,
-      kernels::upload_flat<Values>("dgatd::lts_lanczos_start", random_free_unknowns(n, ops.num_free, stability_seed)),
-      v, dt);
+  auto const start =
+      over_ranks_.communicator ? over_ranks_.start : random_free_unknowns(n, ops.num_free, stability_seed);
+  apply_quarter_dt2_ap(space, ops, scratch, kernels::upload_flat<Values>("dgatd::lts_lanczos_start", start), v, dt);
   rescale(v, v, 1 / std::sqrt(product(v, v)));
   std::vector<double> alpha, beta;
   Spectrum result;
@@ -367,6 +395,7 @@ void LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::apply_quarter_dt2_ap(Ex
   kernels::ampere_update(space, ops, scratch, static_cast<FieldScalar>(dt));
   kernels::for_each("dgatd::lts_quarter_difference", space, ops.num_unknowns,
                     local_steps_detail::QuarterDifference<Values>{y, x, scratch.u});
+  if (over_ranks_.communicator) over_ranks_.exchange(y);
 }
 
 } // namespace dgatd::solver
