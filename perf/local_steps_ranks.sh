@@ -1,7 +1,8 @@
 #!/bin/sh
-# Local time steps over ranks (issue 47): the graded sphere cavity of the tests (22 k tets, four
-# levels) to t = 30 ns, stepped four ways in each round: local steps and one global step, each as one
-# process on 2 threads and as 2 ranks of one thread. Per round, the stepping time per simulated
+# Local time steps over ranks (issue 47): the graded sphere cavity of
+# perf/configs/graded_sphere_local_smoke.toml (22 k tets, four levels) to t = 30 ns, stepped four
+# ways in each round: local steps and one global step, each as one process on 2 threads and as 2
+# ranks of one thread. Per round, the stepping time per simulated
 # second of each way; printed: the medians over the rounds of the pairs' ratios taken in the same
 # round. The machines are shared: read the medians, not one round.
 #   perf/local_steps_ranks.sh [ROUNDS=3] [DGATD=build/openmp/dgatd] [MPIEXEC=mpiexec]
@@ -12,34 +13,12 @@ mpiexec=${3:-mpiexec}
 [ -x "$dgatd" ] || { echo "local_steps_ranks.sh: no $dgatd; build the openmp preset's dgatd" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+configs=$(dirname "$0")/configs
 for steps in auto off; do
-  cat >"$work/$steps.toml" <<EOF
-[mesh]
-generate = "sphere"
-radius = 0.1
-tfsf = 0.28
-size = 0.44
-h = 0.05
-h_sphere = 0.0125
-pml = 0.1
-reproducible = true
-
-[[source]]
-kind = "dipole"
-position = [0.05, 0.12, 0.09]
-direction = [0.5, 0.6, 0.62]
-waveform = "modulated_gaussian"
-frequency = 0.25e9
-sigma = 1.5e-9
-
-[time]
-t_end = 30e-9
-local_steps = "$steps"
-
-[output]
-file = "$steps.h5"
-progress = false
-EOF
+  sed -e 's/^steps = 10$/t_end = 30e-9/' -e "s/^local_steps = \"auto\"$/local_steps = \"$steps\"/" \
+    -e "s/^file = .*/file = \"$steps.h5\"/" "$configs/graded_sphere_local_smoke.toml" >"$work/$steps.toml"
+  grep -q '^t_end = 30e-9$' "$work/$steps.toml" ||
+    { echo "local_steps_ranks.sh: $configs/graded_sphere_local_smoke.toml no longer has steps = 10" >&2; exit 1; }
 done
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_PROC_BIND=false
 i=1

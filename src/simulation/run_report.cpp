@@ -96,9 +96,10 @@ void Simulation::Impl::report_start(std::int64_t first_step) const
         << " values per step in all (" << halo * sizeof(double) / 1024.0 << " KiB), rank 0 through "
         << formulation->halo().buffers;
     if (plan.local_levels > 1) {
-      // Each level's middle step exchanges the whole halo once more (LocalStepsOverRanks).
+      // Each level's middle step exchanges its own unknowns (LocalStepsOverRanks).
       out << "; with local steps " << (std::int64_t{1} << (plan.local_levels - 1)) - 1
-          << " more exchanges per coarse step (the levels' middle steps), none overlapped";
+          << " more exchanges per coarse step (the levels' middle steps), " << part_local_step_values
+          << " values in all, none overlapped";
     } else if (double const after = formulation->halo().share_after_exchange; after > 0) {
       char share[96];
       std::snprintf(share, sizeof share, "; Faraday on %.1f %% of rank 0's tets while it flies", 100 * (1 - after));

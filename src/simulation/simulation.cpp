@@ -294,6 +294,10 @@ try {
   }
   s.times.setup += clock.lap();
   s.together([&] { s.plan_steps(checkpoint.get(), placement->part()); });
+  if (s.over_ranks) {
+    s.part_local_step_values = static_cast<double>(s.formulation->halo().local_step_values_sent);
+    s.communicator->sum(&s.part_local_step_values, 1);
+  }
   s.times.dt_bound += clock.lap();
   if (checkpoint) {
     s.together([&] { s.restore(*checkpoint); });

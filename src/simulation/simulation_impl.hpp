@@ -99,6 +99,8 @@ struct Simulation::Impl {
     communicator->sum(part_tets.data(), ranks);
     communicator->sum(part_halo_values.data(), ranks);
   }
+  // Over ranks with local steps, the values the levels' exchanges send per coarse step (collective).
+  double part_local_step_values = 0;
 
   // A snapshot's E and H per tet of the whole mesh, on rank 0; empty on the other ranks (collective
   // over ranks).

@@ -14,6 +14,7 @@
 #include "dgatd/mesh/topology.hpp"
 #include "dgatd/simulation/part_files.hpp"
 #include "dgatd/simulation/simulation.hpp"
+#include "graded_sphere_cavity.hpp"
 #include "partition/mpi_communicator.hpp"
 #include "partition/partition.hpp"
 #include "run_helpers.hpp"
@@ -390,6 +391,55 @@ std::vector<double> after_step_100(Outcome const& run)
   return {probes.end() - static_cast<std::ptrdiff_t>(probes.size() / 150 * 50), probes.end()};
 }
 
+// Rank 0's scratch directory, named on every rank.
+class SharedScratch {
+public:
+  explicit SharedScratch(std::string const& tag)
+  {
+    std::vector<char> directory;
+    if (world->rank() == 0) {
+      scratch_ = std::make_unique<ScratchDirectory>(tag);
+      auto const path = scratch_->path().string();
+      directory.assign(path.begin(), path.end());
+    }
+    world->broadcast(directory, 0);
+    path_.assign(directory.begin(), directory.end());
+  }
+  std::string file(std::string const& name) const { return path_ + "/" + name; }
+  // text as the file name, written on rank 0 before any rank reads it; its path. Collective.
+  std::string write(std::string const& name, std::string const& text) const
+  {
+    if (scratch_) scratch_->write(name, text);
+    world->max(0);
+    return file(name);
+  }
+
+private:
+  std::unique_ptr<ScratchDirectory> scratch_;
+  std::string path_;
+};
+
+// text's run over the first two ranks, which writes its checkpoint at step 100 (text holds
+// checkpoint_every = 100), continued from that checkpoint on rank 0 alone and over every rank.
+// Outcomes: two on ranks 0 and 1, one on rank 0, all on every rank.
+struct Continued {
+  Outcome two, one, all;
+};
+Continued continued_from_two_ranks(std::string const& text)
+{
+  SharedScratch const shared("ranks_checkpoint");
+  Continued runs;
+  {
+    FirstRanks const two(2);
+    if (two.ranks()) runs.two = run(text, two.ranks(), shared.file("two.h5"));
+  }
+  world->max(0); // the checkpoint is written before any rank reads it
+  std::string const checkpoint = shared.file("two.checkpoint.h5");
+  if (world->rank() == 0) runs.one = run(text, nullptr, shared.file("one.h5"), checkpoint);
+  runs.all = run(text, world, shared.file("all.h5"), checkpoint);
+  return runs;
+}
+
 // A checkpoint is written in the whole mesh's numbering: one written over 2 ranks at step 100
 // continues on rank 0 alone and over every rank (2 or 3) to the steps of the uninterrupted run of
 // 150 steps (text holds checkpoint_every = 100), bit for bit or, where a term sums over the ranks
@@ -399,26 +449,7 @@ void expect_checkpoint_continues(std::string text, bool bit_for_bit = true)
   Outcome alone;
   if (world->rank() == 0) alone = run(text, nullptr);
   text = with_dt(text, alone.plan.dt);
-
-  // Rank 0's scratch directory holds the files of every run.
-  std::unique_ptr<ScratchDirectory> shared;
-  std::vector<char> directory;
-  if (world->rank() == 0) {
-    shared = std::make_unique<ScratchDirectory>("ranks_checkpoint");
-    auto const path = shared->path().string();
-    directory.assign(path.begin(), path.end());
-  }
-  world->broadcast(directory, 0);
-  std::string const dir(directory.begin(), directory.end());
-  {
-    FirstRanks const two(2);
-    if (two.ranks()) run(text, two.ranks(), dir + "/two.h5");
-  }
-  world->max(0); // the checkpoint is written before any rank reads it
-  std::string const checkpoint = dir + "/two.checkpoint.h5";
-  Outcome one;
-  if (world->rank() == 0) one = run(text, nullptr, dir + "/one.h5", checkpoint);
-  auto const all = run(text, world, dir + "/all.h5", checkpoint);
+  auto const [two, one, all] = continued_from_two_ranks(text);
   if (world->rank() != 0) return;
 
   auto const tail = after_step_100(alone);
@@ -525,34 +556,7 @@ TEST(Ranks, CheckpointOfAFarFieldContinuesOnOtherRankCounts)
 // [time] local_steps = "auto". extra goes after the mesh's table.
 std::string graded_sphere(std::string const& extra)
 {
-  return R"([mesh]
-generate = "sphere"
-radius = 0.1
-tfsf = 0.28
-size = 0.44
-h = 0.05
-h_sphere = 0.0125
-pml = 0.1
-reproducible = true
-)" + extra +
-         R"(
-[[source]]
-kind = "dipole"
-position = [0.05, 0.12, 0.09]
-direction = [0.5, 0.6, 0.62]
-waveform = "modulated_gaussian"
-frequency = 0.25e9
-sigma = 1.5e-9
-
-[[probe]]
-name = "p"
-position = [0.22, 0.22, 0.35]
-
-[[probe]]
-name = "q"
-position = [0.1, 0.22, 0.23]
-
-[time]
+  return dgatd::testing::graded_sphere_cavity(extra, R"([time]
 steps = 150
 dt = "auto"
 local_steps = "auto"
@@ -560,7 +564,7 @@ local_steps = "auto"
 [output]
 energy_every = 10
 progress = false
-)";
+)");
 }
 
 // Local steps over ranks against one process, both with dt = "auto": the levels are the same (every
@@ -604,26 +608,9 @@ TEST(Ranks, CheckpointOfLocalStepsBesideALayerContinuesOnOtherRankCounts)
 {
   auto const text = replaced(graded_sphere("\n[[pml]]\nregion = \"pml\"\n"), "energy_every = 10",
                              "energy_every = 10\ncheckpoint_every = 100");
-  Outcome alone, two_ranks;
+  Outcome alone;
   if (world->rank() == 0) alone = run(text, nullptr);
-  std::unique_ptr<ScratchDirectory> shared;
-  std::vector<char> directory;
-  if (world->rank() == 0) {
-    shared = std::make_unique<ScratchDirectory>("ranks_local_steps_checkpoint");
-    auto const path = shared->path().string();
-    directory.assign(path.begin(), path.end());
-  }
-  world->broadcast(directory, 0);
-  std::string const dir(directory.begin(), directory.end());
-  {
-    FirstRanks const two(2);
-    if (two.ranks()) two_ranks = run(text, two.ranks(), dir + "/two.h5");
-  }
-  world->max(0); // the checkpoint is written before any rank reads it
-  std::string const checkpoint = dir + "/two.checkpoint.h5";
-  Outcome one;
-  if (world->rank() == 0) one = run(text, nullptr, dir + "/one.h5", checkpoint);
-  auto const all = run(text, world, dir + "/all.h5", checkpoint);
+  auto const [two_ranks, one, all] = continued_from_two_ranks(text);
   if (world->rank() != 0) return;
   EXPECT_EQ(alone.plan.local_levels, 2);
   EXPECT_GT(alone.plan.local_pinned_tets, 0);
@@ -715,34 +702,6 @@ TEST(Ranks, CheckpointOfAGuideEndedByALayerContinuesOnOtherRankCounts)
 {
   expect_checkpoint_continues(guide_ended_by_a_layer());
 }
-
-// Rank 0's scratch directory, named on every rank.
-class SharedScratch {
-public:
-  explicit SharedScratch(std::string const& tag)
-  {
-    std::vector<char> directory;
-    if (world->rank() == 0) {
-      scratch_ = std::make_unique<ScratchDirectory>(tag);
-      auto const path = scratch_->path().string();
-      directory.assign(path.begin(), path.end());
-    }
-    world->broadcast(directory, 0);
-    path_.assign(directory.begin(), directory.end());
-  }
-  std::string file(std::string const& name) const { return path_ + "/" + name; }
-  // text as the file name, written on rank 0 before any rank reads it; its path. Collective.
-  std::string write(std::string const& name, std::string const& text) const
-  {
-    if (scratch_) scratch_->write(name, text);
-    world->max(0);
-    return file(name);
-  }
-
-private:
-  std::unique_ptr<ScratchDirectory> scratch_;
-  std::string path_;
-};
 
 // On rank 0: the mesh generated from the [mesh] table of text written to path.
 void write_generated_mesh(std::string const& text, std::string const& path)

@@ -1,5 +1,6 @@
 // The simulation as a library: the two formulations give the same probe traces, and a run cut in
 // two by a checkpoint and a restart is the same run, bit for bit, on Serial and on OpenMP.
+#include "graded_sphere_cavity.hpp"
 #include "run_helpers.hpp"
 
 #include "dgatd/error.hpp"
@@ -404,46 +405,19 @@ progress = false
   }
 }
 
-// A PEC sphere in a closed PEC box, the mesh graded from h = 0.05 down to 0.0125 at the sphere, rung
-// by a dipole, with probes p and q: local time steps ([time] local_steps) step it in levels.
+// The graded sphere cavity (graded_sphere_cavity.hpp) for 12 ns: local time steps ([time]
+// local_steps) step it in levels.
 std::string graded_sphere_config(std::string const& local_steps)
 {
-  return R"([mesh]
-generate = "sphere"
-radius = 0.1
-tfsf = 0.28
-size = 0.44
-h = 0.05
-h_sphere = 0.0125
-pml = 0.1
-reproducible = true
-
-[[source]]
-kind = "dipole"
-position = [0.05, 0.12, 0.09]
-direction = [0.5, 0.6, 0.62]
-waveform = "modulated_gaussian"
-frequency = 0.25e9
-sigma = 1.5e-9
-
-[[probe]]
-name = "p"
-position = [0.22, 0.22, 0.35]
-
-[[probe]]
-name = "q"
-position = [0.1, 0.22, 0.23]
-
-[time]
+  return dgatd::testing::graded_sphere_cavity("", R"([time]
 t_end = 12e-9
-local_steps = )" +
-         local_steps + R"(
+local_steps = )" + local_steps + R"(
 
 [output]
 energy_every = 10
 checkpoint_every = 40
 progress = false
-)";
+)");
 }
 
 // A run with local time steps checkpoints at coarse steps: continued from step 80's checkpoint it

@@ -116,6 +116,9 @@ struct HaloStatistics {
   // With overlap, the share of the part's tets that Faraday steps once the messages are in: the runs
   // of tets that hold a rim tet (kernels::TetRuns); zero when each step waits for its exchange.
   double share_after_exchange = 0;
+  // With local steps, the values the levels' middle steps send per coarse step besides (each level's
+  // own unknowns, once per middle step).
+  std::size_t local_step_values_sent = 0;
 };
 
 class TermRecipe; // solver/term_recipe.hpp

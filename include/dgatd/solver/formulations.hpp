@@ -210,9 +210,13 @@ public:
   }
   HaloStatistics halo() const override
   {
-    return halo_ ? HaloStatistics{halo_->values_sent(), halo_->seconds(), to_string(halo_->buffers()),
-                                  halo_->share_after_exchange()}
-                 : HaloStatistics{};
+    if (!halo_) return {};
+    HaloStatistics statistics{halo_->values_sent(), halo_->seconds(), to_string(halo_->buffers()),
+                              halo_->share_after_exchange()};
+    // Level k >= 1 (subset k) has 2^(k-1) middle steps per coarse step.
+    for (std::size_t k = 1; k <= halo_->subsets(); ++k)
+      statistics.local_step_values_sent += halo_->values_sent(k) << (k - 1);
+    return statistics;
   }
   // A probe reads zero on every rank but the one that holds it.
   ProbeSamples take_probe_samples() override

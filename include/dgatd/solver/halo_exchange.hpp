@@ -25,6 +25,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -75,39 +76,34 @@ public:
   // num_tets: the part's tets, for the rim flags.
   HaloExchange(std::shared_ptr<parallel::Communicator> communicator, parallel::HaloPlan const& plan, bool overlap,
                Index num_tets)
-      : communicator_(std::move(communicator)), neighbours_(plan.neighbours), overlap_(overlap),
-        send_dofs_(kernels::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::halo_send_dofs", plan.send_dofs)),
-        receive_dofs_(
-            kernels::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::halo_receive_dofs", plan.receive_dofs)),
-        send_("dgatd::halo_send", plan.send_dofs.size()), receive_("dgatd::halo_receive", plan.receive_dofs.size()),
-        buffers_(buffers_for(*communicator_))
+      : communicator_(std::move(communicator)), overlap_(overlap), plan_(plan), buffers_(buffers_for(*communicator_))
   {
-    if (staged()) {
-      send_staged_ = StagingVector("dgatd::halo_send_staged", send_.extent(0));
-      receive_staged_ = StagingVector("dgatd::halo_receive_staged", receive_.extent(0));
-    }
+    row_sets_.push_back(make_rows(plan.neighbours, plan.send_dofs, plan.receive_dofs));
     set_runs(plan, num_tets);
   }
 
-  // u's halo unknowns from their owners, now; collective.
-  void exchange(ExecutionSpace const& space, Vector const& u)
+  // u's halo unknowns from their owners, now (of the rows of set_shared_subsets' subset, 0 all);
+  // collective.
+  void exchange(ExecutionSpace const& space, Vector const& u, std::size_t subset = 0)
   {
-    start(space, u);
+    start(space, u, subset);
     finish(space, u);
   }
   // Posts the messages of u's owned values the neighbours hold; collective.
-  void start(ExecutionSpace const& space, Vector const& u)
+  void start(ExecutionSpace const& space, Vector const& u, std::size_t subset = 0)
   {
+    if (pending_) throw std::logic_error("a halo exchange starts while another is in flight");
     Kokkos::Timer timer;
-    kernels::for_each("dgatd::halo_pack", space, send_.extent(0),
-                      kernels::GatherRows<memory_space>{send_dofs_, u, send_, false});
-    if (staged()) Kokkos::deep_copy(space, send_staged_, send_);
+    auto const& rows = row_sets_.at(subset);
+    kernels::for_each("dgatd::halo_pack", space, rows.send.extent(0),
+                      kernels::GatherRows<memory_space>{rows.send_dofs, u, rows.send, false});
+    if (staged()) Kokkos::deep_copy(space, rows.send_staged, rows.send);
     space.fence();
     if (staged())
-      communicator_->start_exchange(neighbours_, send_staged_.data(), receive_staged_.data());
+      communicator_->start_exchange(rows.neighbours, rows.send_staged.data(), rows.receive_staged.data());
     else
-      communicator_->start_exchange(neighbours_, send_.data(), receive_.data());
-    pending_ = true;
+      communicator_->start_exchange(rows.neighbours, rows.send.data(), rows.receive.data());
+    pending_ = &rows;
     seconds_ += timer.seconds();
   }
   // Waits for the messages started and writes the halo unknowns of u; nothing when none are pending.
@@ -116,14 +112,15 @@ public:
     if (!pending_) return;
     Kokkos::Timer timer;
     communicator_->finish_exchange();
-    pending_ = false;
-    if (staged()) Kokkos::deep_copy(space, receive_, receive_staged_);
-    kernels::for_each("dgatd::halo_unpack", space, receive_.extent(0),
-                      kernels::ScatterSet<memory_space>{receive_dofs_, receive_, u, 1.0});
+    auto const& rows = *pending_;
+    pending_ = nullptr;
+    if (staged()) Kokkos::deep_copy(space, rows.receive, rows.receive_staged);
+    kernels::for_each("dgatd::halo_unpack", space, rows.receive.extent(0),
+                      kernels::ScatterSet<memory_space>{rows.receive_dofs, rows.receive, u, 1.0});
     space.fence();
     seconds_ += timer.seconds();
   }
-  bool pending() const { return pending_; }
+  bool pending() const { return pending_ != nullptr; }
   HaloBuffers buffers() const { return buffers_; }
   // The first tets of the runs of kernels::tets_per_run tets that hold no rim tet, and of those that do.
   TetList interior_runs() const { return interior_runs_; }
@@ -140,18 +137,62 @@ public:
   // and u^ written.
   std::int64_t bytes_per_step() const override
   {
-    auto const values = static_cast<std::int64_t>(send_.extent(0) + receive_.extent(0));
+    auto const values = static_cast<std::int64_t>(values_sent() + row_sets_[0].receive.extent(0));
     return values * static_cast<std::int64_t>(sizeof(Index) + 3 * sizeof(Real));
   }
-  std::size_t values_sent() const { return send_.extent(0); }
+  // Of the whole halo, and of subset s of set_shared_subsets.
+  std::size_t values_sent(std::size_t subset = 0) const { return row_sets_.at(subset).send.extent(0); }
+  std::size_t subsets() const { return row_sets_.size() - 1; }
   // Wall time this rank spent in exchanges so far, outside the work they overlap: packing, copies,
   // posting, and the wait for the messages (which holds what a slower neighbour takes longer).
   double seconds() const { return seconds_; }
 
   void reset(Context const& c) override { exchange(c.space, c.fields.u); }
   void settle(Context const& c) override { finish(c.space, c.fields.u); }
-  FaradayPasses<memory_space> faraday_passes() const override { return {interior_runs_, rim_runs_, pending_}; }
-  void share_unknowns(ExecutionSpace const& space, Vector const& u) override { exchange(space, u); }
+  FaradayPasses<memory_space> faraday_passes() const override { return {interior_runs_, rim_runs_, pending()}; }
+  void share_unknowns(ExecutionSpace const& space, Vector const& u, std::size_t subset) override
+  {
+    exchange(space, u, subset);
+  }
+  // Each subset keeps, per neighbour and in their order, the unknowns that the sending or the
+  // receiving side flags. The two sides' flags of an unknown can differ (2 of the 2,538 unknowns a
+  // part of the graded sphere over 3 ranks receives, at every level), so each side sends the other
+  // its flags once, and both keep what either flags: the counts match, and the rows a level moves on
+  // either side are exchanged as the whole halo exchanges them. Collective.
+  void set_shared_subsets(std::vector<std::vector<char>> const& subsets) override
+  {
+    if (pending_) throw std::logic_error("the halo's subsets change while an exchange is in flight");
+    auto reversed = plan_.neighbours;
+    for (auto& n : reversed) {
+      std::swap(n.send_offset, n.receive_offset);
+      std::swap(n.send_count, n.receive_count);
+    }
+    row_sets_.resize(1);
+    for (auto const& flags : subsets) {
+      // sent[i], received[i]: whether either side flags send_dofs[i], receive_dofs[i].
+      std::vector<double> sent(plan_.send_dofs.size()), received(plan_.receive_dofs.size());
+      std::vector<double> senders(received.size()), receivers(sent.size());
+      for (std::size_t i = 0; i < sent.size(); ++i) sent[i] = flags.at(plan_.send_dofs[i]);
+      for (std::size_t i = 0; i < received.size(); ++i) received[i] = flags.at(plan_.receive_dofs[i]);
+      communicator_->start_exchange(plan_.neighbours, sent.data(), senders.data());
+      communicator_->finish_exchange();
+      communicator_->start_exchange(reversed, received.data(), receivers.data());
+      communicator_->finish_exchange();
+      std::vector<parallel::NeighbourExchange> neighbours;
+      std::vector<Index> send, receive;
+      for (auto const& whole : plan_.neighbours) {
+        parallel::NeighbourExchange kept{whole.rank, send.size(), 0, receive.size(), 0};
+        for (std::size_t i = whole.send_offset; i < whole.send_offset + whole.send_count; ++i)
+          if (sent[i] != 0 || receivers[i] != 0) send.push_back(plan_.send_dofs[i]);
+        for (std::size_t i = whole.receive_offset; i < whole.receive_offset + whole.receive_count; ++i)
+          if (received[i] != 0 || senders[i] != 0) receive.push_back(plan_.receive_dofs[i]);
+        kept.send_count = send.size() - kept.send_offset;
+        kept.receive_count = receive.size() - kept.receive_offset;
+        neighbours.push_back(kept);
+      }
+      row_sets_.push_back(make_rows(neighbours, send, receive));
+    }
+  }
   bool runs_last() const override { return true; }
   // With local steps the levels exchange their own unknowns (LocalStepsOverRanks); this term still
   // ends each coarse step.
@@ -163,6 +204,31 @@ public:
   }
 
 private:
+  // The unknowns an exchange sends and receives, per neighbour, with their buffers.
+  struct Rows {
+    std::vector<parallel::NeighbourExchange> neighbours;
+    Kokkos::View<Index*, memory_space> send_dofs, receive_dofs;
+    Vector send, receive;
+    StagingVector send_staged, receive_staged;
+  };
+  Rows make_rows(std::vector<parallel::NeighbourExchange> const& neighbours, std::vector<Index> const& send_dofs,
+                 std::vector<Index> const& receive_dofs) const
+  {
+    using Dofs = Kokkos::View<Index*, memory_space>;
+    Rows rows{neighbours,
+              kernels::upload_flat<Dofs>("dgatd::halo_send_dofs", send_dofs),
+              kernels::upload_flat<Dofs>("dgatd::halo_receive_dofs", receive_dofs),
+              Vector("dgatd::halo_send", send_dofs.size()),
+              Vector("dgatd::halo_receive", receive_dofs.size()),
+              {},
+              {}};
+    if (staged()) {
+      rows.send_staged = StagingVector("dgatd::halo_send_staged", send_dofs.size());
+      rows.receive_staged = StagingVector("dgatd::halo_receive_staged", receive_dofs.size());
+    }
+    return rows;
+  }
+
   static HaloBuffers buffers_for(parallel::Communicator const& communicator)
   {
     if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible) return HaloBuffers::host;
@@ -186,14 +252,12 @@ private:
   }
 
   std::shared_ptr<parallel::Communicator> communicator_;
-  std::vector<parallel::NeighbourExchange> neighbours_;
   bool overlap_;
-  bool pending_ = false;
-  Kokkos::View<Index*, memory_space> send_dofs_, receive_dofs_;
-  TetList interior_runs_, rim_runs_;
-  Vector send_, receive_;
+  parallel::HaloPlan plan_;
   HaloBuffers buffers_;
-  StagingVector send_staged_, receive_staged_;
+  std::vector<Rows> row_sets_; // [0] the whole halo, then set_shared_subsets' subsets
+  Rows const* pending_ = nullptr;
+  TetList interior_runs_, rim_runs_;
   double seconds_ = 0;
 };
 

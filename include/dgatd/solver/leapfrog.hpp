@@ -274,8 +274,17 @@ void FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::set_local_steps
   if constexpr (std::is_same_v<FieldScalar, Real>) {
     if (communicator_) {
       settle_terms();
+      // Subset k of the exchange: the unknowns of level k's blocks, which its middle step moves.
+      auto const block_offset = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ops_.block_offset);
+      std::vector<std::vector<char>> moving(plan.levels.size() - 1, std::vector<char>(ops_.num_unknowns, 0));
+      for (std::size_t k = 1; k < plan.levels.size(); ++k)
+        for (Index const b : plan.levels[k].blocks)
+          for (Index r = block_offset(b); r < block_offset(b + 1); ++r) moving[k - 1][r] = 1;
+      terms_.set_shared_subsets(moving);
       over_ranks.communicator = communicator_.get();
-      over_ranks.exchange = [this](Kokkos::View<Real*, memory_space> const& u) { terms_.share_unknowns(space_, u); };
+      over_ranks.exchange = [this](Kokkos::View<Real*, memory_space> const& u, std::size_t subset) {
+        terms_.share_unknowns(space_, u, subset);
+      };
       over_ranks.owned_blocks = owned_blocks_;
       over_ranks.start = lanczos_start_;
     }

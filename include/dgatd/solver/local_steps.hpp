@@ -140,13 +140,14 @@ void for_list(char const* label, ExecutionSpace const& space, IndexList const& l
 } // namespace local_steps_detail
 
 // One rank's part of a run over ranks (FractionedLeapfrog::distribute): the exchange that gives the
-// halo unknowns of a field their owners' values, the mask of the blocks this rank owns (the
-// spectrum's products count those, summed over the ranks) and the spectrum's start field, the
-// one-process run's (u^ of the part's unknowns). No communicator: one process.
+// halo unknowns of a field their owners' values (exchange(u, 0) all of them, exchange(u, k) those of
+// level k's blocks, its moving unknowns; FractionedLeapfrog::set_local_steps), the mask of the blocks this rank owns
+// (the spectrum's products count those, summed over the ranks) and the spectrum's start field, the one-process run's
+// (u^ of the part's unknowns). No communicator: one process.
 template <class MemorySpace, class FieldScalar>
 struct LocalStepsOverRanks {
   parallel::Communicator const* communicator = nullptr;
-  std::function<void(Kokkos::View<FieldScalar*, MemorySpace> const&)> exchange;
+  std::function<void(Kokkos::View<FieldScalar*, MemorySpace> const&, std::size_t)> exchange;
   kernels::OwnedMask<MemorySpace> owned_blocks;
   std::vector<double> start;
 };
@@ -313,7 +314,7 @@ void LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::integrate(ExecutionSpac
                   d::OnTaggedList<typename Ampere::ColumnsTag, Ampere, IndexList>{
                       Ampere(ops, level.fields, static_cast<FieldScalar>(stretch * h)), level.blocks});
       // A halo block lacks some of its tets' pieces: its owner's value, for the second step.
-      if (over_ranks_.communicator) over_ranks_.exchange(level.fields.u);
+      if (over_ranks_.communicator) over_ranks_.exchange(level.fields.u, k);
     }
   }
 }
@@ -395,7 +396,7 @@ void LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::apply_quarter_dt2_ap(Ex
   kernels::ampere_update(space, ops, scratch, static_cast<FieldScalar>(dt));
   kernels::for_each("dgatd::lts_quarter_difference", space, ops.num_unknowns,
                     local_steps_detail::QuarterDifference<Values>{y, x, scratch.u});
-  if (over_ranks_.communicator) over_ranks_.exchange(y);
+  if (over_ranks_.communicator) over_ranks_.exchange(y, 0);
 }
 
 } // namespace dgatd::solver

@@ -90,9 +90,15 @@ public:
   virtual void settle(Context const&) {}
   // While work is in flight, how Faraday splits its tets around settle (split false: one pass).
   virtual FaradayPasses<memory_space> faraday_passes() const { return {}; }
-  // A vector of the part's unknowns takes its owners' values where other ranks own them, for the
-  // stability bound's iteration over ranks. Collective.
-  virtual void share_unknowns(ExecutionSpace const&, Kokkos::View<Real*, memory_space> const&) {}
+  // A vector of the part's unknowns takes its owners' values where other ranks own them: all of
+  // them (subset 0; the stability bound's iteration over ranks), or those of subset s >= 1 of
+  // set_shared_subsets (a local step level's moving unknowns). Collective.
+  virtual void share_unknowns(ExecutionSpace const&, Kokkos::View<Real*, memory_space> const&, std::size_t /*subset*/)
+  {
+  }
+  // Subsets of the part's unknowns for share_unknowns, subsets[s - 1] flagging those of subset s (a
+  // halo unknown's flag and its owner's agree); replaces the subsets set before.
+  virtual void set_shared_subsets(std::vector<std::vector<char>> const& /*subsets*/) {}
   // Whether the term runs after every term added later (a halo exchange: the halo unknowns take
   // their owners' values once every other term has set u^(n+1)).
   virtual bool runs_last() const { return false; }

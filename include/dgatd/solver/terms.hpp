@@ -71,9 +71,13 @@ public:
       if (auto const asked = term->faraday_passes(); asked.split) passes = asked;
     return passes;
   }
-  void share_unknowns(ExecutionSpace const& space, Kokkos::View<Real*, memory_space> const& u)
+  void share_unknowns(ExecutionSpace const& space, Kokkos::View<Real*, memory_space> const& u, std::size_t subset = 0)
   {
-    for (auto& term : terms_) term->share_unknowns(space, u);
+    for (auto& term : terms_) term->share_unknowns(space, u, subset);
+  }
+  void set_shared_subsets(std::vector<std::vector<char>> const& subsets)
+  {
+    for (auto& term : terms_) term->set_shared_subsets(subsets);
   }
   // The stability bound must not see what a term wrote into the operators with dt.
   void check_operators_untouched(double dt) const
