@@ -135,11 +135,10 @@ std::vector<int> tet_doublings(std::vector<double> const& tet_dt, double dt0, in
   return doublings;
 }
 
-bool limit_level_jumps(mesh::Topology const& topology, std::vector<int>& tet_level)
+void limit_level_jumps(mesh::Topology const& topology, std::vector<int>& tet_level)
 {
   // Levels only fall, each pass settles at least the tets next to the finest unsettled level, so at
   // most as many passes as levels.
-  bool lowered = false;
   for (bool changed = true; changed;) {
     changed = false;
     for (Index t = 0; t < topology.num_tets(); ++t)
@@ -149,9 +148,7 @@ bool limit_level_jumps(mesh::Topology const& topology, std::vector<int>& tet_lev
             tet_level[t] = tet_level[across] + 1;
             changed = true;
           }
-    lowered = lowered || changed;
   }
-  return lowered;
 }
 
 StepLevels step_levels(mesh::Topology const& topology, std::vector<double> const& tet_dt, double safety, int max_levels)

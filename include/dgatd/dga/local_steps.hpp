@@ -47,10 +47,10 @@ struct StepLevels {
 StepLevels step_levels(mesh::Topology const& topology, std::vector<double> const& tet_dt, double safety,
                        int max_levels);
 
-// step_levels' two stages, for a part of a mesh over ranks (solver::step_doublings_over_ranks): each
+// step_levels' two stages, for a part of a mesh over ranks (solver::step_doublings): each
 // tet's largest power of two times dt0 within its dt_t (at most max_levels - 1 doublings), and the
-// levels lowered until none is more than one above a face neighbour; true when it lowered any.
+// levels lowered until none is more than one above a face neighbour.
 std::vector<int> tet_doublings(std::vector<double> const& tet_dt, double dt0, int max_levels);
-bool limit_level_jumps(mesh::Topology const& topology, std::vector<int>& tet_level);
+void limit_level_jumps(mesh::Topology const& topology, std::vector<int>& tet_level);
 
 } // namespace dgatd::dga
