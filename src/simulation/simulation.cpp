@@ -141,11 +141,13 @@ std::vector<double> const& Simulation::Impl::own_tet_steps()
 
 double Simulation::Impl::smallest_own_step()
 {
+  if (smallest_tet_step) return *smallest_tet_step;
   auto const& own = own_tet_steps();
   std::vector<double> const smallest{own.empty() ? std::numeric_limits<double>::infinity()
                                                  : *std::min_element(own.begin(), own.end())};
   auto const everyone = over_ranks ? parallel::all_gathered(*communicator, smallest) : smallest;
-  return *std::min_element(everyone.begin(), everyone.end());
+  smallest_tet_step = *std::min_element(everyone.begin(), everyone.end());
+  return *smallest_tet_step;
 }
 
 // The levels from each tet's own step in its materials (dga::tet_steps, dga::step_levels) with a

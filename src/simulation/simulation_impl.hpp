@@ -156,11 +156,12 @@ struct Simulation::Impl {
   void plan_steps(io::Checkpoint const* checkpoint, parallel::MeshPart const* part);
   void set_local_steps(double margin, parallel::MeshPart const* part);
   void choose_local_steps(solver::StabilityBound const& bound, parallel::MeshPart const* part);
-  // Each tet's own step, for the levels (dga::tet_steps), computed on first use, and the smallest
-  // (of the whole mesh: collective over ranks).
+  // Each tet's own step, for the levels (dga::tet_steps), and the smallest (of the whole mesh:
+  // collective over ranks the first time), each computed on first use.
   std::vector<double> const& own_tet_steps();
   double smallest_own_step();
   std::vector<double> local_tet_steps;
+  std::optional<double> smallest_tet_step;
   // The Lanczos iteration finds the extreme ratios to about 1e-7 of the largest.
   static constexpr double local_spectrum_tolerance = 1e-6;
   static constexpr int max_local_step_attempts = 40;

@@ -96,8 +96,9 @@ public:
   virtual void share_unknowns(ExecutionSpace const&, Kokkos::View<Real*, memory_space> const&, std::size_t /*subset*/)
   {
   }
-  // Subsets of the part's unknowns for share_unknowns, subsets[s - 1] flagging those of subset s (a
-  // halo unknown's flag and its owner's agree); replaces the subsets set before.
+  // Subsets of the part's unknowns for share_unknowns, subsets[s - 1] flagging those of subset s
+  // (an unknown flagged on either side of the exchange is exchanged); replaces the subsets set
+  // before. Collective.
   virtual void set_shared_subsets(std::vector<std::vector<char>> const& /*subsets*/) {}
   // Whether the term runs after every term added later (a halo exchange: the halo unknowns take
   // their owners' values once every other term has set u^(n+1)).
