@@ -62,8 +62,8 @@ int run_simulation(io::Config const& config, RunOptions const& options)
   settings.stop_requested = &stop_requested;
   settings.communicator = ranks;
   settings.partitioner = [](mesh::Mesh const& mesh, mesh::Topology const& topology, int parts,
-                            std::vector<int> const& weight) {
-    return partition::partition_tets(mesh, topology, parts, weight);
+                            std::vector<int> const& weight, int constraints) {
+    return partition::partition_tets(mesh, topology, parts, weight, constraints);
   };
   StopSignals const signals;
   simulation::Simulation simulation(config, settings);

@@ -151,6 +151,38 @@ void limit_level_jumps(mesh::Topology const& topology, std::vector<int>& tet_lev
   }
 }
 
+std::vector<int> expected_tet_levels(mesh::Topology const& topology, std::vector<double> const& tet_dt, int max_levels,
+                                     std::vector<char> const& pinned)
+{
+  auto const num_tets = static_cast<std::size_t>(topology.num_tets());
+  if (tet_dt.empty()) return {};
+  auto doublings = tet_doublings(tet_dt, *std::min_element(tet_dt.begin(), tet_dt.end()), max_levels);
+  limit_level_jumps(topology, doublings);
+  auto const num_vertices = static_cast<Index>(topology.v2t_offsets.size()) - 1;
+  auto const for_vertices = [&](Index t, auto&& visit) {
+    for (Index const e : topology.tet_edges[t])
+      for (Index const v : topology.edge_vertices[e]) visit(v);
+  };
+  std::vector<char> pinned_vertex(static_cast<std::size_t>(num_vertices), 0);
+  for (std::size_t t = 0; t < num_tets; ++t)
+    if (pinned[t]) for_vertices(static_cast<Index>(t), [&](Index v) { pinned_vertex[v] = 1; });
+  int levels = 1 + *std::max_element(doublings.begin(), doublings.end());
+  std::vector<char> forced(num_tets, 0);
+  for (std::size_t t = 0; t < num_tets; ++t) {
+    for_vertices(static_cast<Index>(t), [&](Index v) { forced[t] = static_cast<char>(forced[t] | pinned_vertex[v]); });
+    if (forced[t]) levels = std::min(levels, 1 + doublings[t]);
+  }
+  std::vector<int> vertex_level(static_cast<std::size_t>(num_vertices), 0);
+  for (std::size_t t = 0; t < num_tets; ++t) {
+    int const wished = forced[t] ? 0 : std::max(0, levels - 1 - doublings[t]);
+    for_vertices(static_cast<Index>(t), [&](Index v) { vertex_level[v] = std::max(vertex_level[v], wished); });
+  }
+  std::vector<int> tet_level(num_tets, 0);
+  for (std::size_t t = 0; t < num_tets; ++t)
+    for_vertices(static_cast<Index>(t), [&](Index v) { tet_level[t] = std::max(tet_level[t], vertex_level[v]); });
+  return tet_level;
+}
+
 StepLevels step_levels(mesh::Topology const& topology, std::vector<double> const& tet_dt, double safety, int max_levels)
 {
   StepLevels levels;

@@ -14,15 +14,18 @@
 namespace dgatd::partition {
 
 std::vector<int> partition_tets(mesh::Mesh const& mesh, mesh::Topology const& topology, int parts,
-                                std::vector<int> const& weight)
+                                std::vector<int> const& weight, int constraints)
 {
   Index const tets = topology.num_tets();
   if (parts < 1 || parts > tets)
     throw Error(mesh.source, std::to_string(parts) + " parts for " + std::to_string(tets) + " tets",
                 "ask for 1 to " + std::to_string(tets) + " parts");
-  if (!weight.empty() && weight.size() != static_cast<std::size_t>(tets))
-    throw Error(mesh.source, std::to_string(weight.size()) + " tet weights for " + std::to_string(tets) + " tets",
-                "give one weight per tet");
+  if (constraints < 1 ||
+      (!weight.empty() && weight.size() != static_cast<std::size_t>(tets) * static_cast<std::size_t>(constraints)))
+    throw Error(mesh.source,
+                std::to_string(weight.size()) + " tet weights in " + std::to_string(constraints) + " constraints for " +
+                    std::to_string(tets) + " tets",
+                "give each tet one weight per constraint");
   if (parts == 1) return std::vector<int>(tets, 0);
 
   // The face graph in METIS's CSR: interior faces join their two tets.
@@ -42,12 +45,12 @@ std::vector<int> partition_tets(mesh::Mesh const& mesh, mesh::Topology const& to
     }
   std::vector<idx_t> weights(weight.begin(), weight.end());
 
-  idx_t vertices = tets, constraints = 1, wanted = parts, cut = 0;
+  idx_t vertices = tets, balanced = weight.empty() ? 1 : constraints, wanted = parts, cut = 0;
   idx_t options[METIS_NOPTIONS];
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_SEED] = 0;
   std::vector<idx_t> part(tets);
-  int const status = METIS_PartGraphKway(&vertices, &constraints, offsets.data(), neighbours.data(),
+  int const status = METIS_PartGraphKway(&vertices, &balanced, offsets.data(), neighbours.data(),
                                          weights.empty() ? nullptr : weights.data(), nullptr, nullptr, &wanted, nullptr,
                                          nullptr, options, &cut, part.data());
   if (status != METIS_OK)

@@ -18,11 +18,13 @@
 namespace dgatd::partition {
 
 // The part of each tet: METIS's k-way partition of the tets' face graph (tets that share a face are
-// neighbours), tet t weighing weight[t] (its work; 1 for every tet when weight is empty), with a
-// fixed seed, so that a mesh gives the same parts on every machine. Throws dgatd::Error when parts
-// is below 1 or above the number of tets.
+// neighbours), with a fixed seed, so that a mesh gives the same parts on every machine. Each tet
+// weighs constraints values, weight[t * constraints + c] (its work; 1 for every tet when weight is
+// empty), and every part takes its share of each constraint's total (local time steps: one
+// constraint per level, since each level's steps end in an exchange every rank waits for). Throws
+// dgatd::Error when parts is below 1 or above the number of tets.
 std::vector<int> partition_tets(mesh::Mesh const& mesh, mesh::Topology const& topology, int parts,
-                                std::vector<int> const& weight = {});
+                                std::vector<int> const& weight = {}, int constraints = 1);
 
 // What one part owns and receives per step, in values (unknowns or pieces).
 struct PartHalo {

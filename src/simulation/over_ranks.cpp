@@ -2,6 +2,7 @@
 
 #include "placement.hpp"
 
+#include "dgatd/dga/local_steps.hpp"
 #include "dgatd/io/output/hdf5_writer.hpp"
 #include "dgatd/mesh/ordering.hpp"
 #include "dgatd/random.hpp"
@@ -9,6 +10,8 @@
 #include "dgatd/solver/stencils.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <numeric>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,6 +63,58 @@ void add_probe_reserve(PartFromDiskPlacement const& placement, Index tet, std::v
   auto const t = static_cast<Index>(it - stored_tets.begin());
   if (it != stored_tets.end() && *it == tet && placement.owns_stored_tet()[t])
     add_probe_tets(placement.stored_view().topology, t, extra);
+}
+
+// What METIS balances (partition::partition_tets): each tet's work per coarse step, a matched
+// layer's tet weighing stretched_tet_weight. With local steps each level's steps end in a halo
+// exchange every rank waits for, so each level's tets are balanced on their own, one constraint per
+// level, as dga::expected_tet_levels expects the levels (the levels' margin is the checkpoint's on a
+// restart, 1 otherwise: the scheme's spectrum, which can widen it, needs the operators the parts are
+// for). A level with under min_level_work_share of the tet updates joins the next coarser level's
+// constraint: its imbalance can cost at most that share, and METIS cuts more to balance each.
+struct TetWeights {
+  std::vector<int> weight;
+  int constraints = 1;
+};
+
+constexpr double min_level_work_share = 0.02;
+
+TetWeights tet_weights(io::Config const& config, Problem const& whole, double margin)
+{
+  auto const tets = static_cast<std::size_t>(whole.mesh.num_tets());
+  std::vector<int> cost(tets, 1);
+  std::vector<char> pinned(tets, 0);
+  for (std::size_t t = 0; t < tets; ++t)
+    if (whole.materials.stretching.stretches(static_cast<Index>(t))) {
+      cost[t] = stretched_tet_weight;
+      pinned[t] = 1;
+    }
+  if (config.time.local_steps < 2) return {cost, 1};
+
+  auto steps = dga::tet_steps(whole.view(), whole.materials.eps, whole.materials.mu);
+  double const smallest = *std::min_element(steps.begin(), steps.end());
+  for (double& step : steps) step = std::max(smallest, step / margin);
+  auto const level = dga::expected_tet_levels(whole.topology, steps, config.time.local_steps, pinned);
+  int const levels = 1 + *std::max_element(level.begin(), level.end());
+  std::vector<double> updates(static_cast<std::size_t>(levels), 0);
+  for (std::size_t t = 0; t < tets; ++t) updates[level[t]] += std::ldexp(cost[t], level[t]);
+  double const total = std::accumulate(updates.begin(), updates.end(), 0.0);
+  // Per level its constraint and the level that constraint starts at (a joined level's tets weigh
+  // their steps relative to that level's); levels before the first with tets have none to weigh.
+  std::vector<int> constraint(static_cast<std::size_t>(levels)), first(static_cast<std::size_t>(levels));
+  int constraints = 0, first_of_current = 0;
+  for (int k = 0; k < levels; ++k) {
+    if (constraints == 0 ? updates[k] > 0 : updates[k] >= min_level_work_share * total) {
+      ++constraints;
+      first_of_current = k;
+    }
+    constraint[k] = std::max(0, constraints - 1);
+    first[k] = first_of_current;
+  }
+  TetWeights weights{std::vector<int>(tets * static_cast<std::size_t>(constraints), 0), constraints};
+  for (std::size_t t = 0; t < tets; ++t)
+    weights.weight[t * constraints + constraint[level[t]]] = cost[t] << (level[t] - first[level[t]]);
+  return weights;
 }
 
 } // namespace
@@ -289,10 +344,8 @@ std::unique_ptr<Placement> Simulation::Impl::place_over_ranks(mesh::Mesh* given_
                   std::to_string(ranks) + " ranks for " + std::to_string(whole.mesh.num_tets()) + " tets",
                   "run on at most " + std::to_string(whole.mesh.num_tets()) + " ranks");
     if (rank != 0) return;
-    std::vector<int> weight(whole.mesh.tets.size(), 1);
-    for (Index t = 0; t < whole.mesh.num_tets(); ++t)
-      if (whole.materials.stretching.stretches(t)) weight[t] = stretched_tet_weight;
-    tet_part = options.partitioner(whole.mesh, whole.topology, ranks, weight);
+    auto const weights = tet_weights(config, whole, checkpoint ? checkpoint->local_step_margin : 1);
+    tet_part = options.partitioner(whole.mesh, whole.topology, ranks, weights.weight, weights.constraints);
   });
   bytes.assign(reinterpret_cast<char const*>(tet_part.data()),
                reinterpret_cast<char const*>(tet_part.data() + tet_part.size()));

@@ -99,7 +99,13 @@ void Simulation::Impl::report_start(std::int64_t first_step) const
       // Each level's middle step exchanges its own unknowns (LocalStepsOverRanks).
       out << "; with local steps " << (std::int64_t{1} << (plan.local_levels - 1)) - 1
           << " more exchanges per coarse step (the levels' middle steps), " << part_local_step_values
-          << " values in all, none overlapped";
+          << " values in all, none overlapped; each level's tets, the most a rank owns over the mean:";
+      for (std::size_t k = 0; k < plan.local_level_imbalance.size(); ++k) {
+        char balance[32];
+        std::snprintf(balance, sizeof balance, "%s %.2f", k ? "," : "", plan.local_level_imbalance[k]);
+        out << balance;
+      }
+      out << " (coarsest first)";
     } else if (double const after = formulation->halo().share_after_exchange; after > 0) {
       char share[96];
       std::snprintf(share, sizeof share, "; Faraday on %.1f %% of rank 0's tets while it flies", 100 * (1 - after));

@@ -174,6 +174,20 @@ void Simulation::Impl::set_local_steps(double margin, parallel::MeshPart const* 
   plan.local_pinned_tets = local.pinned_tets;
   plan.local_limiting_tets = local.limiting_tets;
   plan.local_step_margin = margin;
+  plan.local_level_imbalance.clear();
+  if (!part) return;
+  std::vector<std::int64_t> owned(local.levels.size(), 0);
+  for (std::size_t k = 0; k < owned.size(); ++k)
+    for (Index const t : local.levels[k].own_tets) owned[k] += part->owns_tet[t] ? 1 : 0;
+  auto const everyone = parallel::all_gathered(*communicator, owned);
+  for (std::size_t k = 0; k < owned.size(); ++k) {
+    double most = 0, total = 0;
+    for (std::size_t r = k; r < everyone.size(); r += owned.size()) {
+      most = std::max(most, static_cast<double>(everyone[r]));
+      total += static_cast<double>(everyone[r]);
+    }
+    plan.local_level_imbalance.push_back(total > 0 ? most * static_cast<double>(communicator->size()) / total : 1);
+  }
 }
 
 // The levels against the scheme's own spectrum: each tet's own step ranks it, but its ratio to the

@@ -138,8 +138,8 @@ Outcome run(std::string const& text, std::shared_ptr<dgatd::parallel::Communicat
   };
   options.communicator = std::move(communicator);
   options.partitioner = [](dgatd::mesh::Mesh const& mesh, dgatd::mesh::Topology const& topology, int parts,
-                           std::vector<int> const& weight) {
-    return dgatd::partition::partition_tets(mesh, topology, parts, weight);
+                           std::vector<int> const& weight, int constraints) {
+    return dgatd::partition::partition_tets(mesh, topology, parts, weight, constraints);
   };
   auto const config = dgatd::io::parse_config(text, "ranks.toml", scratch.path().string());
   dgatd::simulation::Simulation simulation(config, options);
@@ -1175,7 +1175,7 @@ TEST(Ranks, MoreRanksThanTetsAreRefusedTogether)
   dgatd::simulation::SimulationOptions options;
   options.output_path = (scratch.path() / "out.h5").string();
   options.communicator = world;
-  options.partitioner = [](dgatd::mesh::Mesh const&, dgatd::mesh::Topology const&, int, std::vector<int> const&) {
+  options.partitioner = [](dgatd::mesh::Mesh const&, dgatd::mesh::Topology const&, int, std::vector<int> const&, int) {
     return std::vector<int>{};
   };
   auto const config =

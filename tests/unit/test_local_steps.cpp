@@ -147,6 +147,44 @@ TEST(LocalSteps, LevelsKeepEachTetWithinItsStepAndOneLevelOfItsNeighbours)
   }
 }
 
+// The levels a partition is weighed by before the operators exist (dga::expected_tet_levels, through
+// the vertices) are those the run's plan takes at the first margin (solver::local_step_plan_for_steps,
+// through the unknowns' blocks), with and without a pin like a matched layer's. The walls are PMC:
+// under PEC a vertex whose every edge is PEC has no block, so the plan spreads no level through it
+// where the expectation does (a few tets at the walls' corners; a partition's weights bear that).
+TEST(LocalStepPlan, ExpectedLevelsAreThePlansAtTheFirstMargin)
+{
+  auto const s = steps_of(box + dielectric(16.0) + "[boundary]\npec = []\n");
+  auto const& topology = s.problem.topology;
+  auto const num_tets = s.tet_dt.size();
+  auto const doublings = dgatd::solver::step_doublings(topology, s.tet_dt, smallest(s.tet_dt), 4);
+  // A pin on a tet whose vertices' tets all allow a doubling: the levels drop from four to two.
+  std::vector<char> pinned(num_tets, 0);
+  std::vector<dgatd::Index> pinned_tets;
+  for (std::size_t t = 0; t < num_tets && pinned_tets.empty(); ++t) {
+    int lowest = doublings[t];
+    for (auto v : s.problem.mesh.tets[t])
+      for (auto i = topology.v2t_offsets[v]; i < topology.v2t_offsets[v + 1]; ++i)
+        lowest = std::min(lowest, doublings[topology.v2t[i]]);
+    if (lowest == 1) {
+      pinned[t] = 1;
+      pinned_tets.push_back(static_cast<dgatd::Index>(t));
+    }
+  }
+  ASSERT_EQ(pinned_tets.size(), 1u);
+  for (bool pins : {false, true}) {
+    auto const pinned_here = pins ? pinned : std::vector<char>(num_tets, 0);
+    auto const pinned_list = pins ? pinned_tets : std::vector<dgatd::Index>{};
+    auto const expected = dgatd::dga::expected_tet_levels(topology, s.tet_dt, 4, pinned_here);
+    auto const plan = dgatd::solver::local_step_plan_for_steps(s.problem.operators, doublings, 4, pinned_list);
+    EXPECT_EQ(expected, plan.tet_level) << (pins ? "with" : "without") << " pins";
+    EXPECT_EQ(plan.levels.size(), pins ? 2u : 4u);
+    std::vector<std::int64_t> per_level(plan.levels.size(), 0);
+    for (int level : expected) ++per_level.at(static_cast<std::size_t>(level));
+    EXPECT_GE(std::count_if(per_level.begin(), per_level.end(), [](std::int64_t n) { return n > 0; }), 2);
+  }
+}
+
 // dgatd info prints the levels of the mesh in vacuum: its rows count every tet once, and the ratio
 // is the library's.
 TEST(LocalSteps, InfoPrintsTheLevelsOfTheMesh)

@@ -3,6 +3,7 @@
 #include "dgatd/error.hpp"
 #include "dgatd/mesh/structured.hpp"
 #include "dgatd/mesh/topology.hpp"
+#include "dgatd/vec3.hpp"
 #include "partition/partition.hpp"
 #include "run_helpers.hpp"
 
@@ -68,6 +69,48 @@ dgatd::mesh::Mesh jittered_box()
   box.cells[2] = 8;
   box.jitter = 0.2;
   return dgatd::mesh::structured_box(box);
+}
+
+// With local steps each level's steps end in an exchange every rank waits for: one constraint per
+// level balances each level on its own. A corner of the box (a sixth of its tets) stepping twice as
+// often, weighed by its steps alone, lands in whichever parts the total balance puts it in; as a
+// constraint of its own, every part holds its share of it (METIS keeps each within a few per cent).
+TEST(Partition, EachConstraintIsBalancedOnItsOwn)
+{
+  auto const m = jittered_box();
+  auto const topology = dgatd::mesh::build_topology(m);
+  auto const tets = m.tets.size();
+  std::vector<char> fine(tets, 0);
+  long long fine_tets = 0;
+  for (std::size_t t = 0; t < tets; ++t) {
+    dgatd::Vec3 centre{};
+    for (auto v : m.tets[t])
+      for (int i = 0; i < 3; ++i) centre[i] += m.points[v][i] / 4;
+    fine[t] = centre[0] < 0.55 && centre[1] < 0.55 && centre[2] < 0.55;
+    fine_tets += fine[t];
+  }
+  ASSERT_GT(fine_tets, static_cast<long long>(tets) / 8);
+  ASSERT_LT(fine_tets, static_cast<long long>(tets) / 4);
+  std::vector<int> steps(tets), per_level(2 * tets, 0);
+  for (std::size_t t = 0; t < tets; ++t) {
+    steps[t] = fine[t] ? 2 : 1;
+    per_level[2 * t + fine[t]] = 1;
+  }
+  for (int n : {2, 3, 4}) {
+    auto const share = [&](std::vector<int> const& parts) {
+      std::vector<long long> held(n, 0);
+      for (std::size_t t = 0; t < tets; ++t) held[parts[t]] += fine[t];
+      return static_cast<double>(*std::max_element(held.begin(), held.end())) * n / fine_tets;
+    };
+    auto const by_steps = partition_tets(m, topology, n, steps);
+    auto const by_level = partition_tets(m, topology, n, per_level, 2);
+    EXPECT_GT(share(by_steps), 1.2) << n << " parts";
+    EXPECT_LT(share(by_level), 1.05) << n << " parts";
+    std::vector<long long> coarse_held(n, 0);
+    for (std::size_t t = 0; t < tets; ++t) coarse_held[by_level[t]] += !fine[t];
+    EXPECT_LT(*std::max_element(coarse_held.begin(), coarse_held.end()) * n, 1.05 * (tets - fine_tets)) << n;
+  }
+  EXPECT_THROW(partition_tets(m, topology, 2, per_level, 3), dgatd::Error);
 }
 
 TEST(Partition, OnePartReceivesNothing)

@@ -53,4 +53,14 @@ StepLevels step_levels(mesh::Topology const& topology, std::vector<double> const
 std::vector<int> tet_doublings(std::vector<double> const& tet_dt, double dt0, int max_levels);
 void limit_level_jumps(mesh::Topology const& topology, std::vector<int>& tet_level);
 
+// Each tet's level as a run's local steps would take it (0 the coarsest, level k stepping 2^k times
+// per coarse step), for what must be decided before the operators and the scheme's spectrum are
+// known (the partition over ranks): the levels of tet_doublings and limit_level_jumps from the
+// smallest dt_t; the tets that share a vertex with a pinned tet on the coarse level, the number of
+// levels dropped until their own steps allow it; every vertex at the finest level of its tets and
+// every tet at the finest of its vertices. solver::local_step_plan_for_steps does the same on the
+// unknowns' blocks with the margin the spectrum asks for, which can make fewer tets fine.
+std::vector<int> expected_tet_levels(mesh::Topology const& topology, std::vector<double> const& tet_dt, int max_levels,
+                                     std::vector<char> const& pinned);
+
 } // namespace dgatd::dga

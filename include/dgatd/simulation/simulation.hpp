@@ -55,6 +55,9 @@ struct TimePlan {
   // checkpoint keeps.
   double local_step_margin = 1;
   bool local_levels_unstable = false; // no margin made more levels stable: one global step
+  // Over ranks, per level from the coarsest: the most tets of that level a rank owns over the mean
+  // (each level's steps end in an exchange every rank waits for, so each level's balance counts).
+  std::vector<double> local_level_imbalance;
 };
 
 struct SimulationOptions {
@@ -76,11 +79,12 @@ struct SimulationOptions {
       writer;
   // A run over several ranks (docs/method/parallel.md): every rank builds its Simulation from the same
   // configuration and options, with its own communicator; nullptr, or one rank, runs this process
-  // alone. Rank 0 reads the mesh, splits its tets with partitioner (weight: each tet's relative work)
-  // and writes the output; the others' report and writer are not used.
+  // alone. Rank 0 reads the mesh, splits its tets with partitioner (weight: each tet's relative work,
+  // constraints values per tet, each to be balanced: one per level of local steps) and writes the
+  // output; the others' report and writer are not used.
   std::shared_ptr<parallel::Communicator> communicator;
   std::function<std::vector<int>(mesh::Mesh const& mesh, mesh::Topology const& topology, int parts,
-                                 std::vector<int> const& weight)>
+                                 std::vector<int> const& weight, int constraints)>
       partitioner;
 };
 
