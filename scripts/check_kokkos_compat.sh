@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Checks dgatd against Kokkos versions it does not build itself, as Debian sid ships them:
 #  - Kokkos + Kokkos Kernels 4.5.1 from trilinos 16.1 (Serial backend, shared libraries): every
-#    target configured, compiled and linked into build/kokkos-sid, the unit tests run;
+#    target configured, compiled (the libraries in unity batches, as users build them) and linked
+#    into build/kokkos-sid, the unit tests run;
 #  - Kokkos 5.2.2 (libkokkos-dev; OpenMP backend, C++20), which Debian ships without a Kokkos
 #    Kernels, so CMake cannot configure dgatd with it: every source that needs neither Kokkos
-#    Kernels nor Kokkos::Serial is compiled against its headers (scripts/compile_against_kokkos.py).
+#    Kernels nor Kokkos::Serial is compiled against its headers (scripts/compile_against_kokkos.py),
+#    one by one, with the compile commands of build/kokkos-sid-sources (configured, not built).
 # This is the check behind docs/user/install.md's "Kokkos 3.4 to 5.x".
 #
 #   scripts/check_kokkos_compat.sh      (downloads and unpacks into the cache the first time)
@@ -28,6 +30,7 @@ RUNTIME_PACKAGES=(libc6 libstdc++6 libgcc-s1)
 KOKKOS5=5.2.2
 KOKKOS5_PREFIX="$CACHE_ROOT/kokkos-$KOKKOS5-sid"
 BUILD_DIR=build/kokkos-sid
+SOURCES_DIR=build/kokkos-sid-sources
 
 log() { printf '[kokkos-compat] %s\n' "$*"; }
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -121,11 +124,16 @@ runtime_lib="$KOKKOS4_PREFIX/runtime/usr/lib/x86_64-linux-gnu"
 # libkokkoscore must find sid's libstdc++ too.
 link_flags="-Wl,--allow-shlib-undefined -Wl,--dynamic-linker=$runtime_lib/ld-linux-x86-64.so.2"
 link_flags+=" -Wl,--disable-new-dtags -Wl,-rpath,$runtime_lib:$kokkos4_root/lib/x86_64-linux-gnu"
-mkdir -p "$BUILD_DIR"
-cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release \
-  -DKokkos_ROOT="$kokkos4_root" -DKokkosKernels_ROOT="$kokkos4_root" \
-  -DCMAKE_EXE_LINKER_FLAGS="$link_flags" -DDGATD_HEADER_CHECK=OFF -DDGATD_UNITY_BUILD=OFF >"$BUILD_DIR/configure.log" 2>&1 ||
-  { tail -30 "$BUILD_DIR/configure.log"; exit 1; }
+configure() {
+  local dir="$1"
+  shift
+  mkdir -p "$dir"
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release \
+    -DKokkos_ROOT="$kokkos4_root" -DKokkosKernels_ROOT="$kokkos4_root" \
+    -DCMAKE_EXE_LINKER_FLAGS="$link_flags" -DDGATD_HEADER_CHECK=OFF "$@" >"$dir/configure.log" 2>&1 ||
+    { tail -30 "$dir/configure.log"; exit 1; }
+}
+configure "$BUILD_DIR"
 grep -E "^-- dgatd: " "$BUILD_DIR/configure.log"
 cmake --build "$BUILD_DIR" -j "$(nproc)"
 "$BUILD_DIR/dgatd" --version
@@ -133,6 +141,7 @@ ctest --test-dir "$BUILD_DIR" -L unit -j "$(nproc)" --output-on-failure
 log "Kokkos $KOKKOS4: every dgatd target compiled and linked, unit tests passed"
 
 log "Kokkos $KOKKOS5 from $(tr '\n' ' ' <"$KOKKOS5_PREFIX/packages.txt")"
-python3 scripts/compile_against_kokkos.py "$BUILD_DIR" "$KOKKOS5_PREFIX/root/usr/include/kokkos" \
+configure "$SOURCES_DIR" -DDGATD_UNITY_BUILD=OFF
+python3 scripts/compile_against_kokkos.py "$SOURCES_DIR" "$KOKKOS5_PREFIX/root/usr/include/kokkos" \
   --std c++20 --flag=-fopenmp
 log "Kokkos $KOKKOS5: every source but the skipped ones compiled as C++20"
