@@ -43,7 +43,8 @@ void Simulation::Impl::share_checkpoint(std::unique_ptr<io::Checkpoint>& checkpo
               static_cast<double>(checkpoint->bound_iterations),
               static_cast<double>(checkpoint->state.step),
               static_cast<double>(checkpoint->state.kind),
-              checkpoint->local_step_margin};
+              checkpoint->local_step_margin,
+              static_cast<double>(checkpoint->local_levels_held)};
   parallel::broadcast_numbers(*communicator, header, 0);
   if (root) return;
   checkpoint = std::make_unique<io::Checkpoint>();
@@ -53,6 +54,7 @@ void Simulation::Impl::share_checkpoint(std::unique_ptr<io::Checkpoint>& checkpo
   checkpoint->state.step = static_cast<std::int64_t>(header[3]);
   checkpoint->state.kind = static_cast<solver::FormulationKind>(static_cast<int>(header[4]));
   checkpoint->local_step_margin = header[5];
+  checkpoint->local_levels_held = static_cast<int>(header[6]);
 }
 
 void Simulation::Impl::restore(io::Checkpoint const& checkpoint)
@@ -74,6 +76,7 @@ io::Checkpoint Simulation::Impl::checkpoint() const
   c.dt_max = plan.dt_max;
   c.bound_iterations = plan.bound_iterations;
   c.local_step_margin = plan.local_step_margin;
+  c.local_levels_held = plan.local_levels_held;
   c.state = formulation->state();
   c.mesh = output_problem().mesh;
   return c;

@@ -152,9 +152,10 @@ double Simulation::Impl::smallest_own_step()
 
 // The levels from each tet's own step in its materials (dga::tet_steps, dga::step_levels) with a
 // margin: a tet steps 2^j times the finest level's step where its own step is margin times 2^j the
-// smallest; the tets the terms need on the coarse level stay there (solver::local_step_plan_for_steps).
+// smallest; the tets the terms need on the coarse level stay there (solver::local_step_plan_for_steps),
+// the levels dropping until their own steps allow it or, held_levels > 0, held at that many.
 // Over ranks (part not null) the part's levels are the whole mesh's (solver::LocalStepRanks).
-void Simulation::Impl::set_local_steps(double margin, parallel::MeshPart const* part)
+void Simulation::Impl::set_local_steps(double margin, int held_levels, parallel::MeshPart const* part)
 {
   // Each own step over the margin, the smallest kept: the tets below it are the finest level.
   auto const& own = own_tet_steps();
@@ -165,8 +166,10 @@ void Simulation::Impl::set_local_steps(double margin, parallel::MeshPart const* 
   if (part) over_ranks.emplace(solver::LocalStepRanks{*communicator, *part});
   auto const* ranks = over_ranks ? &*over_ranks : nullptr;
   auto const doublings = solver::step_doublings(problem.topology, steps, smallest, config.time.local_steps, ranks);
-  auto const local = solver::local_step_plan_for_steps(problem.operators, doublings, config.time.local_steps,
-                                                       formulation->local_step_coarse_tets(), ranks);
+  auto const local = solver::local_step_plan_for_steps(
+      problem.operators, doublings, held_levels > 0 ? held_levels : config.time.local_steps,
+      formulation->local_step_coarse_tets(), ranks,
+      held_levels > 0 ? solver::PinnedLevels::hold : solver::PinnedLevels::drop);
   formulation->set_local_steps(local);
   plan.local_levels = static_cast<int>(local.levels.size());
   plan.local_work_ratio = local.work_ratio();
@@ -174,6 +177,7 @@ void Simulation::Impl::set_local_steps(double margin, parallel::MeshPart const* 
   plan.local_pinned_tets = local.pinned_tets;
   plan.local_limiting_tets = local.limiting_tets;
   plan.local_step_margin = margin;
+  plan.local_levels_held = held_levels;
   plan.local_level_imbalance.clear();
   if (!part) return;
   std::vector<std::int64_t> owned(local.levels.size(), 0);
@@ -190,12 +194,36 @@ void Simulation::Impl::set_local_steps(double margin, parallel::MeshPart const* 
   }
 }
 
+namespace {
+
+bool stable_spectrum(solver::LocalStepSpectrum const& spectrum, double tolerance)
+{
+  return spectrum.lowest > -tolerance && spectrum.highest < 1 - tolerance;
+}
+
+} // namespace
+
+std::optional<std::pair<double, double>> Simulation::Impl::shrunk_coarse_step(double highest)
+{
+  // A mode of the coarse step has dt^2 lambda / 4 in proportion to dt^2; the Ritz value that proved
+  // the step unstable is below the mode's, so the step shrinks again while the spectrum says so.
+  double dt = plan.dt;
+  for (int shrink = 0; shrink < max_shrinks; ++shrink) {
+    dt *= config.time.safety / std::sqrt(highest);
+    auto const spectrum = formulation->local_step_spectrum(dt, local_spectrum_tolerance, local_spectrum_tolerance);
+    if (stable_spectrum(spectrum, local_spectrum_tolerance)) return std::make_pair(dt, spectrum.highest);
+    if (spectrum.lowest < -local_spectrum_tolerance) return std::nullopt;
+    highest = spectrum.highest;
+  }
+  return std::nullopt;
+}
+
 // The levels against the scheme's own spectrum: each tet's own step ranks it, but its ratio to the
 // finest level's step is right for the tet alone, not for the steps of its neighbours' levels
 // together (measured on the strip dipole's mesh: three levels at their limit had dt^2 lambda / 4 of
 // A_p from -2.1 to 1.6). So the margin grows by 1 / safety, moving the tets nearest a level's bound
 // to the finer one, until every ratio lies in [0, 1) at the coarse step's limit; a dt given is
-// refused where it is unstable, and otherwise the run falls back to one level (the leapfrog).
+// refused where it is unstable.
 //
 // The margin starts where the smallest own step stands for the finest level's tets: a well-shaped
 // tet's own step is about half its step in the whole operator (0.43 to 0.55 of the Lanczos dt_max at
@@ -205,31 +233,80 @@ void Simulation::Impl::set_local_steps(double margin, parallel::MeshPart const* 
 // meshed at h_sphere = 0.01 (smallest own step 0.025 dt_max, two slivers 30 times below the tets next
 // in line) the levels stayed unstable up to a margin of 25, beyond the reach of the attempts (7.8),
 // and the run stopped.
+//
+// The tets the terms pin to the coarse level stay there whatever the margin, so the levels their own
+// steps allow at the first margin are held while the margin grows (with the drop the margin's growth
+// took every level from the patch antenna: its pins allowed 2, the spectrum asked for a margin of 1.69
+// and a pinned tet's own step fell below it at 1.41). Where the margin stops moving the highest
+// ratio, the mode is one the coarse level keeps (a pinned tet's), and the coarse step shrinks to fit
+// it; such levels are then weighed against one level fewer, by the simulated time a tet update buys
+// (dt over the finest level's tet updates per coarse step), and the better one taken. Where no
+// number of levels is stable, one global step, which the run summary says.
 void Simulation::Impl::choose_local_steps(solver::StabilityBound const& bound, parallel::MeshPart const* part)
 {
   double const first_margin = std::max(1.0, local_own_step_floor * bound.dt_max / smallest_own_step());
-  for (int attempt = 0;; ++attempt) {
-    set_local_steps(first_margin * std::pow(1 / config.time.safety, attempt), part);
-    plan = plan_time_steps(config, bound, solver::coarse_step_limit(plan.local_levels), plan);
-    if (plan.local_levels == 1) return;
-    auto const spectrum = formulation->local_step_spectrum(plan.dt, local_spectrum_tolerance, local_spectrum_tolerance);
-    plan.local_spectrum_highest = spectrum.highest;
-    bool const stable = spectrum.lowest > -local_spectrum_tolerance && spectrum.highest < 1 - local_spectrum_tolerance;
-    if (stable || config.time.allow_unstable) return;
-    if (config.time.dt)
-      throw Error(config.name,
-                  "the local steps' scheme is unstable at dt = " + format_number(plan.dt) +
-                      " s (dt^2 lambda / 4 of its operator from " + format_number(spectrum.lowest) + " to " +
-                      format_number(spectrum.highest) + ")",
-                  "set [time] dt = \"auto\", fewer levels in [time] local_steps, or local_steps = \"off\"");
-    if (attempt == max_local_step_attempts) {
-      // No margin tried made the levels stable: one global step, said in the run's summary.
-      set_local_steps(std::numeric_limits<double>::infinity(), part);
-      plan = plan_time_steps(config, bound, solver::coarse_step_limit(plan.local_levels), plan);
-      plan.local_levels_unstable = true;
-      return;
-    }
+  set_local_steps(first_margin, 0, part);
+  int const pinned_allow = plan.local_levels;
+  if (pinned_allow == 1) {
+    plan = plan_time_steps(config, bound, 1, plan);
+    return;
   }
+  struct Choice {
+    int levels;
+    double margin, dt, highest, time_per_update;
+  };
+  std::optional<Choice> best;
+  auto const consider = [&](double dt, double highest) {
+    double const time_per_update =
+        dt * plan.local_work_ratio / static_cast<double>(std::int64_t{1} << (plan.local_levels - 1));
+    if (!best || time_per_update > best->time_per_update)
+      best = Choice{plan.local_levels, plan.local_step_margin, dt, highest, time_per_update};
+  };
+  int attempts = 0;
+  for (int levels = pinned_allow; levels > 1 && attempts < max_local_step_attempts; --levels) {
+    bool at_the_limit = false;
+    double previous_highest = 0;
+    int stalled = 0;
+    for (int attempt = 0; attempts < max_local_step_attempts; ++attempt, ++attempts) {
+      set_local_steps(first_margin * std::pow(1 / config.time.safety, attempt), levels, part);
+      if (plan.local_levels < levels) break; // the tets' own steps no longer allow as many
+      plan = plan_time_steps(config, bound, solver::coarse_step_limit(levels), plan);
+      auto const spectrum =
+          formulation->local_step_spectrum(plan.dt, local_spectrum_tolerance, local_spectrum_tolerance);
+      plan.local_spectrum_highest = spectrum.highest;
+      if (stable_spectrum(spectrum, local_spectrum_tolerance) || config.time.allow_unstable) {
+        if (config.time.allow_unstable) return;
+        consider(plan.dt, spectrum.highest);
+        at_the_limit = true;
+        break;
+      }
+      if (config.time.dt)
+        throw Error(config.name,
+                    "the local steps' scheme is unstable at dt = " + format_number(plan.dt) +
+                        " s (dt^2 lambda / 4 of its operator from " + format_number(spectrum.lowest) + " to " +
+                        format_number(spectrum.highest) + ")",
+                    "set [time] dt = \"auto\", fewer levels in [time] local_steps, or local_steps = \"off\"");
+      bool const unmoved = spectrum.lowest > -local_spectrum_tolerance &&
+                           std::abs(spectrum.highest - previous_highest) <= local_stalled_change * spectrum.highest;
+      stalled = unmoved ? stalled + 1 : 0;
+      previous_highest = spectrum.highest;
+      if (stalled == local_stalled_attempts) {
+        if (auto const shrunk = shrunk_coarse_step(spectrum.highest)) consider(shrunk->first, shrunk->second);
+        break;
+      }
+    }
+    if (at_the_limit) break;
+  }
+  if (best) {
+    set_local_steps(best->margin, best->levels, part);
+    plan = plan_time_steps(config, bound, solver::coarse_step_limit(best->levels), plan);
+    plan.dt = best->dt;
+    plan.local_spectrum_highest = best->highest;
+    return;
+  }
+  set_local_steps(std::numeric_limits<double>::infinity(), 0, part);
+  plan = plan_time_steps(config, bound, solver::coarse_step_limit(plan.local_levels), plan);
+  plan.local_levels_unstable = true;
 }
 
 void Simulation::Impl::plan_steps(io::Checkpoint const* checkpoint, parallel::MeshPart const* part)
@@ -237,7 +314,8 @@ void Simulation::Impl::plan_steps(io::Checkpoint const* checkpoint, parallel::Me
   if (checkpoint) {
     // The checkpoint's dt and levels, not a new estimate: the Lanczos iterations' reductions may
     // round differently on another thread count, and the continuation must be the same run.
-    if (config.time.local_steps > 1) set_local_steps(checkpoint->local_step_margin, part);
+    if (config.time.local_steps > 1)
+      set_local_steps(checkpoint->local_step_margin, checkpoint->local_levels_held, part);
     plan.dt = checkpoint->dt;
     plan.dt_max = checkpoint->dt_max;
     plan.bound_iterations = checkpoint->bound_iterations;

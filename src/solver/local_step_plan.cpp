@@ -151,7 +151,7 @@ LocalStepPlan local_step_plan(dga::HostOperators const& ops, std::vector<int> co
 
 LocalStepPlan local_step_plan_for_steps(dga::HostOperators const& ops, std::vector<int> const& doublings,
                                         int max_levels, std::vector<Index> const& coarse_tets,
-                                        LocalStepRanks const* over_ranks)
+                                        LocalStepRanks const* over_ranks, PinnedLevels pins)
 {
   auto const num_tets = static_cast<Index>(ops.tet_dofs.size());
   if (static_cast<Index>(doublings.size()) != num_tets || num_tets == 0 || max_levels < 1)
@@ -175,9 +175,11 @@ LocalStepPlan local_step_plan_for_steps(dga::HostOperators const& ops, std::vect
     for (Index const dof : ops.tet_dofs[t])
       if (dof < layout.num_free && pinned_block[block_of_row[dof]]) forced[t] = 1;
   int levels = steps_allow;
-  for (Index t = 0; t < num_tets; ++t)
-    if (forced[t]) levels = std::min(levels, 1 + doublings[t]);
-  levels = -static_cast<int>(largest(-levels, over_ranks));
+  if (pins == PinnedLevels::drop) {
+    for (Index t = 0; t < num_tets; ++t)
+      if (forced[t]) levels = std::min(levels, 1 + doublings[t]);
+    levels = -static_cast<int>(largest(-levels, over_ranks));
+  }
   std::vector<int> wished(num_tets);
   for (Index t = 0; t < num_tets; ++t) wished[t] = forced[t] ? 0 : std::max(0, levels - 1 - doublings[t]);
   auto plan = local_step_plan(ops, wished, over_ranks);

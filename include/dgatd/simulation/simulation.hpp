@@ -54,7 +54,10 @@ struct TimePlan {
   // The margin of the levels on the tets' own steps (Simulation::Impl::choose_local_steps), which a
   // checkpoint keeps.
   double local_step_margin = 1;
-  bool local_levels_unstable = false; // no margin made more levels stable: one global step
+  // The levels held against the pinned tets' own steps (0: as many as those allow), which a
+  // checkpoint keeps with the margin.
+  int local_levels_held = 0;
+  bool local_levels_unstable = false; // no margin or coarse step made levels stable: one global step
   // Over ranks, per level from the coarsest: the most tets of that level a rank owns over the mean
   // (each level's steps end in an exchange every rank waits for, so each level's balance counts).
   std::vector<double> local_level_imbalance;

@@ -103,13 +103,20 @@ std::vector<int> step_doublings(mesh::Topology const& topology, std::vector<doub
 LocalStepPlan local_step_plan(dga::HostOperators const& ops, std::vector<int> const& tet_level_wished,
                               LocalStepRanks const* over_ranks = nullptr);
 
+// What the pinned tets' own steps do to the levels (local_step_plan_for_steps): drop them until those
+// steps allow the coarse step, or hold them (as many as the other tets' steps allow, up to
+// max_levels), the scheme's spectrum then judging the pinned tets at the coarse step with the rest.
+enum class PinnedLevels { drop, hold };
+
 // The plan from each tet's own step as doublings of the finest (dga::StepLevels::tet_level: the tet
 // may step 2^j times the finest level's step), at most max_levels levels, with the tets of
 // coarse_tets on the coarse level (the terms that need it, Term::local_step_support). A tet steps the
 // coarse level only when every block around its vertices does, that is when every tet sharing a
-// vertex with it wishes the coarse level; the levels drop until the steps of those tets allow it.
+// vertex with it wishes the coarse level; pins says whether the levels drop until the steps of those
+// tets allow it.
 LocalStepPlan local_step_plan_for_steps(dga::HostOperators const& ops, std::vector<int> const& doublings,
                                         int max_levels, std::vector<Index> const& coarse_tets,
-                                        LocalStepRanks const* over_ranks = nullptr);
+                                        LocalStepRanks const* over_ranks = nullptr,
+                                        PinnedLevels pins = PinnedLevels::drop);
 
 } // namespace dgatd::solver

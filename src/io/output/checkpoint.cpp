@@ -78,6 +78,7 @@ void write_checkpoint(std::string const& path, Checkpoint const& c)
     writer.attribute(root, "dt_max", c.dt_max);
     writer.attribute(root, "power_iterations", static_cast<std::int64_t>(c.bound_iterations));
     writer.attribute(root, "local_step_margin", c.local_step_margin);
+    writer.attribute(root, "local_levels_held", static_cast<std::int64_t>(c.local_levels_held));
     writer.attribute(root, "step", c.state.step);
     writer.attribute(root, "state_layout", state_layout);
     writer.attribute(root, "mesh_fingerprint", hex(mesh_fingerprint(c.mesh)));
@@ -141,6 +142,10 @@ Checkpoint read_checkpoint(std::string const& path)
   c.bound_iterations = static_cast<int>(iterations);
   // Absent from checkpoints written before local time steps: one margin.
   hdf5::read_attribute(root, "local_step_margin", H5T_NATIVE_DOUBLE, &c.local_step_margin);
+  // Absent from those written before the levels were held against the pins: none held.
+  std::int64_t held_levels = 0;
+  hdf5::read_attribute(root, "local_levels_held", H5T_NATIVE_INT64, &held_levels);
+  c.local_levels_held = static_cast<int>(held_levels);
   if (formulation != solver::to_string(solver::FormulationKind::fractioned) &&
       formulation != solver::to_string(solver::FormulationKind::assembled))
     throw Error(path, "the checkpoint names an unknown formulation '" + formulation + "'", "it may be damaged");

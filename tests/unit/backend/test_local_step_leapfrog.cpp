@@ -298,6 +298,17 @@ TEST_F(GradedBox, PinnedTetsStepTheCoarseLevel)
   EXPECT_EQ(fine.levels.size(), 1u);
   EXPECT_EQ(fine.levels_of_the_steps, 4);
   EXPECT_GE(fine.limiting_tets, 1);
+  // Held against the pins, the levels stay those of the other tets' steps, the pinned tets (the same
+  // ones) on the coarse level, for the scheme's spectrum to judge.
+  auto const held = dgatd::solver::local_step_plan_for_steps(cavity.operators, doublings, 4, {finest}, nullptr,
+                                                             dgatd::solver::PinnedLevels::hold);
+  EXPECT_EQ(held.levels.size(), 4u);
+  EXPECT_EQ(held.tet_level[finest], 0);
+  EXPECT_EQ(held.pinned_tets, fine.pinned_tets);
+  EXPECT_EQ(held.limiting_tets, fine.limiting_tets);
+  auto const held_unpinned = dgatd::solver::local_step_plan_for_steps(cavity.operators, doublings, 4, {}, nullptr,
+                                                                      dgatd::solver::PinnedLevels::hold);
+  EXPECT_EQ(held_unpinned.tet_level, free.tet_level) << "without pins holding changes nothing";
 
   // A current source pins nothing; a term whose tet the plan steps finer is refused.
   auto local = with_local_steps(cavity, coarse);

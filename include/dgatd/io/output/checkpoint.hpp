@@ -29,6 +29,7 @@ struct Checkpoint {
   double dt_max = 0;
   int bound_iterations = 0;
   double local_step_margin = 1; // the levels' margin of a run with local time steps
+  int local_levels_held = 0;    // and the levels it held against its pinned tets (0: none held)
   mesh::Mesh mesh;
   solver::FormulationState state; // its kind, step and unknowns
 };
