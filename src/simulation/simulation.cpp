@@ -194,30 +194,6 @@ void Simulation::Impl::set_local_steps(double margin, int held_levels, parallel:
   }
 }
 
-namespace {
-
-bool stable_spectrum(solver::LocalStepSpectrum const& spectrum, double tolerance)
-{
-  return spectrum.lowest > -tolerance && spectrum.highest < 1 - tolerance;
-}
-
-} // namespace
-
-std::optional<std::pair<double, double>> Simulation::Impl::shrunk_coarse_step(double highest)
-{
-  // A mode of the coarse step has dt^2 lambda / 4 in proportion to dt^2; the Ritz value that proved
-  // the step unstable is below the mode's, so the step shrinks again while the spectrum says so.
-  double dt = plan.dt;
-  for (int shrink = 0; shrink < max_shrinks; ++shrink) {
-    dt *= config.time.safety / std::sqrt(highest);
-    auto const spectrum = formulation->local_step_spectrum(dt, local_spectrum_tolerance, local_spectrum_tolerance);
-    if (stable_spectrum(spectrum, local_spectrum_tolerance)) return std::make_pair(dt, spectrum.highest);
-    if (spectrum.lowest < -local_spectrum_tolerance) return std::nullopt;
-    highest = spectrum.highest;
-  }
-  return std::nullopt;
-}
-
 // The levels against the scheme's own spectrum: each tet's own step ranks it, but its ratio to the
 // finest level's step is right for the tet alone, not for the steps of its neighbours' levels
 // together (measured on the strip dipole's mesh: three levels at their limit had dt^2 lambda / 4 of
@@ -238,72 +214,48 @@ std::optional<std::pair<double, double>> Simulation::Impl::shrunk_coarse_step(do
 // steps allow at the first margin are held while the margin grows (with the drop the margin's growth
 // took every level from the patch antenna: its pins allowed 2, the spectrum asked for a margin of 1.69
 // and a pinned tet's own step fell below it at 1.41). Where the margin stops moving the highest
-// ratio, the mode is one the coarse level keeps (a pinned tet's), and the coarse step shrinks to fit
-// it; such levels are then weighed against one level fewer, by the simulated time a tet update buys
-// (dt over the finest level's tet updates per coarse step), and the better one taken. Where no
-// number of levels is stable, one global step, which the run summary says.
+// ratio, the mode is one the coarse level keeps (a pinned tet's): the coarse step shrinks to fit it
+// and one level fewer is weighed against it (solver::search_local_steps). Where no number of levels
+// is stable, one global step, which the run summary says.
 void Simulation::Impl::choose_local_steps(solver::StabilityBound const& bound, parallel::MeshPart const* part)
 {
   double const first_margin = std::max(1.0, local_own_step_floor * bound.dt_max / smallest_own_step());
   set_local_steps(first_margin, 0, part);
   int const pinned_allow = plan.local_levels;
-  if (pinned_allow == 1) {
-    plan = plan_time_steps(config, bound, 1, plan);
+  if (pinned_allow == 1 || config.time.dt) {
+    plan = plan_time_steps(config, bound, solver::coarse_step_limit(pinned_allow), plan);
+    if (pinned_allow == 1 || config.time.allow_unstable) return;
+    auto const spectrum = formulation->local_step_spectrum(plan.dt, local_spectrum_tolerance, local_spectrum_tolerance);
+    plan.local_spectrum_highest = spectrum.highest;
+    if (spectrum.lowest > -local_spectrum_tolerance && spectrum.highest < 1 - local_spectrum_tolerance) return;
+    throw Error(config.name,
+                "the local steps' scheme is unstable at dt = " + format_number(plan.dt) +
+                    " s (dt^2 lambda / 4 of its operator from " + format_number(spectrum.lowest) + " to " +
+                    format_number(spectrum.highest) + ")",
+                "set [time] dt = \"auto\", fewer levels in [time] local_steps, or local_steps = \"off\"");
+  }
+  solver::LocalStepSearch search;
+  search.first_margin = first_margin;
+  search.safety = config.time.safety;
+  search.dt_max = bound.dt_max;
+  search.max_attempts = max_local_step_attempts;
+  search.tolerance = local_spectrum_tolerance;
+  search.plan = [&](double margin, int levels) {
+    set_local_steps(margin, levels, part);
+    return std::make_pair(plan.local_levels, plan.local_work_ratio);
+  };
+  search.spectrum = [&](double dt) {
+    return formulation->local_step_spectrum(dt, local_spectrum_tolerance, local_spectrum_tolerance);
+  };
+  if (auto const choice = solver::search_local_steps(search, pinned_allow)) {
+    if (choice->margin != plan.local_step_margin || choice->levels != plan.local_levels_held)
+      set_local_steps(choice->margin, choice->levels, part);
+    plan = plan_time_steps(config, bound, solver::coarse_step_limit(choice->levels), plan);
+    plan.dt = choice->dt;
+    plan.local_spectrum_highest = choice->highest;
     return;
   }
-  struct Choice {
-    int levels;
-    double margin, dt, highest, time_per_update;
-  };
-  std::optional<Choice> best;
-  auto const consider = [&](double dt, double highest) {
-    double const time_per_update =
-        dt * plan.local_work_ratio / static_cast<double>(std::int64_t{1} << (plan.local_levels - 1));
-    if (!best || time_per_update > best->time_per_update)
-      best = Choice{plan.local_levels, plan.local_step_margin, dt, highest, time_per_update};
-  };
-  int attempts = 0;
-  for (int levels = pinned_allow; levels > 1 && attempts < max_local_step_attempts; --levels) {
-    bool at_the_limit = false;
-    double previous_highest = 0;
-    int stalled = 0;
-    for (int attempt = 0; attempts < max_local_step_attempts; ++attempt, ++attempts) {
-      set_local_steps(first_margin * std::pow(1 / config.time.safety, attempt), levels, part);
-      if (plan.local_levels < levels) break; // the tets' own steps no longer allow as many
-      plan = plan_time_steps(config, bound, solver::coarse_step_limit(levels), plan);
-      auto const spectrum =
-          formulation->local_step_spectrum(plan.dt, local_spectrum_tolerance, local_spectrum_tolerance);
-      plan.local_spectrum_highest = spectrum.highest;
-      if (stable_spectrum(spectrum, local_spectrum_tolerance) || config.time.allow_unstable) {
-        if (config.time.allow_unstable) return;
-        consider(plan.dt, spectrum.highest);
-        at_the_limit = true;
-        break;
-      }
-      if (config.time.dt)
-        throw Error(config.name,
-                    "the local steps' scheme is unstable at dt = " + format_number(plan.dt) +
-                        " s (dt^2 lambda / 4 of its operator from " + format_number(spectrum.lowest) + " to " +
-                        format_number(spectrum.highest) + ")",
-                    "set [time] dt = \"auto\", fewer levels in [time] local_steps, or local_steps = \"off\"");
-      bool const unmoved = spectrum.lowest > -local_spectrum_tolerance &&
-                           std::abs(spectrum.highest - previous_highest) <= local_stalled_change * spectrum.highest;
-      stalled = unmoved ? stalled + 1 : 0;
-      previous_highest = spectrum.highest;
-      if (stalled == local_stalled_attempts) {
-        if (auto const shrunk = shrunk_coarse_step(spectrum.highest)) consider(shrunk->first, shrunk->second);
-        break;
-      }
-    }
-    if (at_the_limit) break;
-  }
-  if (best) {
-    set_local_steps(best->margin, best->levels, part);
-    plan = plan_time_steps(config, bound, solver::coarse_step_limit(best->levels), plan);
-    plan.dt = best->dt;
-    plan.local_spectrum_highest = best->highest;
-    return;
-  }
+  // No levels stable: one global step, said in the run's summary.
   set_local_steps(std::numeric_limits<double>::infinity(), 0, part);
   plan = plan_time_steps(config, bound, solver::coarse_step_limit(plan.local_levels), plan);
   plan.local_levels_unstable = true;

@@ -28,7 +28,6 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
-#include <utility>
 #include <vector>
 
 namespace dgatd::simulation {
@@ -159,10 +158,6 @@ struct Simulation::Impl {
   // that many levels held against those steps (solver::PinnedLevels::hold).
   void set_local_steps(double margin, int held_levels, parallel::MeshPart const* part);
   void choose_local_steps(solver::StabilityBound const& bound, parallel::MeshPart const* part);
-  // After a spectrum of the levels at plan.dt whose only unstable ratios are the highest: a coarse
-  // step below it at which the spectrum lies in [0, 1) and that spectrum's highest ratio, none if a
-  // few tries find none.
-  std::optional<std::pair<double, double>> shrunk_coarse_step(double highest);
   // Each tet's own step, for the levels (dga::tet_steps), and the smallest (of the whole mesh:
   // collective over ranks the first time), each computed on first use.
   std::vector<double> const& own_tet_steps();
@@ -172,11 +167,6 @@ struct Simulation::Impl {
   // The Lanczos iteration finds the extreme ratios to about 1e-7 of the largest.
   static constexpr double local_spectrum_tolerance = 1e-6;
   static constexpr int max_local_step_attempts = 40;
-  // The highest ratio counts as unmoved by the margin within this fraction, and the coarse step
-  // shrinks once two margins in a row left it so.
-  static constexpr double local_stalled_change = 0.01;
-  static constexpr int local_stalled_attempts = 2;
-  static constexpr int max_shrinks = 3;
   static constexpr double local_own_step_floor = 0.4; // of dt_max: the smallest own step the levels start from
   // The sources, probes, far fields and the capabilities' terms where placement puts them; collective.
   void add_sources_and_probes(Placement const& placement);

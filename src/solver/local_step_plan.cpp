@@ -4,6 +4,7 @@
 #include "dgatd/error.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -188,6 +189,71 @@ LocalStepPlan local_step_plan_for_steps(dga::HostOperators const& ops, std::vect
   plan.limiting_tets =
       count_tets(num_tets, over_ranks, [&](Index t) { return forced[t] && 1 + doublings[t] < steps_allow; });
   return plan;
+}
+
+namespace {
+
+// The highest ratio counts as unmoved by the margin within this fraction, and the coarse step
+// shrinks once that many margins in a row left it so, at most max_shrinks times.
+constexpr double stalled_change = 0.01;
+constexpr int stalled_attempts = 2;
+constexpr int max_shrinks = 3;
+
+bool stable(LocalStepSpectrum const& spectrum, double tolerance)
+{
+  return spectrum.lowest > -tolerance && spectrum.highest < 1 - tolerance;
+}
+
+} // namespace
+
+std::optional<LocalStepChoice> search_local_steps(LocalStepSearch const& search, int most_levels)
+{
+  std::optional<LocalStepChoice> best;
+  double best_time_per_update = 0;
+  auto const consider = [&](int levels, double margin, double work_ratio, double dt, double highest) {
+    double const time_per_update = dt * work_ratio / static_cast<double>(std::int64_t{1} << (levels - 1));
+    if (best && time_per_update <= best_time_per_update) return;
+    best = LocalStepChoice{levels, margin, dt, highest};
+    best_time_per_update = time_per_update;
+  };
+  int attempts = 0;
+  for (int levels = most_levels; levels > 1 && attempts < search.max_attempts; --levels) {
+    double const limit = search.safety * coarse_step_limit(levels) * search.dt_max;
+    double previous_highest = 0;
+    int stalled = 0;
+    bool settled = false;
+    for (int attempt = 0; !settled && attempts < search.max_attempts; ++attempt, ++attempts) {
+      double const margin = search.first_margin * std::pow(1 / search.safety, attempt);
+      auto const [planned, work_ratio] = search.plan(margin, levels);
+      if (planned < levels) break; // the tets' own steps no longer allow as many
+      auto const spectrum = search.spectrum(limit);
+      if (stable(spectrum, search.tolerance)) {
+        consider(levels, margin, work_ratio, limit, spectrum.highest);
+        return best;
+      }
+      bool const unmoved = spectrum.lowest > -search.tolerance &&
+                           std::abs(spectrum.highest - previous_highest) <= stalled_change * spectrum.highest;
+      stalled = unmoved ? stalled + 1 : 0;
+      previous_highest = spectrum.highest;
+      if (stalled < stalled_attempts) continue;
+      // A mode the margin does not move has dt^2 lambda / 4 in proportion to dt^2; the Ritz value
+      // that proved the step unstable lies below the mode's, so the step shrinks again while the
+      // spectrum says so.
+      double dt = limit, highest = spectrum.highest;
+      for (int shrink = 0; shrink < max_shrinks; ++shrink) {
+        dt *= search.safety / std::sqrt(highest);
+        auto const shrunk = search.spectrum(dt);
+        if (stable(shrunk, search.tolerance)) {
+          consider(levels, margin, work_ratio, dt, shrunk.highest);
+          break;
+        }
+        if (shrunk.lowest < -search.tolerance) break;
+        highest = shrunk.highest;
+      }
+      settled = true;
+    }
+  }
+  return best;
 }
 
 } // namespace dgatd::solver

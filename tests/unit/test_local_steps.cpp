@@ -284,4 +284,98 @@ TEST(LocalStepPlan, BlocksAndTetsTakeTheFinestLevelTheyTouch)
   EXPECT_THROW(dgatd::solver::local_step_plan(ops, std::vector<int>(3, 0)), dgatd::Error) << "levels of 3 tets";
 }
 
+// The search for levels and coarse step (solver::search_local_steps) on a model of the scheme's
+// spectrum: a mode at the levels' interfaces that the margin moves (its ratio 1.2 / margin at the
+// levels' limit), and a mode the coarse level keeps (a pinned tet's, the same at any margin), both
+// growing as dt^2. The tets' own steps allow 4 levels up to a margin of 1.5 and 3 beyond; the work
+// ratio is set per level count.
+struct SpectrumModel {
+  double interface = 1.2;  // the interface mode's ratio at margin 1
+  double coarse_ratio = 0; // the coarse mode's ratio at 4 levels' limit
+  double work_ratio[5] = {1, 1, 1.6, 2.5, 3.0};
+  double margin = 1;
+  int levels = 1;
+  dgatd::solver::LocalStepSearch search()
+  {
+    dgatd::solver::LocalStepSearch s;
+    s.dt_max = 1;
+    s.plan = [this](double m, int l) {
+      margin = m;
+      levels = std::min(l, m < 1.5 ? 4 : 3);
+      return std::make_pair(levels, work_ratio[levels]);
+    };
+    s.spectrum = [this](double dt) {
+      double const limit4 = 0.95 * dgatd::solver::coarse_step_limit(4);
+      double const limit = 0.95 * dgatd::solver::coarse_step_limit(levels);
+      double const coarse = coarse_ratio * (dt / limit4) * (dt / limit4);
+      double const at_interfaces = interface / margin * (dt / limit) * (dt / limit);
+      return dgatd::solver::LocalStepSpectrum{0.01, std::max(at_interfaces, coarse), 10};
+    };
+    return s;
+  }
+};
+
+TEST(LocalStepSearch, TheMarginGrowsUntilTheSpectrumAtTheLimitIsStable)
+{
+  SpectrumModel model;
+  auto const choice = dgatd::solver::search_local_steps(model.search(), 4);
+  ASSERT_TRUE(choice);
+  EXPECT_EQ(choice->levels, 4);
+  // The first margin above 1.2: (1 / 0.95)^4 = 1.228.
+  EXPECT_DOUBLE_EQ(choice->margin, std::pow(1 / 0.95, 4));
+  EXPECT_DOUBLE_EQ(choice->dt, 0.95 * dgatd::solver::coarse_step_limit(4));
+  EXPECT_NEAR(choice->highest, 1.2 * std::pow(0.95, 4), 1e-12);
+}
+
+// A mode the margin does not move: the coarse step shrinks to fit it (by 0.95 / sqrt(1.3)), and one
+// level fewer, stable at its limit, is taken only where a tet update buys more simulated time.
+TEST(LocalStepSearch, AModeTheMarginKeepsShrinksTheCoarseStepAgainstOneLevelFewer)
+{
+  double const limit4 = 0.95 * dgatd::solver::coarse_step_limit(4);
+  double const limit3 = 0.95 * dgatd::solver::coarse_step_limit(3);
+  double const shrunk = limit4 * 0.95 / std::sqrt(1.3);
+  for (double const four_levels_work : {3.0, 3.5}) {
+    SpectrumModel model;
+    model.coarse_ratio = 1.3;
+    model.work_ratio[4] = four_levels_work;
+    auto const choice = dgatd::solver::search_local_steps(model.search(), 4);
+    ASSERT_TRUE(choice);
+    bool const four_better = shrunk * four_levels_work / 8 > limit3 * model.work_ratio[3] / 4;
+    EXPECT_EQ(four_better, four_levels_work == 3.5) << "the model's two cases fall either side";
+    if (four_better) {
+      EXPECT_EQ(choice->levels, 4);
+      EXPECT_DOUBLE_EQ(choice->dt, shrunk);
+      EXPECT_NEAR(choice->highest, 0.95 * 0.95, 1e-12);
+    } else {
+      EXPECT_EQ(choice->levels, 3);
+      EXPECT_DOUBLE_EQ(choice->dt, limit3);
+      EXPECT_LT(choice->highest, 1);
+    }
+  }
+}
+
+// Where the tets' own steps stop allowing the levels before any margin is stable, one level fewer;
+// where nothing is ever stable, no choice (the run then takes one global step).
+TEST(LocalStepSearch, FewerLevelsWhereTheStepsNoLongerAllowThemAndNoneWhereNothingIsStable)
+{
+  SpectrumModel model;
+  model.interface = 1.45; // stable from a margin of 1.45 up: past 1.5 only three levels are left
+  auto const choice = dgatd::solver::search_local_steps(model.search(), 4);
+  ASSERT_TRUE(choice);
+  EXPECT_EQ(choice->levels, 3);
+  EXPECT_GT(choice->margin, 1.45);
+
+  SpectrumModel never;
+  never.interface = 1e9;
+  auto search = never.search();
+  int spectra = 0;
+  auto const model_spectrum = search.spectrum;
+  search.spectrum = [&](double dt) {
+    ++spectra;
+    return model_spectrum(dt);
+  };
+  EXPECT_FALSE(dgatd::solver::search_local_steps(search, 4));
+  EXPECT_LE(spectra, search.max_attempts + 3 * 3) << "the attempts and each level count's shrinks";
+}
+
 } // namespace

@@ -17,6 +17,9 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <optional>
+#include <utility>
 #include <vector>
 
 namespace dgatd::solver {
@@ -118,5 +121,31 @@ LocalStepPlan local_step_plan_for_steps(dga::HostOperators const& ops, std::vect
                                         int max_levels, std::vector<Index> const& coarse_tets,
                                         LocalStepRanks const* over_ranks = nullptr,
                                         PinnedLevels pins = PinnedLevels::drop);
+
+// The search for the levels and their coarse step (docs/method/local_time_stepping.md, section 5).
+// plan(margin, levels) makes the plan of at most that many levels, held against the pins, at that
+// margin on the tets' own steps, and returns the levels it has (fewer where the own steps no longer
+// allow as many) and its work ratio (LocalStepPlan::work_ratio); spectrum(dt) is A_p's of the plan
+// made last, at a coarse step dt, the Lanczos iteration stopping once it proves the step unstable.
+struct LocalStepSearch {
+  double first_margin = 1;
+  double safety = 0.95; // the coarse step's fraction of its limit; the margin grows by 1 / safety
+  double dt_max = 0;    // the leapfrog's bound, which the coarse step's limit scales
+  int max_attempts = 40;
+  double tolerance = 1e-6; // stable: both extreme ratios within [tolerance, 1 - tolerance]
+  std::function<std::pair<int, double>(double margin, int levels)> plan;
+  std::function<LocalStepSpectrum(double dt)> spectrum;
+};
+struct LocalStepChoice {
+  int levels = 1;
+  double margin = 1, dt = 0, highest = 0;
+};
+// From most_levels down: the margin grows until the spectrum at safety times the coarse step's limit
+// is stable, which settles it. Where two margins in a row leave the highest ratio where it was
+// (within 1 %, no negative ratio: a mode the coarse level keeps, such as a pinned tet's), the coarse
+// step shrinks by safety / sqrt(highest), at most three times, and those levels are weighed against
+// one level fewer by the simulated time a tet update buys, dt times the work ratio over 2^(levels - 1).
+// None where no level count above one is stable within max_attempts plans.
+std::optional<LocalStepChoice> search_local_steps(LocalStepSearch const& search, int most_levels);
 
 } // namespace dgatd::solver
