@@ -222,7 +222,7 @@ void Simulation::Impl::choose_local_steps(solver::StabilityBound const& bound, p
   double const first_margin = std::max(1.0, local_own_step_floor * bound.dt_max / smallest_own_step());
   set_local_steps(first_margin, 0, part);
   int const pinned_allow = plan.local_levels;
-  if (pinned_allow == 1 || config.time.dt) {
+  if (config.time.dt) {
     plan = plan_time_steps(config, bound, solver::coarse_step_limit(pinned_allow), plan);
     if (pinned_allow == 1 || config.time.allow_unstable) return;
     auto const spectrum = formulation->local_step_spectrum(plan.dt, local_spectrum_tolerance, local_spectrum_tolerance);
@@ -233,6 +233,14 @@ void Simulation::Impl::choose_local_steps(solver::StabilityBound const& bound, p
                     " s (dt^2 lambda / 4 of its operator from " + format_number(spectrum.lowest) + " to " +
                     format_number(spectrum.highest) + ")",
                 "set [time] dt = \"auto\", fewer levels in [time] local_steps, or local_steps = \"off\"");
+  }
+  // Without currents driven in the run, the pins' levels are only where the search starts: from the
+  // tets' own levels it may find more, the pinned tets judged by the spectrum with the rest.
+  bool const drives_currents = communicator->max(formulation->local_step_drives_currents() ? 1 : 0) > 0;
+  int const most_levels = drives_currents ? pinned_allow : plan.local_levels_of_the_steps;
+  if (most_levels == 1) {
+    plan = plan_time_steps(config, bound, 1, plan);
+    return;
   }
   solver::LocalStepSearch search;
   search.first_margin = first_margin;
@@ -247,7 +255,7 @@ void Simulation::Impl::choose_local_steps(solver::StabilityBound const& bound, p
   search.spectrum = [&](double dt) {
     return formulation->local_step_spectrum(dt, local_spectrum_tolerance, local_spectrum_tolerance);
   };
-  if (auto const choice = solver::search_local_steps(search, pinned_allow)) {
+  if (auto const choice = solver::search_local_steps(search, most_levels)) {
     if (choice->margin != plan.local_step_margin || choice->levels != plan.local_levels_held)
       set_local_steps(choice->margin, choice->levels, part);
     plan = plan_time_steps(config, bound, solver::coarse_step_limit(choice->levels), plan);

@@ -46,7 +46,7 @@ public:
   std::string name() const override { return "current_source"; }
   // A current impressed at the coarse step is second order wherever it lies
   // (docs/method/local_time_stepping.md, section 4).
-  LocalStepSupport local_step_support() const override { return {true, {}}; }
+  LocalStepSupport local_step_support() const override { return {true, {}, true}; }
   // Per row: its index and weight, u^ read and written.
   std::int64_t bytes_per_step() const override
   {

@@ -165,6 +165,7 @@ public:
   // is the coarse step; the spectrum of the scheme's operator at a coarse step dt (LocalSteps::spectrum,
   // stopped where it proves the step unstable by margin).
   virtual std::vector<Index> local_step_coarse_tets() const { throw std::logic_error("no local steps here"); }
+  virtual bool local_step_drives_currents() const { throw std::logic_error("no local steps here"); }
   virtual void set_local_steps(LocalStepPlan const&) { throw std::logic_error("no local steps here"); }
   virtual LocalStepSpectrum local_step_spectrum(double /*dt*/, double /*tolerance*/, double /*margin*/) const
   {

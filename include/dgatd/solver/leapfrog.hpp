@@ -100,8 +100,10 @@ public:
   void clear_local_steps() { local_steps_.reset(); }
   // Null without local steps.
   LocalSteps<ExecutionSpace, TetLayout, FieldScalar> const* local_steps() const { return local_steps_.get(); }
-  // The tets the terms need on the coarse level, or why they cannot run with local steps.
+  // The tets the terms need on the coarse level, or why they cannot run with local steps; whether a
+  // term drives currents (Term::local_step_support), on this rank.
   std::vector<Index> local_step_coarse_tets() const;
+  bool local_step_drives_currents() const;
 
   // Steps taken since the initial field: the sources' clock.
   std::int64_t steps() const { return steps_; }
@@ -256,6 +258,14 @@ std::vector<Index> FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::l
     tets.insert(tets.end(), support.coarse_tets.begin(), support.coarse_tets.end());
   }
   return tets;
+}
+
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+bool FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::local_step_drives_currents() const
+{
+  for (std::size_t i = 0; i < terms_.size(); ++i)
+    if (local_step_support_of(terms_[i]).drives_currents) return true;
+  return false;
 }
 
 template <class ExecutionSpace, class TetLayout, class FieldScalar>

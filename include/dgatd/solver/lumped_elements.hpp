@@ -195,8 +195,9 @@ public:
   }
 
   std::string name() const override { return "lumped_elements"; }
-  // The circuits' currents enter the coarse step's implicit update as the losses do.
-  LocalStepSupport local_step_support() const override { return {true, {}}; }
+  // The circuits' currents enter the coarse step's implicit update as the losses do; the ports'
+  // generators drive theirs.
+  LocalStepSupport local_step_support() const override { return {true, {}, !ports_.empty()}; }
   // Per kite: its two unknowns, weights and sheet, u^ twice, state (3) read and written, history
   // written and read twice, area, and the two sums written and copied; per row its index, offsets
   // and u^ read and written, per entry its kite, weight and history.

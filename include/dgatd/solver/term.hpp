@@ -56,11 +56,16 @@ struct FaradayPasses {
 // unknowns lie, as the leapfrog runs it at its step. A term whose points assume that every tet and
 // block it touches stepped the coarse step itself (one that writes the Faraday matrices with dt, or
 // corrects f^ with the coarse step's own curl) names those tets: they and the tets around their
-// vertices then step the coarse step, which can cost levels. Not supported: the capabilities table
-// refuses the combination before a run gets here.
+// vertices then step the coarse step, which can cost levels. A term that drives an impressed current
+// into Ampere's update (a source, a port's generator, a prescribed current) says so: the field near
+// such a current in a finer level answers it through the levels' operator, an error that grows with
+// the coarse step (docs/method/local_time_stepping.md, section 6), so the levels of such a run start
+// from those its pinned tets allow. Not supported: the capabilities table refuses the combination
+// before a run gets here.
 struct LocalStepSupport {
   bool supported = false;
   std::vector<Index> coarse_tets;
+  bool drives_currents = false;
 };
 
 template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>, class FieldScalar = Real>

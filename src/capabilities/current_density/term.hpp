@@ -58,7 +58,7 @@ public:
 
   std::string name() const override { return "current_density"; }
   // An impressed current, at the coarse step wherever it lies (docs/method/local_time_stepping.md).
-  solver::LocalStepSupport local_step_support() const override { return {true, {}}; }
+  solver::LocalStepSupport local_step_support() const override { return {true, {}, true}; }
   // Per update row its index and weight, u^ read and written; per current row its index, I, u^ read
   // twice and the sum written and read twice.
   std::int64_t bytes_per_step() const override

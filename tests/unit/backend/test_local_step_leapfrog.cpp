@@ -312,9 +312,11 @@ TEST_F(GradedBox, PinnedTetsStepTheCoarseLevel)
 
   // A current source pins nothing; a term whose tet the plan steps finer is refused.
   auto local = with_local_steps(cavity, coarse);
+  EXPECT_FALSE(local->local_step_drives_currents());
   auto const dipole =
       dgatd::solver::dipole_stencil(cavity.view(), cavity.operators, "dipole", {0.52, 0.47, 0.55}, {0.3, 0.5, 0.81});
   local->add_term(std::make_unique<dgatd::solver::CurrentSource<TestSpace>>(dipole, 1.0, gaussian_derivative(1.0)));
+  EXPECT_TRUE(local->local_step_drives_currents()) << "a current source drives a current";
   ASSERT_GT(coarse.tet_level[finest], 0);
   struct Pinning final : dgatd::solver::Term<TestSpace> {
     Index tet;
