@@ -199,11 +199,6 @@ constexpr double stalled_change = 0.01;
 constexpr int stalled_attempts = 2;
 constexpr int max_shrinks = 3;
 
-bool stable(LocalStepSpectrum const& spectrum, double tolerance)
-{
-  return spectrum.lowest > -tolerance && spectrum.highest < 1 - tolerance;
-}
-
 } // namespace
 
 std::optional<LocalStepChoice> search_local_steps(LocalStepSearch const& search, int most_levels)
@@ -227,7 +222,7 @@ std::optional<LocalStepChoice> search_local_steps(LocalStepSearch const& search,
       auto const [planned, work_ratio] = search.plan(margin, levels);
       if (planned < levels) break; // the tets' own steps no longer allow as many
       auto const spectrum = search.spectrum(limit);
-      if (stable(spectrum, search.tolerance)) {
+      if (spectrum.stable(search.tolerance)) {
         consider(levels, margin, work_ratio, limit, spectrum.highest);
         return best;
       }
@@ -243,7 +238,7 @@ std::optional<LocalStepChoice> search_local_steps(LocalStepSearch const& search,
       for (int shrink = 0; shrink < max_shrinks; ++shrink) {
         dt *= search.safety / std::sqrt(highest);
         auto const shrunk = search.spectrum(dt);
-        if (stable(shrunk, search.tolerance)) {
+        if (shrunk.stable(search.tolerance)) {
           consider(levels, margin, work_ratio, dt, shrunk.highest);
           break;
         }

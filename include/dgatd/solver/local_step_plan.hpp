@@ -84,6 +84,8 @@ inline double coarse_step_limit(int levels)
 struct LocalStepSpectrum {
   double lowest = 0, highest = 0;
   int iterations = 0;
+  // Both within [tolerance, 1 - tolerance].
+  bool stable(double tolerance) const { return lowest > -tolerance && highest < 1 - tolerance; }
 };
 
 // One rank's part of a mesh over ranks (parallel/decomposition.hpp), the mesh of the operators: its
@@ -132,7 +134,7 @@ struct LocalStepSearch {
   double safety = 0.95; // the coarse step's fraction of its limit; the margin grows by 1 / safety
   double dt_max = 0;    // the leapfrog's bound, which the coarse step's limit scales
   int max_attempts = 40;
-  double tolerance = 1e-6; // stable: both extreme ratios within [tolerance, 1 - tolerance]
+  double tolerance = 1e-6; // LocalStepSpectrum::stable's
   std::function<std::pair<int, double>(double margin, int levels)> plan;
   std::function<LocalStepSpectrum(double dt)> spectrum;
 };

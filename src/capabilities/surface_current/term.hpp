@@ -145,7 +145,7 @@ public:
 
   std::string name() const override { return "surface_current"; }
   // It only reads the fields, at the coarse step.
-  solver::LocalStepSupport local_step_support() const override { return {true, {}, true}; }
+  solver::LocalStepSupport local_step_support() const override { return {true, {}}; }
   // Per face its offsets and its transforms read and written, per entry its indices, weights and
   // the f^ or u^ it reads; the step's phasors once.
   std::int64_t bytes_per_step() const override
