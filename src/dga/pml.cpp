@@ -427,7 +427,7 @@ PmlLayer add_pml_layer(Stretching& stretching, mesh::Mesh const& mesh, mesh::Top
 {
   if (!part) {
     // The whole mesh: one part, counting every tet, in its own numbering.
-    parallel::SingleProcess const alone;
+    parallel::SingleProcess const alone{};
     std::vector<char> const every_tet;
     std::vector<Index> const own_ids;
     PartOfTheMesh const whole{alone, every_tet, own_ids, own_ids};

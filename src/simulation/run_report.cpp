@@ -65,10 +65,12 @@ void Simulation::Impl::report_start(std::int64_t first_step) const
   out << port_modes_report;
   if (config.time.local_steps > 1) {
     // A restart's dt was checked by the run that wrote its checkpoint.
-    char spectrum[96] = "";
+    char spectrum[160] = "";
     if (plan.local_spectrum_highest > 0)
-      std::snprintf(spectrum, sizeof spectrum, "; the scheme's dt^2 lambda / 4 at most %.4f",
-                    plan.local_spectrum_highest);
+      std::snprintf(spectrum, sizeof spectrum,
+                    "; the scheme's dt^2 lambda / 4 at most %.4f (%d spectra, %lld coarse steps' work)",
+                    plan.local_spectrum_highest, plan.local_search_spectra,
+                    static_cast<long long>(plan.local_search_products));
     char line[400];
     if (plan.local_levels_unstable)
       std::snprintf(line, sizeof line,

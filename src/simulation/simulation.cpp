@@ -227,6 +227,8 @@ void Simulation::Impl::choose_local_steps(solver::StabilityBound const& bound, p
     if (pinned_allow == 1 || config.time.allow_unstable) return;
     auto const spectrum = formulation->local_step_spectrum(plan.dt, local_spectrum_tolerance, local_spectrum_tolerance);
     plan.local_spectrum_highest = spectrum.highest;
+    plan.local_search_spectra = 1;
+    plan.local_search_products = spectrum.iterations;
     if (spectrum.stable(local_spectrum_tolerance)) return;
     throw Error(config.name,
                 "the local steps' scheme is unstable at dt = " + format_number(plan.dt) +
@@ -257,21 +259,29 @@ void Simulation::Impl::choose_local_steps(solver::StabilityBound const& bound, p
       plan.local_levels_held = levels;
     return std::make_pair(plan.local_levels, plan.local_work_ratio);
   };
+  int spectra = 0;
+  std::int64_t products = 0;
   search.spectrum = [&](double dt) {
-    return formulation->local_step_spectrum(dt, local_spectrum_tolerance, local_spectrum_tolerance);
+    auto const spectrum = formulation->local_step_spectrum(dt, local_spectrum_tolerance, local_spectrum_tolerance);
+    ++spectra;
+    products += spectrum.iterations;
+    return spectrum;
   };
-  if (auto const choice = solver::search_local_steps(search, most_levels)) {
+  auto const choice = solver::search_local_steps(search, most_levels);
+  if (choice) {
     if (choice->margin != plan.local_step_margin || choice->levels != plan.local_levels_held)
       set_local_steps(choice->margin, choice->levels, part);
     plan = plan_time_steps(config, bound, solver::coarse_step_limit(choice->levels), plan);
     plan.dt = choice->dt;
     plan.local_spectrum_highest = choice->highest;
-    return;
+  } else {
+    // No levels stable: one global step, said in the run's summary.
+    set_local_steps(std::numeric_limits<double>::infinity(), 0, part);
+    plan = plan_time_steps(config, bound, solver::coarse_step_limit(plan.local_levels), plan);
+    plan.local_levels_unstable = true;
   }
-  // No levels stable: one global step, said in the run's summary.
-  set_local_steps(std::numeric_limits<double>::infinity(), 0, part);
-  plan = plan_time_steps(config, bound, solver::coarse_step_limit(plan.local_levels), plan);
-  plan.local_levels_unstable = true;
+  plan.local_search_spectra = spectra;
+  plan.local_search_products = products;
 }
 
 void Simulation::Impl::plan_steps(io::Checkpoint const* checkpoint, parallel::MeshPart const* part)

@@ -34,6 +34,19 @@ std::vector<char> blocks_from_owners(dga::DofLayout const& layout, std::vector<c
   return owners;
 }
 
+// The distinct indices of a list, in increasing order, by marking them rather than sorting: the
+// search for the levels makes a plan per margin it tries, and sorting each level's lists took a
+// fifth of the search's time on the graded sphere of perf/configs.
+void keep_distinct_in_order(std::vector<Index>& indices)
+{
+  if (indices.empty()) return;
+  std::vector<char> listed(static_cast<std::size_t>(*std::max_element(indices.begin(), indices.end())) + 1, 0);
+  for (Index const i : indices) listed[static_cast<std::size_t>(i)] = 1;
+  indices.clear();
+  for (std::size_t i = 0; i < listed.size(); ++i)
+    if (listed[i]) indices.push_back(static_cast<Index>(i));
+}
+
 // Over ranks, the largest value on any rank; the value in one process.
 std::int64_t largest(std::int64_t value, LocalStepRanks const* over_ranks)
 {
@@ -138,14 +151,10 @@ LocalStepPlan local_step_plan(dga::HostOperators const& ops, std::vector<int> co
     for (Index const b : level.blocks)
       for (Index r = layout.block_offset[b]; r < layout.block_offset[b + 1]; ++r)
         level.curled_edges.push_back(ops.row_curl[r]);
-    std::sort(level.curled_edges.begin(), level.curled_edges.end());
-    level.curled_edges.erase(std::unique(level.curled_edges.begin(), level.curled_edges.end()),
-                             level.curled_edges.end());
+    keep_distinct_in_order(level.curled_edges);
     for (Index const t : level.tets)
       level.read_unknowns.insert(level.read_unknowns.end(), ops.tet_dofs[t].begin(), ops.tet_dofs[t].end());
-    std::sort(level.read_unknowns.begin(), level.read_unknowns.end());
-    level.read_unknowns.erase(std::unique(level.read_unknowns.begin(), level.read_unknowns.end()),
-                              level.read_unknowns.end());
+    keep_distinct_in_order(level.read_unknowns);
   }
   return plan;
 }

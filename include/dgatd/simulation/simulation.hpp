@@ -58,6 +58,10 @@ struct TimePlan {
   // checkpoint keeps with the margin.
   int local_levels_held = 0;
   bool local_levels_unstable = false; // no margin or coarse step made levels stable: one global step
+  // What the search for the levels cost: the spectra it took and their products with the scheme's
+  // operator, each a coarse step's work (the set-up's "dt bound" time).
+  int local_search_spectra = 0;
+  std::int64_t local_search_products = 0;
   // Over ranks, per level from the coarsest: the most tets of that level a rank owns over the mean
   // (each level's steps end in an exchange every rank waits for, so each level's balance counts).
   std::vector<double> local_level_imbalance;
