@@ -278,8 +278,51 @@ private:
         compare_local_steps<solver::FractionedFormulation<Default, float>>(file, config, *run, step);
       else
         compare_local_steps<solver::FractionedFormulation<Default>>(file, config, *run, step);
+      print_level_runs(levels_of(*run));
     }
     configured_.push_back({file, precision, std::move(run), std::move(step)});
+  }
+
+  // The levels a configured run steps (null with one level).
+  solver::LocalStepPlan const* levels_of(simulation::Simulation& run) const
+  {
+    if (precision_.fields == kernels::FieldPrecision::float32) {
+      auto const* steps =
+          dynamic_cast<solver::FractionedFormulation<Default, float>&>(run.formulation()).leapfrog().local_steps();
+      return steps ? &steps->plan() : nullptr;
+    }
+    auto const* steps =
+        dynamic_cast<solver::FractionedFormulation<Default>&>(run.formulation()).leapfrog().local_steps();
+    return steps ? &steps->plan() : nullptr;
+  }
+
+  // How far each level's lists are from ranges of consecutive numbers (the kernels of a level read
+  // through them): a level's tets, its blocks and the unknowns its tets read, each as the runs of
+  // consecutive numbers they make in the mesh's ordering, and their mean length.
+  void print_level_runs(solver::LocalStepPlan const* plan)
+  {
+    if (!plan) return;
+    auto const runs = [](std::vector<Index> const& list) {
+      std::size_t count = list.empty() ? 0 : 1;
+      for (std::size_t i = 1; i < list.size(); ++i) count += list[i] != list[i - 1] + 1 ? 1 : 0;
+      return count;
+    };
+    auto const mean = [](std::size_t items, std::size_t count) {
+      return count > 0 ? static_cast<double>(items) / static_cast<double>(count) : 0.0;
+    };
+    std::ostringstream text;
+    text << std::fixed << std::setprecision(1);
+    for (std::size_t k = 0; k < plan->levels.size(); ++k) {
+      auto const& level = plan->levels[k];
+      auto const tet_runs = runs(level.own_tets), block_runs = runs(level.blocks),
+                 unknown_runs = runs(level.read_unknowns);
+      text << "#   level " << k << ": " << level.own_tets.size() << " tets in " << tet_runs
+           << " runs of consecutive numbers (" << mean(level.own_tets.size(), tet_runs) << " on average), "
+           << level.blocks.size() << " blocks stepped in " << block_runs << " ("
+           << mean(level.blocks.size(), block_runs) << "), " << level.read_unknowns.size() << " unknowns read in "
+           << unknown_runs << " (" << mean(level.read_unknowns.size(), unknown_runs) << ")\n";
+    }
+    out_ << text.str();
   }
 
   // A configuration with local time steps against itself with one global step: the time each takes
