@@ -466,6 +466,10 @@ TEST(LocalSteps, SliversDoNotSetTheLevels)
   EXPECT_GT(plan.local_spectrum_highest, 0);
   EXPECT_LT(plan.local_spectrum_highest, 1);
   EXPECT_GT(plan.local_work_ratio, 1.5) << "fewer tet updates than one global step";
+  // What the run summary says the search cost: several spectra (the first margin is unstable here),
+  // each at least one product with the scheme's operator.
+  EXPECT_GE(plan.local_search_spectra, 2);
+  EXPECT_GE(plan.local_search_products, plan.local_search_spectra);
 }
 
 // The value at t of a trace sampled every dt from 0, by the cubic through the four nearest samples.
