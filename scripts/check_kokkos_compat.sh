@@ -139,7 +139,7 @@ grep -E "^-- dgatd: " "$BUILD_DIR/configure.log"
 # What runs here: dgatd, the Python module, the benchmarks and the unit tests' executables (the host
 # ones and the Serial ones; this Kokkos has no other backend). The regression cases, which run only
 # in the main build, are compiled against Kokkos 3.4 there and 5.2 below: building them here too
-# cost CI about a minute and a half of a check that took 20.
+# took about 150 s of compiling (a minute or more of CI) of a check that took 20 minutes.
 unit_targets="$(for source in tests/unit/*.cpp; do basename "$source" .cpp; done | tr '\n' ' ')"
 unit_targets+="$(for source in tests/unit/backend/*.cpp; do echo "$(basename "$source" .cpp)_serial"; done | tr '\n' ' ')"
 other_targets="$(cmake --build "$BUILD_DIR" --target help | sed -n 's/^\(\.\.\. \)\{0,1\}\(dgatd_python\|bench_[a-z_]*\)\(: phony\)\{0,1\}$/\2/p' | tr '\n' ' ')"

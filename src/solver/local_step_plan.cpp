@@ -35,8 +35,8 @@ std::vector<char> blocks_from_owners(dga::DofLayout const& layout, std::vector<c
 }
 
 // The distinct indices of a list, in increasing order, by marking them rather than sorting: the
-// search for the levels makes a plan per margin it tries, and sorting each level's lists took a
-// fifth of the search's time on the graded sphere of perf/configs.
+// search for the levels makes a plan per margin it tries, and sorting each level's lists took 40 %
+// of the search on the graded sphere RCS (perf/results/2026-12-02-local-steps-search.md).
 void keep_distinct_in_order(std::vector<Index>& indices)
 {
   if (indices.empty()) return;
