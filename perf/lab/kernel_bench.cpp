@@ -278,30 +278,15 @@ private:
         compare_local_steps<solver::FractionedFormulation<Default, float>>(file, config, *run, step);
       else
         compare_local_steps<solver::FractionedFormulation<Default>>(file, config, *run, step);
-      print_level_runs(levels_of(*run));
     }
     configured_.push_back({file, precision, std::move(run), std::move(step)});
-  }
-
-  // The levels a configured run steps (null with one level).
-  solver::LocalStepPlan const* levels_of(simulation::Simulation& run) const
-  {
-    if (precision_.fields == kernels::FieldPrecision::float32) {
-      auto const* steps =
-          dynamic_cast<solver::FractionedFormulation<Default, float>&>(run.formulation()).leapfrog().local_steps();
-      return steps ? &steps->plan() : nullptr;
-    }
-    auto const* steps =
-        dynamic_cast<solver::FractionedFormulation<Default>&>(run.formulation()).leapfrog().local_steps();
-    return steps ? &steps->plan() : nullptr;
   }
 
   // How far each level's lists are from ranges of consecutive numbers (the kernels of a level read
   // through them): a level's tets, its blocks and the unknowns its tets read, each as the runs of
   // consecutive numbers they make in the mesh's ordering, and their mean length.
-  void print_level_runs(solver::LocalStepPlan const* plan)
+  void print_level_runs(solver::LocalStepPlan const& plan)
   {
-    if (!plan) return;
     auto const runs = [](std::vector<Index> const& list) {
       std::size_t count = list.empty() ? 0 : 1;
       for (std::size_t i = 1; i < list.size(); ++i) count += list[i] != list[i - 1] + 1 ? 1 : 0;
@@ -312,8 +297,8 @@ private:
     };
     std::ostringstream text;
     text << std::fixed << std::setprecision(1);
-    for (std::size_t k = 0; k < plan->levels.size(); ++k) {
-      auto const& level = plan->levels[k];
+    for (std::size_t k = 0; k < plan.levels.size(); ++k) {
+      auto const& level = plan.levels[k];
       auto const tet_runs = runs(level.own_tets), block_runs = runs(level.blocks),
                  unknown_runs = runs(level.read_unknowns);
       text << "#   level " << k << ": " << level.own_tets.size() << " tets in " << tet_runs
@@ -329,7 +314,7 @@ private:
   // per simulated second, in the same rounds (the median of the rounds' ratios), beside what the
   // levels predict from the tet updates.
   template <class Formulation>
-  void compare_local_steps(std::string const& file, io::Config config, simulation::Simulation const& local,
+  void compare_local_steps(std::string const& file, io::Config config, simulation::Simulation& local,
                            Timed const& local_step)
   {
     if (local.plan().local_levels == 1) {
@@ -356,6 +341,7 @@ private:
          << std::setprecision(2) << median(ratios) << "x less time per simulated second (" << *low << "-" << *high
          << ", median of " << ratios.size() << " same-round ratios); the tet updates predict " << predicted << "x\n";
     out_ << line.str();
+    print_level_runs(dynamic_cast<Formulation&>(local.formulation()).leapfrog().local_steps()->plan());
   }
 
   // Two or more configured runs (each file in each precision): their whole steps once more, all in

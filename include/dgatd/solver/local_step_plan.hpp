@@ -84,7 +84,7 @@ inline double coarse_step_limit(int levels)
 struct LocalStepSpectrum {
   double lowest = 0, highest = 0;
   int iterations = 0;
-  // Both within [tolerance, 1 - tolerance].
+  // Both above -tolerance and below 1 - tolerance.
   bool stable(double tolerance) const { return lowest > -tolerance && highest < 1 - tolerance; }
 };
 
