@@ -3,13 +3,19 @@
 // dga::step_levels against solver::FractionedLeapfrog at its own 0.9 dt_max, the two timed in turns
 // (same round) and the median of the rounds' ratios printed beside the ratio the levels predict
 // (tet updates). Default mesh: a box of 20^3 cells graded 8:1 along each axis; --mesh FILE takes any
-// Gmsh mesh (all of it vacuum). --smoke: a 5^3 box, one short round.
+// Gmsh mesh (all of it vacuum), numbered as --ordering says (none: the file's or generator's order).
+// --contiguous-levels times, in the same rounds, the local steps on the mesh renumbered so that each
+// level's tets, blocks and unknowns are contiguous, the question of docs/method/local_time_stepping.md
+// section 6 ("The rest"), and prints how many runs of consecutive numbers each level makes in both
+// numberings. --smoke: a 5^3 box, one short round.
 #include "dgatd/dga/local_steps.hpp"
 #include "dgatd/mesh/gmsh_io.hpp"
+#include "dgatd/mesh/ordering.hpp"
 #include "dgatd/mesh/structured.hpp"
 #include "dgatd/simulation/problem.hpp"
 #include "dgatd/solver/leapfrog.hpp"
 #include "dgatd/solver/local_step_plan.hpp"
+#include "lab/report.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -20,7 +26,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <numeric>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -43,24 +52,104 @@ double median(std::vector<double> v)
   return v[v.size() / 2];
 }
 
+dgatd::simulation::Problem vacuum_problem(dgatd::mesh::Mesh mesh)
+{
+  std::size_t const num_tets = mesh.tets.size();
+  return dgatd::simulation::make_problem(
+      std::move(mesh),
+      dgatd::dga::Materials{std::vector<double>(num_tets, 1.0), std::vector<double>(num_tets, 1.0), {}},
+      dgatd::simulation::BoundaryKinds{});
+}
+
+// Each item's place when sorted by less, ties kept in their present order.
+template <class Less>
+std::vector<dgatd::Index> ranks(std::size_t count, Less less)
+{
+  std::vector<dgatd::Index> order(count);
+  std::iota(order.begin(), order.end(), dgatd::Index{0});
+  std::stable_sort(order.begin(), order.end(), less);
+  std::vector<dgatd::Index> rank(count);
+  for (std::size_t k = 0; k < count; ++k) rank[order[k]] = static_cast<dgatd::Index>(k);
+  return rank;
+}
+
+// The numbering with each of the plan's levels contiguous, the present one kept within a level:
+// vertices by the level of their dual block (the blocks, and with them the unknowns, follow the
+// vertices; a vertex without one, on a wall, by the finest of its tets), tets by their level, then
+// by their lowest new vertex id as the locality ordering sorts them.
+dgatd::mesh::Renumbering contiguous_levels(dgatd::mesh::Mesh const& mesh, dgatd::dga::DofLayout const& layout,
+                                           dgatd::solver::LocalStepPlan const& plan)
+{
+  std::vector<int> tet_level(mesh.tets.size(), 0), vertex_level(mesh.points.size(), -1);
+  for (std::size_t k = 0; k < plan.levels.size(); ++k) {
+    for (dgatd::Index const t : plan.levels[k].own_tets) tet_level[t] = static_cast<int>(k);
+    for (dgatd::Index const b : plan.levels[k].blocks) vertex_level[layout.block_vertex[b]] = static_cast<int>(k);
+  }
+  std::vector<int> wall_level(mesh.points.size(), 0);
+  for (std::size_t t = 0; t < mesh.tets.size(); ++t)
+    for (dgatd::Index const v : mesh.tets[t]) wall_level[v] = std::max(wall_level[v], tet_level[t]);
+  for (std::size_t v = 0; v < vertex_level.size(); ++v)
+    if (vertex_level[v] < 0) vertex_level[v] = wall_level[v];
+  dgatd::mesh::Renumbering renumbering;
+  renumbering.new_vertex =
+      ranks(mesh.points.size(), [&](dgatd::Index a, dgatd::Index b) { return vertex_level[a] < vertex_level[b]; });
+  std::vector<dgatd::Index> lowest(mesh.tets.size());
+  for (std::size_t t = 0; t < mesh.tets.size(); ++t) {
+    auto const& tet = mesh.tets[t];
+    lowest[t] = std::min({renumbering.new_vertex[tet[0]], renumbering.new_vertex[tet[1]],
+                          renumbering.new_vertex[tet[2]], renumbering.new_vertex[tet[3]]});
+  }
+  renumbering.new_tet = ranks(mesh.tets.size(), [&](dgatd::Index a, dgatd::Index b) {
+    return std::make_pair(tet_level[a], lowest[a]) < std::make_pair(tet_level[b], lowest[b]);
+  });
+  return renumbering;
+}
+
+void print_runs(char const* numbering, dgatd::solver::LocalStepPlan const& plan)
+{
+  using dgatd::perf::consecutive_runs;
+  auto const mean = [](std::size_t items, std::size_t runs) {
+    return runs > 0 ? static_cast<double>(items) / static_cast<double>(runs) : 0.0;
+  };
+  for (std::size_t k = 0; k < plan.levels.size(); ++k) {
+    auto const& level = plan.levels[k];
+    std::printf("  %-10s level %zu: tets %.1f, blocks %.1f, unknowns read %.1f consecutive per run\n", numbering, k,
+                mean(level.own_tets.size(), consecutive_runs(level.own_tets)),
+                mean(level.blocks.size(), consecutive_runs(level.blocks)),
+                mean(level.read_unknowns.size(), consecutive_runs(level.read_unknowns)));
+  }
+}
+
 int run(int argc, char* argv[])
 {
-  bool smoke = false;
-  std::string mesh_file;
+  bool smoke = false, contiguous = false;
+  std::string mesh_file, ordering_name = "none";
   int max_levels = 4, rounds = 7;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--smoke") == 0) {
       smoke = true;
     } else if (std::strcmp(argv[i], "--mesh") == 0 && i + 1 < argc) {
       mesh_file = argv[++i];
+    } else if (std::strcmp(argv[i], "--ordering") == 0 && i + 1 < argc) {
+      ordering_name = argv[++i];
+    } else if (std::strcmp(argv[i], "--contiguous-levels") == 0) {
+      contiguous = true;
     } else if (std::strcmp(argv[i], "--levels") == 0 && i + 1 < argc) {
       max_levels = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
       rounds = std::atoi(argv[++i]);
     } else {
-      std::fprintf(stderr, "usage: %s [--smoke] [--mesh FILE.msh] [--levels N (4)] [--rounds R (7)]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--smoke] [--mesh FILE.msh] [--ordering hilbert|rcm|none (none)] [--contiguous-levels] "
+                   "[--levels N (4)] [--rounds R (7)]\n",
+                   argv[0]);
       return 2;
     }
+  }
+  auto const ordering = dgatd::mesh::ordering_named(ordering_name);
+  if (!ordering) {
+    std::fprintf(stderr, "%s: --ordering takes hilbert, rcm or none, not '%s'\n", argv[0], ordering_name.c_str());
+    return 2;
   }
   if (max_levels < 1 || rounds < 1) {
     std::fprintf(stderr, "%s: --levels and --rounds take a positive number\n", argv[0]);
@@ -68,11 +157,11 @@ int run(int argc, char* argv[])
   }
   if (smoke) rounds = 1;
   auto mesh = mesh_file.empty() ? dgatd::mesh::graded_box(smoke ? 5 : 20, 8.0) : dgatd::mesh::read_mesh(mesh_file);
+  dgatd::mesh::order_for_locality(mesh, *ordering);
   std::size_t const num_tets = mesh.tets.size();
-  auto const problem = dgatd::simulation::make_problem(
-      std::move(mesh),
-      dgatd::dga::Materials{std::vector<double>(num_tets, 1.0), std::vector<double>(num_tets, 1.0), {}},
-      dgatd::simulation::BoundaryKinds{});
+  std::optional<dgatd::mesh::Mesh> renumbered;
+  if (contiguous) renumbered = mesh;
+  auto const problem = vacuum_problem(std::move(mesh));
 
   auto const tet_dt = dgatd::dga::tet_steps(problem.view(), problem.materials.eps, problem.materials.mu);
   auto const levels = dgatd::dga::step_levels(problem.topology, tet_dt, 1.0, max_levels);
@@ -94,23 +183,56 @@ int run(int argc, char* argv[])
   leapfrog.set_initial_field(u0);
   local.set_initial_field(u0);
 
+  // The same levels on the same tets, renumbered: the same work in another order.
+  std::optional<dgatd::simulation::Problem> contiguous_problem;
+  std::optional<dgatd::solver::LocalStepPlan> contiguous_plan;
+  std::optional<dgatd::solver::FractionedLeapfrog<Space>> contiguous_local;
+  if (contiguous) {
+    dgatd::mesh::renumber(*renumbered, contiguous_levels(*renumbered, problem.operators.layout, plan));
+    contiguous_problem = vacuum_problem(std::move(*renumbered));
+    auto const contiguous_levels_of =
+        dgatd::dga::step_levels(contiguous_problem->topology,
+                                dgatd::dga::tet_steps(contiguous_problem->view(), contiguous_problem->materials.eps,
+                                                      contiguous_problem->materials.mu),
+                                1.0, max_levels);
+    contiguous_plan = dgatd::solver::local_step_plan_for_steps(contiguous_problem->operators,
+                                                               contiguous_levels_of.tet_level, max_levels, {});
+    bool same_levels = contiguous_plan->levels.size() == plan.levels.size();
+    for (std::size_t k = 0; same_levels && k < plan.levels.size(); ++k)
+      same_levels = contiguous_plan->levels[k].own_tets.size() == plan.levels[k].own_tets.size() &&
+                    contiguous_plan->levels[k].blocks.size() == plan.levels[k].blocks.size();
+    if (!same_levels) {
+      std::fprintf(stderr, "%s: the renumbered mesh's levels differ from the mesh's\n", argv[0]);
+      return 1;
+    }
+    contiguous_local.emplace(space, contiguous_problem->operators, dgatd::kernels::AmpereBlockPass::columns);
+    contiguous_local->set_local_steps(*contiguous_plan);
+    contiguous_local->set_dt(coarse_dt);
+    contiguous_local->set_initial_field(dgatd::solver::random_free_unknowns(
+        contiguous_local->operators().num_unknowns, contiguous_local->operators().num_free, 11));
+  }
+
   // The same simulated time for both in each round.
   std::int64_t const coarse_steps = smoke ? 2 : std::max<std::int64_t>(4, 4000 / cycle / 4);
   auto const leapfrog_steps =
       static_cast<std::int64_t>(std::ceil(static_cast<double>(coarse_steps) * coarse_dt / leapfrog_dt));
-  std::vector<double> ratios, local_seconds, leapfrog_seconds;
+  std::vector<double> ratios, local_seconds, leapfrog_seconds, contiguous_seconds, contiguous_ratios;
   for (int r = 0; r < rounds; ++r) {
     leapfrog_seconds.push_back(seconds_of(leapfrog, leapfrog_steps));
     local_seconds.push_back(seconds_of(local, coarse_steps));
     ratios.push_back(leapfrog_seconds.back() / local_seconds.back());
+    if (contiguous_local) {
+      contiguous_seconds.push_back(seconds_of(*contiguous_local, coarse_steps));
+      contiguous_ratios.push_back(local_seconds.back() / contiguous_seconds.back());
+    }
   }
   // Tet updates over the same time: the leapfrog updates every tet at its own step, the scheme each
   // tet 2^level times per coarse step.
   double const predicted =
       static_cast<double>(leapfrog_steps) / (static_cast<double>(coarse_steps) * plan.tet_updates_per_step);
 
-  std::printf("bench_local_steps: %s, %zu tets, %s\n", mesh_file.empty() ? "graded box" : mesh_file.c_str(), num_tets,
-              Space::name());
+  std::printf("bench_local_steps: %s, %zu tets, %s ordering, %s\n",
+              mesh_file.empty() ? "graded box" : mesh_file.c_str(), num_tets, ordering_name.c_str(), Space::name());
   std::printf("  %-34s %12d\n", "levels", num_levels);
   for (int k = 0; k < num_levels; ++k)
     std::printf("  level %d (dt / %-4lld)  own tets %9zu, blocks %9zu\n", k, static_cast<long long>(1) << k,
@@ -125,10 +247,19 @@ int run(int argc, char* argv[])
   std::printf("  %-34s %12.3f s\n", "local steps, median round", median(local_seconds));
   std::printf("  %-34s %12.2fx (predicted by tet updates %.2fx)\n", "speed-up, median of same-round ratios",
               median(ratios), predicted);
-  std::printf("{\"benchmark\":\"local_steps\",\"smoke\":%s,\"tets\":%zu,\"levels\":%d,\"rounds\":%d,"
-              "\"leapfrog_s\":%.6f,\"local_s\":%.6f,\"speedup\":%.4f,\"predicted\":%.4f}\n",
-              smoke ? "true" : "false", num_tets, num_levels, rounds, median(leapfrog_seconds), median(local_seconds),
-              median(ratios), predicted);
+  std::string contiguous_json;
+  if (contiguous_local) {
+    print_runs(ordering_name.c_str(), plan);
+    print_runs("contiguous", *contiguous_plan);
+    std::printf("  %-34s %12.3f s\n", "levels contiguous, median round", median(contiguous_seconds));
+    std::printf("  %-34s %12.3fx\n", "contiguous over the given, same-round", median(contiguous_ratios));
+    contiguous_json = ",\"contiguous_s\":" + std::to_string(median(contiguous_seconds)) +
+                      ",\"contiguous_speedup\":" + std::to_string(median(contiguous_ratios));
+  }
+  std::printf("{\"benchmark\":\"local_steps\",\"smoke\":%s,\"tets\":%zu,\"ordering\":\"%s\",\"levels\":%d,"
+              "\"rounds\":%d,\"leapfrog_s\":%.6f,\"local_s\":%.6f,\"speedup\":%.4f,\"predicted\":%.4f%s}\n",
+              smoke ? "true" : "false", num_tets, ordering_name.c_str(), num_levels, rounds, median(leapfrog_seconds),
+              median(local_seconds), median(ratios), predicted, contiguous_json.c_str());
   return 0;
 }
 

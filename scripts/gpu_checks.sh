@@ -9,7 +9,8 @@
 # the 3.1 M-tet cylinder and the file's order; tests runs the Cuda test executables alone (about a
 # minute and a half), for a lease that checks correctness first; terms runs them and then the benches
 # of the terms added since (about 4 minutes): a Drude-Lorentz box against vacuum, the strip dipole's
-# local steps against its global step, and the sphere's far field at 15 frequencies.
+# local steps against its global step, the graded sphere's local steps with each level contiguous
+# against the Hilbert ordering (bench_local_steps), and the sphere's far field at 15 frequencies.
 #
 #   scripts/gpu_checks.sh BUNDLE.tar.xz OUT_DIR [quick|tests|terms]
 set -u
@@ -54,6 +55,13 @@ if [ "$quick" = terms ]; then
   timeout 300 "$bin/dgatd" bench --config strip_dipole.toml --precision double --json "$out/bench_local_steps.json"
   echo "bench local steps status $?"
   stamp "bench local steps"
+  if [ -x "$bin/bench_local_steps" ]; then
+    timeout 60 "$bin/dgatd" mesh sphere --radius 0.1 --tfsf 0.28 --size 0.44 --h 0.02 --h-sphere 0.005 --pml 0.1 \
+      -o graded_sphere.msh | tail -1
+    timeout 300 "$bin/bench_local_steps" --mesh graded_sphere.msh --ordering hilbert --contiguous-levels
+    echo "bench contiguous levels status $?"
+    stamp "bench contiguous levels"
+  fi
   frequencies="$(seq -s ', ' 500e6 30e6 920e6)"
   sed "s/^frequencies = .*/frequencies = [$frequencies]/" "$repo/inputs/sphere_rcs.toml" >far_field.toml
   timeout 200 "$bin/dgatd" bench --config far_field.toml --reps 5 --json "$out/bench_far_field.json"

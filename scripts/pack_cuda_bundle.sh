@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Packs the cuda preset's dgatd and Cuda test executables, with the shared libraries they load, into
+# Packs the cuda preset's dgatd, Cuda test executables and bench_local_steps, with the shared libraries they load, into
 # one archive for a GPU machine that has none of Debian's packages (a lent device machine, whose
 # transfers are capped at 64 MiB):
 #
@@ -24,6 +24,8 @@ stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin" "$stage/lib" "$stage/src" "$(dirname "$out")"
 cp build/cuda/dgatd build/cuda/tests/test_*_cuda "$stage/bin/"
+# The local steps' lab (gpu_checks.sh terms), where built.
+[ -x build/cuda/perf/bench_local_steps ] && cp build/cuda/perf/bench_local_steps "$stage/bin/"
 if ldd build/cuda/dgatd | grep -q libmpi; then
   [ -x build/cuda/tests/test_ranks ] && cp build/cuda/tests/test_ranks "$stage/bin/"
   cp -L /usr/bin/orterun "$stage/bin/mpirun"

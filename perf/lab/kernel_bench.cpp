@@ -287,11 +287,6 @@ private:
   // consecutive numbers they make in the mesh's ordering, and their mean length.
   void print_level_runs(solver::LocalStepPlan const& plan)
   {
-    auto const runs = [](std::vector<Index> const& list) {
-      std::size_t count = list.empty() ? 0 : 1;
-      for (std::size_t i = 1; i < list.size(); ++i) count += list[i] != list[i - 1] + 1 ? 1 : 0;
-      return count;
-    };
     auto const mean = [](std::size_t items, std::size_t count) {
       return count > 0 ? static_cast<double>(items) / static_cast<double>(count) : 0.0;
     };
@@ -299,8 +294,8 @@ private:
     text << std::fixed << std::setprecision(1);
     for (std::size_t k = 0; k < plan.levels.size(); ++k) {
       auto const& level = plan.levels[k];
-      auto const tet_runs = runs(level.own_tets), block_runs = runs(level.blocks),
-                 unknown_runs = runs(level.read_unknowns);
+      auto const tet_runs = consecutive_runs(level.own_tets), block_runs = consecutive_runs(level.blocks),
+                 unknown_runs = consecutive_runs(level.read_unknowns);
       text << "#   level " << k << ": " << level.own_tets.size() << " tets in " << tet_runs
            << " runs of consecutive numbers (" << mean(level.own_tets.size(), tet_runs) << " on average), "
            << level.blocks.size() << " blocks stepped in " << block_runs << " ("

@@ -93,6 +93,13 @@ std::string speedup_cell(Record const* r)
 
 } // namespace
 
+std::size_t consecutive_runs(std::vector<Index> const& list)
+{
+  std::size_t count = list.empty() ? 0 : 1;
+  for (std::size_t i = 1; i < list.size(); ++i) count += list[i] != list[i - 1] + 1 ? 1 : 0;
+  return count;
+}
+
 std::string machine_description()
 {
   std::ostringstream text;

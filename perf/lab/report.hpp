@@ -4,6 +4,7 @@
 
 #include "lab/kernel_bench.hpp"
 
+#include <cstddef>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -22,6 +23,9 @@ void print_table_one(std::ostream& out, std::vector<Record> const& records);
 // The roof (device, triad GB/s, array size), Faraday's fraction of triad, every Ampere block pass
 // and the step speedup at the largest size.
 void print_summary(std::ostream& out, std::vector<Record> const& records, Roof const& roof);
+
+// How many runs of consecutive numbers a list makes: the separate ranges a kernel over it reads.
+std::size_t consecutive_runs(std::vector<Index> const& list);
 
 // Every record carries the device and the STREAM array size of the roof it was compared with.
 void write_json(std::string const& path, std::vector<Record> const& records, Roof const& roof);
