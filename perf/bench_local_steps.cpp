@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -105,21 +106,6 @@ dgatd::mesh::Renumbering contiguous_levels(dgatd::mesh::Mesh const& mesh, dgatd:
   return renumbering;
 }
 
-void print_runs(char const* numbering, dgatd::solver::LocalStepPlan const& plan)
-{
-  using dgatd::perf::consecutive_runs;
-  auto const mean = [](std::size_t items, std::size_t runs) {
-    return runs > 0 ? static_cast<double>(items) / static_cast<double>(runs) : 0.0;
-  };
-  for (std::size_t k = 0; k < plan.levels.size(); ++k) {
-    auto const& level = plan.levels[k];
-    std::printf("  %-10s level %zu: tets %.1f, blocks %.1f, unknowns read %.1f consecutive per run\n", numbering, k,
-                mean(level.own_tets.size(), consecutive_runs(level.own_tets)),
-                mean(level.blocks.size(), consecutive_runs(level.blocks)),
-                mean(level.read_unknowns.size(), consecutive_runs(level.read_unknowns)));
-  }
-}
-
 int run(int argc, char* argv[])
 {
   bool smoke = false, contiguous = false;
@@ -188,15 +174,13 @@ int run(int argc, char* argv[])
   std::optional<dgatd::solver::LocalStepPlan> contiguous_plan;
   std::optional<dgatd::solver::FractionedLeapfrog<Space>> contiguous_local;
   if (contiguous) {
-    dgatd::mesh::renumber(*renumbered, contiguous_levels(*renumbered, problem.operators.layout, plan));
+    auto const renumbering = contiguous_levels(*renumbered, problem.operators.layout, plan);
+    dgatd::mesh::renumber(*renumbered, renumbering);
     contiguous_problem = vacuum_problem(std::move(*renumbered));
-    auto const contiguous_levels_of =
-        dgatd::dga::step_levels(contiguous_problem->topology,
-                                dgatd::dga::tet_steps(contiguous_problem->view(), contiguous_problem->materials.eps,
-                                                      contiguous_problem->materials.mu),
-                                1.0, max_levels);
-    contiguous_plan = dgatd::solver::local_step_plan_for_steps(contiguous_problem->operators,
-                                                               contiguous_levels_of.tet_level, max_levels, {});
+    std::vector<int> renumbered_level(num_tets);
+    for (std::size_t t = 0; t < num_tets; ++t) renumbered_level[renumbering.new_tet[t]] = levels.tet_level[t];
+    contiguous_plan =
+        dgatd::solver::local_step_plan_for_steps(contiguous_problem->operators, renumbered_level, max_levels, {});
     bool same_levels = contiguous_plan->levels.size() == plan.levels.size();
     for (std::size_t k = 0; same_levels && k < plan.levels.size(); ++k)
       same_levels = contiguous_plan->levels[k].own_tets.size() == plan.levels[k].own_tets.size() &&
@@ -249,8 +233,10 @@ int run(int argc, char* argv[])
               median(ratios), predicted);
   std::string contiguous_json;
   if (contiguous_local) {
-    print_runs(ordering_name.c_str(), plan);
-    print_runs("contiguous", *contiguous_plan);
+    std::printf("  each level in the %s ordering:\n", ordering_name.c_str());
+    dgatd::perf::print_level_runs(std::cout, plan);
+    std::printf("  each level in the contiguous numbering:\n");
+    dgatd::perf::print_level_runs(std::cout, *contiguous_plan);
     std::printf("  %-34s %12.3f s\n", "levels contiguous, median round", median(contiguous_seconds));
     std::printf("  %-34s %12.3fx\n", "contiguous over the given, same-round", median(contiguous_ratios));
     contiguous_json = ",\"contiguous_s\":" + std::to_string(median(contiguous_seconds)) +

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Packs the cuda preset's dgatd, Cuda test executables and bench_local_steps, with the shared libraries they load, into
-# one archive for a GPU machine that has none of Debian's packages (a lent device machine, whose
-# transfers are capped at 64 MiB):
+# Packs the cuda preset's dgatd, Cuda test executables and bench_local_steps, with the shared
+# libraries they load, into one archive for a GPU machine that has none of Debian's packages (a lent
+# device machine, whose transfers are capped at 64 MiB):
 #
 #   scripts/pack_cuda_bundle.sh [OUT.tar.xz]        (default .dev/bundle.tar.xz; build/cuda first)
 #   there: mkdir /tmp/dgb && xz -dc bundle.tar.xz | tar -C /tmp/dgb -xf - &&

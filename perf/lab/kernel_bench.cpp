@@ -282,29 +282,6 @@ private:
     configured_.push_back({file, precision, std::move(run), std::move(step)});
   }
 
-  // How far each level's lists are from ranges of consecutive numbers (the kernels of a level read
-  // through them): a level's tets, its blocks and the unknowns its tets read, each as the runs of
-  // consecutive numbers they make in the mesh's ordering, and their mean length.
-  void print_level_runs(solver::LocalStepPlan const& plan)
-  {
-    auto const mean = [](std::size_t items, std::size_t count) {
-      return count > 0 ? static_cast<double>(items) / static_cast<double>(count) : 0.0;
-    };
-    std::ostringstream text;
-    text << std::fixed << std::setprecision(1);
-    for (std::size_t k = 0; k < plan.levels.size(); ++k) {
-      auto const& level = plan.levels[k];
-      auto const tet_runs = consecutive_runs(level.own_tets), block_runs = consecutive_runs(level.blocks),
-                 unknown_runs = consecutive_runs(level.read_unknowns);
-      text << "#   level " << k << ": " << level.own_tets.size() << " tets in " << tet_runs
-           << " runs of consecutive numbers (" << mean(level.own_tets.size(), tet_runs) << " on average), "
-           << level.blocks.size() << " blocks stepped in " << block_runs << " ("
-           << mean(level.blocks.size(), block_runs) << "), " << level.read_unknowns.size() << " unknowns read in "
-           << unknown_runs << " (" << mean(level.read_unknowns.size(), unknown_runs) << ")\n";
-    }
-    out_ << text.str();
-  }
-
   // A configuration with local time steps against itself with one global step: the time each takes
   // per simulated second, in the same rounds (the median of the rounds' ratios), beside what the
   // levels predict from the tet updates.
@@ -336,7 +313,7 @@ private:
          << std::setprecision(2) << median(ratios) << "x less time per simulated second (" << *low << "-" << *high
          << ", median of " << ratios.size() << " same-round ratios); the tet updates predict " << predicted << "x\n";
     out_ << line.str();
-    print_level_runs(dynamic_cast<Formulation&>(local.formulation()).leapfrog().local_steps()->plan());
+    print_level_runs(out_, dynamic_cast<Formulation&>(local.formulation()).leapfrog().local_steps()->plan());
   }
 
   // Two or more configured runs (each file in each precision): their whole steps once more, all in

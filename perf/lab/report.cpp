@@ -1,12 +1,14 @@
 #include "lab/report.hpp"
 
 #include "dgatd/error.hpp"
+#include "dgatd/solver/local_step_plan.hpp"
 
 #include <Kokkos_Core.hpp>
 
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -91,13 +93,35 @@ std::string speedup_cell(Record const* r)
   return cell.str();
 }
 
-} // namespace
-
 std::size_t consecutive_runs(std::vector<Index> const& list)
 {
   std::size_t count = list.empty() ? 0 : 1;
   for (std::size_t i = 1; i < list.size(); ++i) count += list[i] != list[i - 1] + 1 ? 1 : 0;
   return count;
+}
+
+double mean_run(std::size_t items, std::size_t runs)
+{
+  return runs > 0 ? static_cast<double>(items) / static_cast<double>(runs) : 0.0;
+}
+
+} // namespace
+
+void print_level_runs(std::ostream& out, solver::LocalStepPlan const& plan)
+{
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(1);
+  for (std::size_t k = 0; k < plan.levels.size(); ++k) {
+    auto const& level = plan.levels[k];
+    auto const tet_runs = consecutive_runs(level.own_tets), block_runs = consecutive_runs(level.blocks),
+               unknown_runs = consecutive_runs(level.read_unknowns);
+    text << "#   level " << k << ": " << level.own_tets.size() << " tets in " << tet_runs
+         << " runs of consecutive numbers (" << mean_run(level.own_tets.size(), tet_runs) << " on average), "
+         << level.blocks.size() << " blocks stepped in " << block_runs << " ("
+         << mean_run(level.blocks.size(), block_runs) << "), " << level.read_unknowns.size() << " unknowns read in "
+         << unknown_runs << " (" << mean_run(level.read_unknowns.size(), unknown_runs) << ")\n";
+  }
+  out << text.str();
 }
 
 std::string machine_description()

@@ -4,10 +4,13 @@
 
 #include "lab/kernel_bench.hpp"
 
-#include <cstddef>
 #include <iosfwd>
 #include <string>
 #include <vector>
+
+namespace dgatd::solver {
+struct LocalStepPlan;
+}
 
 namespace dgatd::perf {
 
@@ -24,8 +27,10 @@ void print_table_one(std::ostream& out, std::vector<Record> const& records);
 // and the step speedup at the largest size.
 void print_summary(std::ostream& out, std::vector<Record> const& records, Roof const& roof);
 
-// How many runs of consecutive numbers a list makes: the separate ranges a kernel over it reads.
-std::size_t consecutive_runs(std::vector<Index> const& list);
+// How far each local-step level's lists are from ranges of consecutive numbers (the kernels of a
+// level read through them): its tets, its blocks and the unknowns its tets read, each as the runs
+// of consecutive numbers they make in the mesh's numbering, and their mean length; a # line each.
+void print_level_runs(std::ostream& out, solver::LocalStepPlan const& plan);
 
 // Every record carries the device and the STREAM array size of the roof it was compared with.
 void write_json(std::string const& path, std::vector<Record> const& records, Roof const& roof);
