@@ -9,8 +9,9 @@
 # the 3.1 M-tet cylinder and the file's order; tests runs the Cuda test executables alone (about a
 # minute and a half), for a lease that checks correctness first; terms runs them and then the benches
 # of the terms added since (about 4 minutes): a Drude-Lorentz box against vacuum, the strip dipole's
-# local steps against its global step, the graded sphere's local steps with each level contiguous
-# against the Hilbert ordering (bench_local_steps), and the sphere's far field at 15 frequencies.
+# local steps against its global step, the graded sphere's local steps with each level's tets (then
+# also its blocks) contiguous against the Hilbert ordering and their passes one by one
+# (bench_local_steps), and the sphere's far field at 15 frequencies.
 #
 #   scripts/gpu_checks.sh BUNDLE.tar.xz OUT_DIR [quick|tests|terms]
 set -u
@@ -58,8 +59,11 @@ if [ "$quick" = terms ]; then
   if [ -x "$bin/bench_local_steps" ]; then
     timeout 60 "$bin/dgatd" mesh sphere --radius 0.1 --tfsf 0.28 --size 0.44 --h 0.02 --h-sphere 0.005 --pml 0.1 \
       -o graded_sphere.msh | tail -1
-    timeout 300 "$bin/bench_local_steps" --mesh graded_sphere.msh --ordering hilbert --contiguous-levels
-    echo "bench contiguous levels status $?"
+    for what in tets all; do
+      timeout 300 "$bin/bench_local_steps" --mesh graded_sphere.msh --ordering hilbert --contiguous-levels "$what" \
+        --passes
+      echo "bench contiguous levels ($what) status $?"
+    done
     stamp "bench contiguous levels"
   fi
   frequencies="$(seq -s ', ' 500e6 30e6 920e6)"

@@ -29,6 +29,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <array>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -64,46 +66,59 @@ struct CopyListed {
   KOKKOS_INLINE_FUNCTION void operator()(Index i) const { to(list(i)) = from(list(i)); }
 };
 
-template <class IndexList, class TetValues>
-struct ZeroTwo {
+// Which step a pass belongs to: the coarse step (the run's own fields), or a level's first or second
+// step (LocalSteps::integrate). A level's two steps start from zero magnetic values and leave their
+// sum in the level's integral: the first step's passes write both afresh and the second's add to the
+// integral, in the update's own pass, which keeps them out of extra sweeps over the level's tets
+// (each about as heavy as the update).
+enum class Pass { coarse, first, second };
+
+template <class TetValues, class FieldScalar>
+KOKKOS_INLINE_FUNCTION void add_to_integral(Pass pass, TetValues const& integral, Index t, FieldScalar const (&f)[4])
+{
+  if (pass == Pass::coarse) return;
+  for (int j = 0; j < 4; ++j) integral(t, j) = pass == Pass::first ? f[j] : integral(t, j) + f[j];
+}
+
+// The Faraday update of the listed tets at the level's step, then their magnetic values into the
+// integral.
+template <class Faraday, class IndexList, class TetValues>
+struct FaradayIntoIntegral {
+  Faraday faraday;
   IndexList tets;
-  TetValues a, b;
+  TetValues integral;
+  Pass pass;
   KOKKOS_INLINE_FUNCTION void operator()(Index i) const
   {
-    for (int j = 0; j < 4; ++j) {
-      a(tets(i), j) = 0;
-      b(tets(i), j) = 0;
-    }
+    Index const t = tets(i);
+    if (pass == Pass::first)
+      for (int j = 0; j < 4; ++j) faraday.f(t, j) = 0;
+    faraday(t);
+    typename TetValues::value_type const f[4] = {faraday.f(t, 0), faraday.f(t, 1), faraday.f(t, 2), faraday.f(t, 3)};
+    add_to_integral(pass, integral, t, f);
   }
 };
 
-// f += kick finer on the listed tets, with their edge pieces from the new f.
+// f += kick finer on the listed tets (f = kick finer in a level's first step), with their edge
+// pieces from the new f, then, in a level's steps, f into the integral.
 template <class IndexList, class TetValues, class Pieces, class Signs, class FieldScalar>
 struct AddFiner {
   IndexList tets;
-  TetValues f, finer;
+  TetValues f, finer, integral;
   Pieces pieces;
   Signs signs;
   FieldScalar kick;
+  Pass pass;
   KOKKOS_INLINE_FUNCTION void operator()(Index i) const
   {
     Index const t = tets(i);
     FieldScalar updated[4];
     for (int j = 0; j < 4; ++j) {
-      updated[j] = f(t, j) + kick * finer(t, j);
+      updated[j] = (pass == Pass::first ? FieldScalar(0) : f(t, j)) + kick * finer(t, j);
       f(t, j) = updated[j];
     }
     kernels::write_edge_pieces(pieces, t, signs(t), updated);
-  }
-};
-
-template <class IndexList, class TetValues>
-struct SumInto {
-  IndexList tets;
-  TetValues sum, f;
-  KOKKOS_INLINE_FUNCTION void operator()(Index i) const
-  {
-    for (int j = 0; j < 4; ++j) sum(tets(i), j) += f(tets(i), j);
+    add_to_integral(pass, integral, t, updated);
   }
 };
 
@@ -131,10 +146,11 @@ struct QuarterDifference {
 template <class ExecutionSpace, class IndexList, class Functor>
 void for_list(char const* label, ExecutionSpace const& space, IndexList const& list, Functor const& functor)
 {
-  Kokkos::parallel_for(
-      label,
-      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Index>>(space, 0, static_cast<Index>(list.extent(0))),
-      functor);
+  // Dynamic, as the whole passes' (kernels::FaradayKernel::policy_type).
+  Kokkos::parallel_for(label,
+                       Kokkos::RangePolicy<ExecutionSpace, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<Index>>(
+                           space, 0, static_cast<Index>(list.extent(0))),
+                       functor);
 }
 
 } // namespace local_steps_detail
@@ -150,6 +166,23 @@ struct LocalStepsOverRanks {
   std::function<void(Kokkos::View<FieldScalar*, MemorySpace> const&, std::size_t)> exchange;
   kernels::OwnedMask<MemorySpace> owned_blocks;
   std::vector<double> start;
+};
+
+// The levels' passes timed one by one (LocalSteps::time_passes), for the lab: the seconds and items
+// (tets, blocks, curled edges or unknowns) of each kind of pass at each level, summed over the coarse
+// steps timed. A finer level's sums count at the level they are added to (level 0: the coarse step's).
+// Each pass is then fenced on both sides, which a run's passes are not.
+struct LocalStepPassTimes {
+  enum Kind { faraday, finer, start, dual_curl, ampere, kinds };
+  struct Total {
+    double seconds = 0, items = 0;
+  };
+  std::vector<std::array<Total, kinds>> levels;
+  static char const* name(int kind)
+  {
+    char const* const names[kinds] = {"Faraday", "finer sums", "start copy", "dual curl", "Ampere"};
+    return names[kind];
+  }
 };
 
 template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>, class FieldScalar = Real>
@@ -187,6 +220,13 @@ public:
   Spectrum spectrum(ExecutionSpace const& space, Operators const& ops, double dt, int max_iterations = 400,
                     double tolerance = 1e-7, double unstable_margin = 0) const;
 
+  // From now on, each pass fenced and timed into times (null: no more); times' levels start at zero.
+  void time_passes(LocalStepPassTimes* times)
+  {
+    pass_times_ = times;
+    if (times) times->levels.assign(levels_.size(), {});
+  }
+
 private:
   struct Level {
     IndexList own_tets, tets, blocks, curled_edges, read_unknowns;
@@ -199,8 +239,11 @@ private:
   template <class MatrixScalar>
   void integrate(ExecutionSpace const& space, Operators const& ops, std::size_t k, FieldSet const& coarsest,
                  double dt) const;
-  void add_finer(ExecutionSpace const& space, Operators const& ops, FieldSet const& fields, Level const& finer,
-                 FieldScalar kick) const;
+  void add_finer(ExecutionSpace const& space, Operators const& ops, std::size_t k, FieldSet const& fields,
+                 TetValues const& integral, FieldScalar kick, local_steps_detail::Pass pass) const;
+  template <class Functor>
+  void run_pass(LocalStepPassTimes::Kind kind, std::size_t k, ExecutionSpace const& space, IndexList const& list,
+                Functor const& functor) const;
   using Values = Kokkos::View<FieldScalar*, memory_space>;
   void apply_quarter_dt2_ap(ExecutionSpace const& space, Operators const& ops, FieldSet const& scratch, Values const& x,
                             Values const& y, double dt) const;
@@ -208,6 +251,7 @@ private:
   LocalStepPlan plan_;
   std::vector<Level> levels_;
   OverRanks over_ranks_;
+  LocalStepPassTimes* pass_times_ = nullptr;
 };
 
 template <class ExecutionSpace, class TetLayout, class FieldScalar>
@@ -261,12 +305,12 @@ void LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::faraday_with(ExecutionS
                                                                       FieldSet const& fields, double dt) const
 {
   using Kernel = kernels::FaradayKernel<ExecutionSpace, TetLayout, MatrixScalar, FieldScalar>;
-  local_steps_detail::for_list("dgatd::lts_faraday", space, levels_[0].own_tets,
-                               local_steps_detail::OnList<Kernel, IndexList>{
-                                   Kernel(ops, fields, static_cast<FieldScalar>(dt)), levels_[0].own_tets});
+  run_pass(LocalStepPassTimes::faraday, 0, space, levels_[0].own_tets,
+           local_steps_detail::OnList<Kernel, IndexList>{Kernel(ops, fields, static_cast<FieldScalar>(dt)),
+                                                         levels_[0].own_tets});
   if (levels_.size() > 1) {
     integrate<MatrixScalar>(space, ops, 1, fields, dt);
-    add_finer(space, ops, fields, levels_[1], 1);
+    add_finer(space, ops, 0, fields, {}, 1, local_steps_detail::Pass::coarse);
   }
 }
 
@@ -283,10 +327,8 @@ void LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::integrate(ExecutionSpac
   Level const& level = levels_[k];
   using Values = Kokkos::View<FieldScalar*, memory_space>;
   Values const coarser_u = k == 1 ? coarsest.u : levels_[k - 1].fields.u;
-  d::for_list("dgatd::lts_start", space, level.read_unknowns,
-              d::CopyListed<IndexList, Values>{level.read_unknowns, level.fields.u, coarser_u});
-  d::for_list("dgatd::lts_zero", space, level.tets,
-              d::ZeroTwo<IndexList, TetValues>{level.tets, level.fields.f, level.integral});
+  run_pass(LocalStepPassTimes::start, k, space, level.read_unknowns,
+           d::CopyListed<IndexList, Values>{level.read_unknowns, level.fields.u, coarser_u});
   double const h = dt / static_cast<double>(std::int64_t{1} << k);
   // The middle step's length, 2 - 1 / nu_k^2 of h, makes the two steps' polynomial the stabilised
   // T_2(nu_k - w lambda) / T_2(nu_k) while their first-order term stays h^2 lambda (consistency).
@@ -296,40 +338,63 @@ void LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::integrate(ExecutionSpac
   for (int substep = 0; substep < 2; ++substep) {
     // A half kick first: the symmetric start (zero magnetic values at the level's time origin).
     double const kick = substep == 0 ? 0.5 : 1.0;
-    d::for_list(
-        "dgatd::lts_faraday", space, level.own_tets,
-        d::OnList<Faraday, IndexList>{Faraday(ops, level.fields, static_cast<FieldScalar>(kick * h)), level.own_tets});
+    auto const pass = substep == 0 ? d::Pass::first : d::Pass::second;
+    run_pass(LocalStepPassTimes::faraday, k, space, level.own_tets,
+             d::FaradayIntoIntegral<Faraday, IndexList, TetValues>{
+                 Faraday(ops, level.fields, static_cast<FieldScalar>(kick * h)), level.own_tets, level.integral, pass});
     if (k + 1 < levels_.size()) {
       integrate<MatrixScalar>(space, ops, k + 1, coarsest, dt);
-      add_finer(space, ops, level.fields, levels_[k + 1], static_cast<FieldScalar>(kick));
+      add_finer(space, ops, k, level.fields, level.integral, static_cast<FieldScalar>(kick), pass);
     }
-    d::for_list("dgatd::lts_sum", space, level.tets,
-                d::SumInto<IndexList, TetValues>{level.tets, level.integral, level.fields.f});
     if (substep == 0) {
       using Curl = kernels::DualCurlKernel<ExecutionSpace, TetLayout, FieldScalar>;
-      d::for_list("dgatd::lts_dual_curl", space, level.curled_edges,
-                  d::OnList<Curl, IndexList>{Curl(ops, level.fields), level.curled_edges});
+      run_pass(LocalStepPassTimes::dual_curl, k, space, level.curled_edges,
+               d::OnList<Curl, IndexList>{Curl(ops, level.fields), level.curled_edges});
       using Ampere = kernels::AmpereKernel<ExecutionSpace, MatrixScalar, FieldScalar>;
-      d::for_list("dgatd::lts_ampere", space, level.blocks,
-                  d::OnTaggedList<typename Ampere::ColumnsTag, Ampere, IndexList>{
-                      Ampere(ops, level.fields, static_cast<FieldScalar>(stretch * h)), level.blocks});
+      run_pass(LocalStepPassTimes::ampere, k, space, level.blocks,
+               d::OnTaggedList<typename Ampere::ColumnsTag, Ampere, IndexList>{
+                   Ampere(ops, level.fields, static_cast<FieldScalar>(stretch * h)), level.blocks});
       // A halo block lacks some of its tets' pieces: its owner's value, for the second step.
       if (over_ranks_.communicator) over_ranks_.exchange(level.fields.u, k);
     }
   }
 }
 
-// fields.f += kick times the finer level's sum on its tets, with their edge pieces.
+// Level k's fields.f += kick times level k + 1's sum on that level's tets, with their edge pieces; in
+// a level's steps (k >= 1) also into level k's integral (AddFiner).
 template <class ExecutionSpace, class TetLayout, class FieldScalar>
 void LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::add_finer(ExecutionSpace const& space, Operators const& ops,
-                                                                   FieldSet const& fields, Level const& finer,
-                                                                   FieldScalar kick) const
+                                                                   std::size_t k, FieldSet const& fields,
+                                                                   TetValues const& integral, FieldScalar kick,
+                                                                   local_steps_detail::Pass pass) const
 {
   using Pieces = decltype(fields.edge_pieces);
   using Signs = decltype(ops.tet_edge_signs);
-  local_steps_detail::for_list("dgatd::lts_finer", space, finer.tets,
-                               local_steps_detail::AddFiner<IndexList, TetValues, Pieces, Signs, FieldScalar>{
-                                   finer.tets, fields.f, finer.integral, fields.edge_pieces, ops.tet_edge_signs, kick});
+  Level const& finer = levels_[k + 1];
+  run_pass(LocalStepPassTimes::finer, k, space, finer.tets,
+           local_steps_detail::AddFiner<IndexList, TetValues, Pieces, Signs, FieldScalar>{
+               finer.tets, fields.f, finer.integral, integral, fields.edge_pieces, ops.tet_edge_signs, kick, pass});
+}
+
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+template <class Functor>
+void LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::run_pass(LocalStepPassTimes::Kind kind, std::size_t k,
+                                                                  ExecutionSpace const& space, IndexList const& list,
+                                                                  Functor const& functor) const
+{
+  char const* const labels[LocalStepPassTimes::kinds] = {"dgatd::lts_faraday", "dgatd::lts_finer", "dgatd::lts_start",
+                                                         "dgatd::lts_dual_curl", "dgatd::lts_ampere"};
+  if (!pass_times_) {
+    local_steps_detail::for_list(labels[kind], space, list, functor);
+    return;
+  }
+  space.fence();
+  auto const start = std::chrono::steady_clock::now();
+  local_steps_detail::for_list(labels[kind], space, list, functor);
+  space.fence();
+  auto& total = pass_times_->levels[k][kind];
+  total.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  total.items += static_cast<double>(list.extent(0));
 }
 
 template <class ExecutionSpace, class TetLayout, class FieldScalar>
