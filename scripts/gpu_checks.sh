@@ -34,7 +34,8 @@ export LD_LIBRARY_PATH="$root/lib"
 DGATD_CUSPARSE12="$(find / -xdev \( -path /proc -o -path /sys \) -prune -o -name 'libcusparse.so.12*' -print 2>/dev/null | head -1)"
 export DGATD_CUSPARSE12
 [ -n "$DGATD_CUSPARSE12" ] && LD_LIBRARY_PATH+=":$(dirname "$DGATD_CUSPARSE12")"
-export OMP_PROC_BIND=false OMP_NUM_THREADS="$(nproc)"
+OMP_NUM_THREADS="$(nproc)"
+export OMP_PROC_BIND=false OMP_NUM_THREADS
 bin="$root/bin"
 "$bin/dgatd" --version
 for t in "$bin"/test_*_cuda; do
@@ -45,7 +46,7 @@ done
 stamp tests
 [ "$quick" = tests ] && exit 0
 work="$(mktemp -d)"
-cd "$work"
+cd "$work" || exit 1
 if [ "$quick" = terms ]; then
   timeout 300 "$bin/dgatd" bench --config "$repo/perf/configs/drude_lorentz_box.toml" \
     --config "$repo/perf/configs/vacuum_box.toml" --precision double --reps 10 --json "$out/bench_dispersive.json"
@@ -70,7 +71,7 @@ if [ "$quick" = terms ]; then
   sed "s/^frequencies = .*/frequencies = [$frequencies]/" "$repo/inputs/sphere_rcs.toml" >far_field.toml
   timeout 200 "$bin/dgatd" bench --config far_field.toml --reps 5 --json "$out/bench_far_field.json"
   echo "bench far field status $?"
-  stamp done
+  stamp "done"
   exit 0
 fi
 mesh_and_bench() { # h, name
@@ -97,4 +98,4 @@ for precision in double single; do
   timeout 120 "$bin/dgatd" run resonator.toml -o "resonator_$precision.h5"
   timeout 60 "$bin/dgatd" spectrum "resonator_$precision.h5" --probe off_axis --component z --fmin 80e6 --fmax 330e6
 done
-stamp done
+stamp "done"
