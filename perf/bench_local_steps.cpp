@@ -44,14 +44,22 @@ namespace {
 
 using Space = Kokkos::DefaultExecutionSpace;
 
-template <class Stepper>
-double seconds_of(Stepper& stepper, std::int64_t count)
+template <class Pass>
+double fenced_seconds(Pass const& pass)
 {
   Kokkos::fence();
   auto const start = std::chrono::steady_clock::now();
-  for (std::int64_t n = 0; n < count; ++n) stepper.step();
+  pass();
   Kokkos::fence();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+template <class Stepper>
+double seconds_of(Stepper& stepper, std::int64_t count)
+{
+  return fenced_seconds([&] {
+    for (std::int64_t n = 0; n < count; ++n) stepper.step();
+  });
 }
 
 double median(std::vector<double> v)
@@ -88,20 +96,21 @@ std::vector<dgatd::Index> ranks(std::size_t count, Less less)
 dgatd::mesh::Renumbering contiguous_levels(dgatd::mesh::Mesh const& mesh, dgatd::dga::DofLayout const& layout,
                                            dgatd::solver::LocalStepPlan const& plan, bool vertices_too)
 {
-  std::vector<int> tet_level(mesh.tets.size(), 0), vertex_level(mesh.points.size(), -1);
-  for (std::size_t k = 0; k < plan.levels.size(); ++k) {
+  std::vector<int> tet_level(mesh.tets.size(), 0);
+  for (std::size_t k = 0; k < plan.levels.size(); ++k)
     for (dgatd::Index const t : plan.levels[k].own_tets) tet_level[t] = static_cast<int>(k);
-    for (dgatd::Index const b : plan.levels[k].blocks) vertex_level[layout.block_vertex[b]] = static_cast<int>(k);
-  }
-  std::vector<int> wall_level(mesh.points.size(), 0);
-  for (std::size_t t = 0; t < mesh.tets.size(); ++t)
-    for (dgatd::Index const v : mesh.tets[t]) wall_level[v] = std::max(wall_level[v], tet_level[t]);
-  for (std::size_t v = 0; v < vertex_level.size(); ++v)
-    if (vertex_level[v] < 0) vertex_level[v] = wall_level[v];
   dgatd::mesh::Renumbering renumbering;
-  renumbering.new_vertex = ranks(mesh.points.size(), [&](dgatd::Index a, dgatd::Index b) {
-    return vertices_too && vertex_level[a] < vertex_level[b];
-  });
+  renumbering.new_vertex.resize(mesh.points.size());
+  std::iota(renumbering.new_vertex.begin(), renumbering.new_vertex.end(), dgatd::Index{0});
+  if (vertices_too) {
+    std::vector<int> vertex_level(mesh.points.size(), 0);
+    for (std::size_t t = 0; t < mesh.tets.size(); ++t)
+      for (dgatd::Index const v : mesh.tets[t]) vertex_level[v] = std::max(vertex_level[v], tet_level[t]);
+    for (std::size_t k = 0; k < plan.levels.size(); ++k)
+      for (dgatd::Index const b : plan.levels[k].blocks) vertex_level[layout.block_vertex[b]] = static_cast<int>(k);
+    renumbering.new_vertex =
+        ranks(mesh.points.size(), [&](dgatd::Index a, dgatd::Index b) { return vertex_level[a] < vertex_level[b]; });
+  }
   std::vector<dgatd::Index> lowest(mesh.tets.size());
   for (std::size_t t = 0; t < mesh.tets.size(); ++t) {
     auto const& tet = mesh.tets[t];
@@ -112,16 +121,6 @@ dgatd::mesh::Renumbering contiguous_levels(dgatd::mesh::Mesh const& mesh, dgatd:
     return std::make_pair(tet_level[a], lowest[a]) < std::make_pair(tet_level[b], lowest[b]);
   });
   return renumbering;
-}
-
-template <class Pass>
-double fenced_seconds(Pass const& pass)
-{
-  Kokkos::fence();
-  auto const start = std::chrono::steady_clock::now();
-  pass();
-  Kokkos::fence();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 // --passes: the levels' passes timed one by one over coarse_steps coarse steps, on fields of their

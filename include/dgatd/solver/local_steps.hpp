@@ -240,7 +240,7 @@ private:
   void integrate(ExecutionSpace const& space, Operators const& ops, std::size_t k, FieldSet const& coarsest,
                  double dt) const;
   void add_finer(ExecutionSpace const& space, Operators const& ops, std::size_t k, FieldSet const& fields,
-                 TetValues const& integral, FieldScalar kick, local_steps_detail::Pass pass) const;
+                 FieldScalar kick, local_steps_detail::Pass pass) const;
   template <class Functor>
   void run_pass(LocalStepPassTimes::Kind kind, std::size_t k, ExecutionSpace const& space, IndexList const& list,
                 Functor const& functor) const;
@@ -310,7 +310,7 @@ void LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::faraday_with(ExecutionS
                                                          levels_[0].own_tets});
   if (levels_.size() > 1) {
     integrate<MatrixScalar>(space, ops, 1, fields, dt);
-    add_finer(space, ops, 0, fields, {}, 1, local_steps_detail::Pass::coarse);
+    add_finer(space, ops, 0, fields, 1, local_steps_detail::Pass::coarse);
   }
 }
 
@@ -344,7 +344,7 @@ void LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::integrate(ExecutionSpac
                  Faraday(ops, level.fields, static_cast<FieldScalar>(kick * h)), level.own_tets, level.integral, pass});
     if (k + 1 < levels_.size()) {
       integrate<MatrixScalar>(space, ops, k + 1, coarsest, dt);
-      add_finer(space, ops, k, level.fields, level.integral, static_cast<FieldScalar>(kick), pass);
+      add_finer(space, ops, k, level.fields, static_cast<FieldScalar>(kick), pass);
     }
     if (substep == 0) {
       using Curl = kernels::DualCurlKernel<ExecutionSpace, TetLayout, FieldScalar>;
@@ -365,7 +365,7 @@ void LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::integrate(ExecutionSpac
 template <class ExecutionSpace, class TetLayout, class FieldScalar>
 void LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::add_finer(ExecutionSpace const& space, Operators const& ops,
                                                                    std::size_t k, FieldSet const& fields,
-                                                                   TetValues const& integral, FieldScalar kick,
+                                                                   FieldScalar kick,
                                                                    local_steps_detail::Pass pass) const
 {
   using Pieces = decltype(fields.edge_pieces);
@@ -373,7 +373,8 @@ void LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::add_finer(ExecutionSpac
   Level const& finer = levels_[k + 1];
   run_pass(LocalStepPassTimes::finer, k, space, finer.tets,
            local_steps_detail::AddFiner<IndexList, TetValues, Pieces, Signs, FieldScalar>{
-               finer.tets, fields.f, finer.integral, integral, fields.edge_pieces, ops.tet_edge_signs, kick, pass});
+               finer.tets, fields.f, finer.integral, levels_[k].integral, fields.edge_pieces, ops.tet_edge_signs, kick,
+               pass});
 }
 
 template <class ExecutionSpace, class TetLayout, class FieldScalar>
