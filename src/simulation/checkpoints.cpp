@@ -2,9 +2,33 @@
 
 #include "dgatd/mesh/ordering.hpp"
 
+#include <algorithm>
+#include <array>
 #include <utility>
+#include <vector>
 
 namespace dgatd::simulation {
+namespace {
+
+// Whether a and b hold the same vertices, surfaces and curves in the same order and the same tets
+// (with their regions) in any order.
+bool same_but_for_tet_order(mesh::Mesh const& a, mesh::Mesh const& b)
+{
+  if (a.points != b.points || a.boundary_triangles != b.boundary_triangles ||
+      a.boundary_triangle_tag != b.boundary_triangle_tag || a.curve_segments != b.curve_segments ||
+      a.curve_segment_tag != b.curve_segment_tag || a.tets.size() != b.tets.size() ||
+      a.tet_region.size() != b.tet_region.size())
+    return false;
+  auto const sorted_tets = [](mesh::Mesh const& m) {
+    std::vector<std::pair<std::array<Index, 4>, int>> tets(m.tets.size());
+    for (std::size_t t = 0; t < tets.size(); ++t) tets[t] = {m.tets[t], m.tet_region.empty() ? 0 : m.tet_region[t]};
+    std::sort(tets.begin(), tets.end());
+    return tets;
+  };
+  return sorted_tets(a) == sorted_tets(b);
+}
+
+} // namespace
 
 std::unique_ptr<io::Checkpoint> Simulation::Impl::read_restart_checkpoint() const
 {
@@ -23,11 +47,13 @@ mesh::Mesh Simulation::Impl::load_ordered_mesh(mesh::Mesh* given_mesh, io::Check
   if (checkpoint && !given_mesh && mesh_made_on_load(config)) return std::move(checkpoint->mesh);
   mesh::Mesh mesh = given_mesh ? std::move(*given_mesh) : load_mesh(config);
   mesh::order_for_locality(mesh, config.mesh.ordering);
-  // The checkpoint holds the mesh as the run stepped it: ordered.
-  if (checkpoint && io::mesh_fingerprint(mesh) != io::mesh_fingerprint(checkpoint->mesh))
+  if (!checkpoint || io::mesh_fingerprint(mesh) == io::mesh_fingerprint(checkpoint->mesh)) return mesh;
+  // The checkpoint holds the mesh as the run stepped it: ordered, and with local steps in one process
+  // its tets numbered by level (number_tets_by_level), which the restart keeps.
+  if (!same_but_for_tet_order(mesh, checkpoint->mesh))
     throw Error(options.restart_from, "was written on another mesh than " + mesh.source + " is now",
                 "restart with the mesh the checkpoint was written on, or start the run afresh");
-  return mesh;
+  return std::move(checkpoint->mesh);
 }
 
 // Over ranks, rank 0 alone reads the checkpoint: the others take what the set-up reads of it before

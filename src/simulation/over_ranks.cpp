@@ -388,8 +388,12 @@ std::unique_ptr<Placement> Simulation::Impl::place_from_parts(std::unique_ptr<io
     if (!options.restart_from.empty() && rank == 0) {
       checkpoint = read_restart_checkpoint();
       if (io::mesh_fingerprint(checkpoint->mesh) != parts->mesh_fingerprint)
-        throw Error(options.restart_from, "was written on another mesh than the parts in " + parts->directory,
-                    "restart with the parts of the mesh the checkpoint was written on, or start the run afresh");
+        throw Error(options.restart_from,
+                    "was written on another mesh, or another numbering of its tets, than the parts in " +
+                        parts->directory,
+                    "restart with the parts of the mesh the checkpoint was written on (a run of one process with "
+                    "local steps numbers its tets by level: continue it without [mesh] parts), or start the run "
+                    "afresh");
     }
     if (rank == 0) io::require_writable_output(output_path);
     stored = read_part(*parts, rank);

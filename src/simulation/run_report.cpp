@@ -85,6 +85,13 @@ void Simulation::Impl::report_start(std::int64_t first_step) const
                     plan.local_levels, static_cast<long long>(std::int64_t{1} << (plan.local_levels - 1)),
                     plan.local_work_ratio, spectrum);
     out << line;
+    if (plan.local_tets_by_level) {
+      out << "  (the tets numbered by level, so that each level's passes stream";
+      if (plan.local_updates_per_break > 0)
+        out << ": in the locality order their lists broke every " << std::lround(plan.local_updates_per_break)
+            << " tet updates";
+      out << ")\n";
+    }
     if (plan.local_levels < plan.local_levels_of_the_steps)
       out << "  (the tets' own steps allow " << plan.local_levels_of_the_steps << " levels; " << plan.local_pinned_tets
           << " tets beside matched layers and plane-wave surfaces step the coarse step, and "

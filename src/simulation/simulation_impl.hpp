@@ -164,6 +164,8 @@ struct Simulation::Impl {
   double smallest_own_step();
   std::vector<double> local_tet_steps;
   std::optional<double> smallest_tet_step;
+  std::vector<int> local_tet_level; // of the plan set last, per tet
+  void number_tets_by_level();
   // The Lanczos iteration finds the extreme ratios to about 1e-7 of the largest.
   static constexpr double local_spectrum_tolerance = 1e-6;
   static constexpr int max_local_step_attempts = 40;

@@ -200,6 +200,7 @@ def test_local_steps_from_python(in_tmp):
     sim = dgatd.Simulation(**tables, report=False)
     assert sim.plan["local_levels"] >= 2
     assert sim.plan["local_work_ratio"] > 1
+    assert not sim.plan["local_tets_by_level"], "30 steps do not repay the set-up made again"
     assert sim.plan["dt"] > sim.plan["dt_max"]
     assert sim.run(progress=False)["complete"]
     assert np.allclose(np.diff(sim.results.probe("p").time), sim.plan["dt"])

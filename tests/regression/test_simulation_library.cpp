@@ -8,6 +8,8 @@
 #include "dgatd/io/input/config.hpp"
 #include "dgatd/io/output/checkpoint.hpp"
 #include "dgatd/io/output/writer.hpp"
+#include "dgatd/mesh/gmsh_io.hpp"
+#include "dgatd/simulation/problem.hpp"
 #include "dgatd/simulation/simulation.hpp"
 #include "io/hdf5_handle.hpp"
 
@@ -421,11 +423,11 @@ progress = false
 }
 
 // A run with local time steps checkpoints at coarse steps: continued from step 80's checkpoint it
-// is the run never stopped, bit for bit (probes, energy and the final state).
-TEST(LocalSteps, ARestartFromACoarseStepEqualsTheWholeRunBitForBit)
+// is the run never stopped, bit for bit (probes, energy and the final state). The run numbers its tets
+// by level; the restart keeps the checkpoint's numbering, whether it takes the checkpoint's mesh (one
+// made on load) or reads the mesh file again (ordered for locality, so in another order of the tets).
+void expect_local_steps_restart_bit_for_bit(std::string const& text, ScratchDirectory const& scratch)
 {
-  ScratchDirectory scratch("local_steps_restart");
-  std::string const text = graded_sphere_config("\"auto\"");
   std::string const output = (scratch.path() / "run.h5").string();
   std::vector<double> whole_e, whole_h, continued_e, continued_h;
   {
@@ -434,6 +436,7 @@ TEST(LocalSteps, ARestartFromACoarseStepEqualsTheWholeRunBitForBit)
     dgatd::simulation::Simulation simulation(dgatd::io::parse_config(text, "test.toml", "."), options);
     ASSERT_GE(simulation.plan().local_levels, 2) << "the graded sphere steps in levels";
     EXPECT_GT(simulation.plan().dt, simulation.plan().dt_max) << "the coarse step exceeds the leapfrog's bound";
+    EXPECT_TRUE(simulation.plan().local_tets_by_level);
     ASSERT_TRUE(simulation.run().complete);
     auto const state = simulation.formulation().state();
     whole_e = state.e_unknowns;
@@ -447,6 +450,23 @@ TEST(LocalSteps, ARestartFromACoarseStepEqualsTheWholeRunBitForBit)
   expect_same_output(whole, output);
   EXPECT_EQ(whole_e, continued_e);
   EXPECT_EQ(whole_h, continued_h);
+}
+
+TEST(LocalSteps, ARestartFromACoarseStepEqualsTheWholeRunBitForBit)
+{
+  ScratchDirectory scratch("local_steps_restart");
+  expect_local_steps_restart_bit_for_bit(graded_sphere_config("\"auto\""), scratch);
+}
+
+TEST(LocalSteps, ARestartOnAMeshFileKeepsTheTetsNumberedByLevel)
+{
+  ScratchDirectory scratch("local_steps_restart_file");
+  auto text = graded_sphere_config("\"auto\"");
+  std::string const mesh_file = (scratch.path() / "sphere.msh").string();
+  dgatd::mesh::write_mesh(dgatd::simulation::load_mesh(dgatd::io::parse_config(text, "test.toml", ".")), mesh_file);
+  auto const start = text.find("[mesh]"), end = text.find("reproducible = true\n") + 20;
+  text.replace(start, end - start, "[mesh]\nfile = \"" + mesh_file + "\"\n");
+  expect_local_steps_restart_bit_for_bit(text, scratch);
 }
 
 // The graded sphere meshed finer (h_sphere = 0.01) holds two slivers whose own steps are 30 times

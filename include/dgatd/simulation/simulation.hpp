@@ -65,6 +65,12 @@ struct TimePlan {
   // Over ranks, per level from the coarsest: the most tets of that level a rank owns over the mean
   // (each level's steps end in an exchange every rank waits for, so each level's balance counts).
   std::vector<double> local_level_imbalance;
+  // In one process, the tets numbered by level (coarsest first, the locality order kept within each),
+  // so that each level's passes stream: the mesh of the output and of the checkpoints is numbered so.
+  // Done where the locality order broke the levels' lists of tets more often than every 20 tet
+  // updates (local_updates_per_break) and the run is long enough to repay the set-up made again.
+  bool local_tets_by_level = false;
+  double local_updates_per_break = 0;
 };
 
 struct SimulationOptions {
