@@ -620,12 +620,13 @@ void expect_same_local_steps(Outcome const& over_ranks, Outcome const& alone)
   expect_agree(over_ranks.record.energy, alone.record.energy, false, "energy");
 }
 
-// Four levels of local steps over the ranks: each level's middle step ends with its halo exchange.
-// One process numbers its tets by level, the ranks keep the whole mesh's numbering: the snapshots
-// are compared tet by tet.
+// Four levels of local steps over the ranks (the sphere meshed at h_sphere = 0.01): each level's
+// middle step ends with its halo exchange. One process numbers its tets by level, the ranks keep the
+// whole mesh's numbering: the snapshots are compared tet by tet.
 TEST(Ranks, LocalStepsAsOneProcess)
 {
-  auto const text = replaced(graded_sphere(""), "energy_every = 10", "energy_every = 10\nsnapshot_every = 75");
+  auto const text = replaced(replaced(graded_sphere(""), "h_sphere = 0.0125", "h_sphere = 0.01"), "energy_every = 10",
+                             "energy_every = 10\nsnapshot_every = 75");
   Outcome alone;
   if (world->rank() == 0) alone = run(text, nullptr);
   auto const over_ranks = run(text, world);

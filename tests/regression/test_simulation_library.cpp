@@ -422,14 +422,24 @@ progress = false
 )");
 }
 
-// A run with local time steps checkpoints at coarse steps: continued from step 80's checkpoint it
-// is the run never stopped, bit for bit (probes, energy and the final state). The run numbers its tets
-// by level; the restart keeps the checkpoint's numbering, whether it takes the checkpoint's mesh (one
-// made on load) or reads the mesh file again (ordered for locality, so in another order of the tets).
+// A run with local time steps checkpoints at coarse steps: continued from its last checkpoint it is
+// the run never stopped, bit for bit (probes, energy and the final state). On the sphere meshed at
+// h_sphere = 0.01 (4 levels, their lists broken every 9 tet updates in the locality order) the run
+// numbers its tets by level; the restart keeps the checkpoint's numbering, whether it takes the
+// checkpoint's mesh (one made on load) or reads the mesh file again (ordered for locality, so in
+// another order of the tets).
+std::string finer_graded_sphere_config()
+{
+  auto text = graded_sphere_config("\"auto\"");
+  text.replace(text.find("h_sphere = 0.0125"), 17, "h_sphere = 0.01");
+  return text;
+}
+
 void expect_local_steps_restart_bit_for_bit(std::string const& text, ScratchDirectory const& scratch)
 {
   std::string const output = (scratch.path() / "run.h5").string();
   std::vector<double> whole_e, whole_h, continued_e, continued_h;
+  std::int64_t steps = 0;
   {
     dgatd::simulation::SimulationOptions options;
     options.output_path = output;
@@ -437,6 +447,7 @@ void expect_local_steps_restart_bit_for_bit(std::string const& text, ScratchDire
     ASSERT_GE(simulation.plan().local_levels, 2) << "the graded sphere steps in levels";
     EXPECT_GT(simulation.plan().dt, simulation.plan().dt_max) << "the coarse step exceeds the leapfrog's bound";
     EXPECT_TRUE(simulation.plan().local_tets_by_level);
+    steps = simulation.plan().steps;
     ASSERT_TRUE(simulation.run().complete);
     auto const state = simulation.formulation().state();
     whole_e = state.e_unknowns;
@@ -445,7 +456,9 @@ void expect_local_steps_restart_bit_for_bit(std::string const& text, ScratchDire
   std::string const whole = (scratch.path() / "whole.h5").string();
   fs::copy_file(output, whole);
   std::string const checkpoint = dgatd::io::checkpoint_path(output);
-  ASSERT_EQ(dgatd::io::read_checkpoint(checkpoint).state.step, 80);
+  auto const restart_step = dgatd::io::read_checkpoint(checkpoint).state.step;
+  ASSERT_GT(restart_step, 0);
+  ASSERT_LT(restart_step, steps);
   ASSERT_TRUE(run(text, output, checkpoint, &continued_e, &continued_h).complete);
   expect_same_output(whole, output);
   EXPECT_EQ(whole_e, continued_e);
@@ -455,13 +468,13 @@ void expect_local_steps_restart_bit_for_bit(std::string const& text, ScratchDire
 TEST(LocalSteps, ARestartFromACoarseStepEqualsTheWholeRunBitForBit)
 {
   ScratchDirectory scratch("local_steps_restart");
-  expect_local_steps_restart_bit_for_bit(graded_sphere_config("\"auto\""), scratch);
+  expect_local_steps_restart_bit_for_bit(finer_graded_sphere_config(), scratch);
 }
 
 TEST(LocalSteps, ARestartOnAMeshFileKeepsTheTetsNumberedByLevel)
 {
   ScratchDirectory scratch("local_steps_restart_file");
-  auto text = graded_sphere_config("\"auto\"");
+  auto text = finer_graded_sphere_config();
   std::string const mesh_file = (scratch.path() / "sphere.msh").string();
   dgatd::mesh::write_mesh(dgatd::simulation::load_mesh(dgatd::io::parse_config(text, "test.toml", ".")), mesh_file);
   auto const start = text.find("[mesh]"), end = text.find("reproducible = true\n") + 20;
@@ -476,9 +489,7 @@ TEST(LocalSteps, ARestartOnAMeshFileKeepsTheTetsNumberedByLevel)
 // the slivers stopped the run ("the local steps' scheme is unstable").
 TEST(LocalSteps, SliversDoNotSetTheLevels)
 {
-  auto text = graded_sphere_config("\"auto\"");
-  text.replace(text.find("h_sphere = 0.0125"), 17, "h_sphere = 0.01");
-  dgatd::simulation::Simulation simulation(dgatd::io::parse_config(text, "test.toml", "."));
+  dgatd::simulation::Simulation simulation(dgatd::io::parse_config(finer_graded_sphere_config(), "test.toml", "."));
   auto const& plan = simulation.plan();
   EXPECT_FALSE(plan.local_levels_unstable);
   ASSERT_GE(plan.local_levels, 3);
