@@ -77,18 +77,6 @@ dgatd::simulation::Problem vacuum_problem(dgatd::mesh::Mesh mesh)
       dgatd::simulation::BoundaryKinds{});
 }
 
-// Each item's place when sorted by less, ties kept in their present order.
-template <class Less>
-std::vector<dgatd::Index> ranks(std::size_t count, Less less)
-{
-  std::vector<dgatd::Index> order(count);
-  std::iota(order.begin(), order.end(), dgatd::Index{0});
-  std::stable_sort(order.begin(), order.end(), less);
-  std::vector<dgatd::Index> rank(count);
-  for (std::size_t k = 0; k < count; ++k) rank[order[k]] = static_cast<dgatd::Index>(k);
-  return rank;
-}
-
 // The numbering with each of the plan's levels contiguous, the present one kept within a level: with
 // vertices_too, vertices by the level of their dual block (the blocks, and with them the unknowns,
 // follow the vertices; a vertex without one, on a wall, by the finest of its tets), else in their
@@ -108,18 +96,15 @@ dgatd::mesh::Renumbering contiguous_levels(dgatd::mesh::Mesh const& mesh, dgatd:
       for (dgatd::Index const v : mesh.tets[t]) vertex_level[v] = std::max(vertex_level[v], tet_level[t]);
     for (std::size_t k = 0; k < plan.levels.size(); ++k)
       for (dgatd::Index const b : plan.levels[k].blocks) vertex_level[layout.block_vertex[b]] = static_cast<int>(k);
-    renumbering.new_vertex =
-        ranks(mesh.points.size(), [&](dgatd::Index a, dgatd::Index b) { return vertex_level[a] < vertex_level[b]; });
+    renumbering.new_vertex = dgatd::mesh::stable_ranks(vertex_level);
   }
-  std::vector<dgatd::Index> lowest(mesh.tets.size());
+  std::vector<std::pair<int, dgatd::Index>> tet_key(mesh.tets.size());
   for (std::size_t t = 0; t < mesh.tets.size(); ++t) {
     auto const& tet = mesh.tets[t];
-    lowest[t] = std::min({renumbering.new_vertex[tet[0]], renumbering.new_vertex[tet[1]],
-                          renumbering.new_vertex[tet[2]], renumbering.new_vertex[tet[3]]});
+    tet_key[t] = {tet_level[t], std::min({renumbering.new_vertex[tet[0]], renumbering.new_vertex[tet[1]],
+                                          renumbering.new_vertex[tet[2]], renumbering.new_vertex[tet[3]]})};
   }
-  renumbering.new_tet = ranks(mesh.tets.size(), [&](dgatd::Index a, dgatd::Index b) {
-    return std::make_pair(tet_level[a], lowest[a]) < std::make_pair(tet_level[b], lowest[b]);
-  });
+  renumbering.new_tet = dgatd::mesh::stable_ranks(tet_key);
   return renumbering;
 }
 

@@ -45,19 +45,7 @@ std::uint64_t hilbert_index(std::array<std::uint32_t, 3> x)
   return index;
 }
 
-// The rank of each item when sorted by key, ties kept in the given order: new_id[item].
-template <class Key>
-std::vector<Index> ranks(std::vector<Key> const& keys)
-{
-  std::vector<Index> order(keys.size());
-  std::iota(order.begin(), order.end(), Index{0});
-  std::stable_sort(order.begin(), order.end(), [&keys](Index a, Index b) { return keys[a] < keys[b]; });
-  std::vector<Index> rank(keys.size());
-  for (std::size_t k = 0; k < order.size(); ++k) rank[order[k]] = static_cast<Index>(k);
-  return rank;
-}
-
-// ranks() for tets keyed by their sorted new vertex ids: a stable counting sort by the lowest id, then
+// stable_ranks() for tets keyed by their sorted new vertex ids: a stable counting sort by the lowest id, then
 // each small bucket (the tets whose lowest vertex it is) sorted on the host's threads. Same ranks as
 // a stable sort of the whole, without its serial pass over every tet.
 std::vector<Index> tet_ranks(std::vector<std::array<Index, 4>> const& keys, std::size_t num_vertices)
@@ -101,7 +89,7 @@ std::vector<Index> hilbert_vertex_order(Mesh const& mesh)
       cell[i] = static_cast<std::uint32_t>(std::min(cells, std::max(0.0, (mesh.points[v][i] - low[i]) * scale)));
     keys[v] = hilbert_index(cell);
   });
-  return ranks(keys);
+  return stable_ranks(keys);
 }
 
 // The vertex graph (vertices joined by a tet edge) as CSR, each row increasing.

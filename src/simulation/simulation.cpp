@@ -264,7 +264,8 @@ void Simulation::Impl::choose_local_steps(solver::StabilityBound const& bound, p
     // (a graded sphere with a dipole: 4 levels with the coarsest empty stepped 1.03-1.06x faster than
     // one global step, the 3 levels found instead 1.31x; perf/results/2026-12-02-tets-by-level.md).
     bool const coarsest_owns_tets =
-        communicator->max(std::count(local_tet_level.begin(), local_tet_level.end(), 0) > 0 ? 1 : 0) > 0;
+        communicator->max(
+            std::find(local_tet_level.begin(), local_tet_level.end(), 0) != local_tet_level.end() ? 1 : 0) > 0;
     return std::make_pair(plan.local_levels - (coarsest_owns_tets ? 0 : 1), plan.local_work_ratio);
   };
   int spectra = 0;
@@ -306,7 +307,6 @@ void Simulation::Impl::choose_local_steps(solver::StabilityBound const& bound, p
 // graded sphere's 225 k tets, 4 s on the patch antenna's 203 k with its port, far field and layer).
 void Simulation::Impl::number_tets_by_level()
 {
-  auto const levels = static_cast<std::size_t>(plan.local_levels);
   // Each level steps 2^k times per coarse step, and each run of its tets in the numbering is a break
   // in the list its passes read.
   double breaks = 0, updates = 0;
@@ -319,21 +319,12 @@ void Simulation::Impl::number_tets_by_level()
   double const updates_per_tet =
       static_cast<double>(plan.steps) * updates / static_cast<double>(local_tet_level.size());
   if (plan.local_updates_per_break > 20 || updates_per_tet < 500) return;
-  std::vector<Index> first(levels + 1, 0);
-  for (int const k : local_tet_level) ++first[static_cast<std::size_t>(k) + 1];
-  for (std::size_t k = 0; k < levels; ++k) first[k + 1] += first[k];
   mesh::Renumbering renumbering;
   renumbering.new_vertex.resize(static_cast<std::size_t>(problem.mesh.num_vertices()));
   std::iota(renumbering.new_vertex.begin(), renumbering.new_vertex.end(), Index{0});
-  renumbering.new_tet.resize(local_tet_level.size());
-  bool grouped = true;
-  for (std::size_t t = 0; t < local_tet_level.size(); ++t) {
-    renumbering.new_tet[t] = first[static_cast<std::size_t>(local_tet_level[t])]++;
-    grouped = grouped && renumbering.new_tet[t] == static_cast<Index>(t);
-  }
-  plan.local_tets_by_level = true;
-  if (grouped) return;
+  renumbering.new_tet = mesh::stable_ranks(local_tet_level);
 
+  plan.local_tets_by_level = true;
   auto const chosen = plan;
   formulation.reset(); // it holds the problem's operators
   auto mesh = std::move(problem.mesh);
@@ -341,10 +332,7 @@ void Simulation::Impl::number_tets_by_level()
   mesh::renumber(mesh, renumbering);
   problem = make_problem(config, std::move(mesh));
   local_tet_steps.clear();
-  auto const placement = whole_mesh_placement(problem);
-  hold_operator_terms_of_every_part();
-  make_formulation();
-  add_sources_and_probes(*placement);
+  formulate(*whole_mesh_placement(problem));
   set_local_steps(chosen.local_step_margin, chosen.local_levels_held, nullptr);
   if (plan.local_levels != chosen.local_levels || plan.local_work_ratio != chosen.local_work_ratio ||
       plan.local_pinned_tets != chosen.local_pinned_tets)
@@ -420,11 +408,7 @@ try {
   auto const placement = !s.over_ranks                 ? s.place_in_one_process(given_mesh, checkpoint, clock)
                          : s.config.mesh.parts.empty() ? s.place_over_ranks(given_mesh, checkpoint, clock)
                                                        : s.place_from_parts(checkpoint, clock);
-  s.hold_operator_terms_of_every_part();
-  s.together([&] {
-    s.make_formulation();
-    s.add_sources_and_probes(*placement);
-  });
+  s.together([&] { s.formulate(*placement); });
   if (auto const* part = placement->part()) {
     s.distribute(*part, placement->edge_global(), placement->face_global());
     s.record_part_sizes(*part);

@@ -177,6 +177,13 @@ struct Simulation::Impl {
   void warn_outside_band(io::FarFieldConfig const& far_field) const;
   // The formulation of problem on the configured backend.
   void make_formulation();
+  // The terms held on every part, the formulation and the sources and probes where placement puts them.
+  void formulate(Placement const& placement)
+  {
+    hold_operator_terms_of_every_part();
+    make_formulation();
+    add_sources_and_probes(placement);
+  }
   void distribute(parallel::MeshPart const& part, std::vector<Index> const& edge_global,
                   std::vector<Index> const& face_global);
   // The whole problem's number of each local unknown (-1 where it has none), its free unknowns and

@@ -575,12 +575,6 @@ progress = false
 )");
 }
 
-// Local steps over ranks against one process, both with dt = "auto": the levels are the same (every
-// part's tets settle against their face neighbours in the other parts, a halo block takes its
-// owner's level and pins, the counts are the whole mesh's), the fields agree to rounding. A dt given
-// instead of "auto" would let the margin's search stop at other levels (the first stable at that dt),
-// and the Lanczos bound over ranks moves dt in its last bits, so the fields agree to 1e-12, not bit
-// for bit.
 // record's snapshots with the tets of its output's mesh in the order of their vertices: a run of one
 // process with local steps numbers its tets by level, a run over ranks writes the whole mesh's
 // order (the vertices are the same in both).
@@ -604,6 +598,12 @@ std::vector<double> snapshots_by_vertices(Record const& record)
   return out;
 }
 
+// Local steps over ranks against one process, both with dt = "auto": the levels are the same (every
+// part's tets settle against their face neighbours in the other parts, a halo block takes its
+// owner's level and pins, the counts are the whole mesh's), the fields agree to rounding. A dt given
+// instead of "auto" would let the margin's search stop at other levels (the first stable at that dt),
+// and the Lanczos bound over ranks moves dt in its last bits, so the fields agree to 1e-12, not bit
+// for bit.
 void expect_same_local_steps(Outcome const& over_ranks, Outcome const& alone)
 {
   ASSERT_TRUE(alone.record.complete);

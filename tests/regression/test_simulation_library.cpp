@@ -422,12 +422,7 @@ progress = false
 )");
 }
 
-// A run with local time steps checkpoints at coarse steps: continued from its last checkpoint it is
-// the run never stopped, bit for bit (probes, energy and the final state). On the sphere meshed at
-// h_sphere = 0.01 (4 levels, their lists broken every 9 tet updates in the locality order) the run
-// numbers its tets by level; the restart keeps the checkpoint's numbering, whether it takes the
-// checkpoint's mesh (one made on load) or reads the mesh file again (ordered for locality, so in
-// another order of the tets).
+// The graded sphere cavity meshed finer, h_sphere = 0.01 (see SliversDoNotSetTheLevels).
 std::string finer_graded_sphere_config()
 {
   auto text = graded_sphere_config("\"auto\"");
@@ -435,6 +430,12 @@ std::string finer_graded_sphere_config()
   return text;
 }
 
+// A run with local time steps checkpoints at coarse steps: continued from its last checkpoint it is
+// the run never stopped, bit for bit (probes, energy and the final state). On the sphere meshed at
+// h_sphere = 0.01 (4 levels, their lists broken every 9 tet updates in the locality order) the run
+// numbers its tets by level; the restart keeps the checkpoint's numbering, whether it takes the
+// checkpoint's mesh (one made on load) or reads the mesh file again (ordered for locality, so in
+// another order of the tets).
 void expect_local_steps_restart_bit_for_bit(std::string const& text, ScratchDirectory const& scratch)
 {
   std::string const output = (scratch.path() / "run.h5").string();

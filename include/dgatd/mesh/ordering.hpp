@@ -11,6 +11,8 @@
 
 #include "dgatd/mesh/mesh.hpp"
 
+#include <algorithm>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +36,18 @@ struct Renumbering {
   std::vector<Index> new_vertex;
   std::vector<Index> new_tet;
 };
+
+// The place of each item when sorted by its key, ties kept in the given order: new_id[item].
+template <class Key>
+std::vector<Index> stable_ranks(std::vector<Key> const& keys)
+{
+  std::vector<Index> order(keys.size());
+  std::iota(order.begin(), order.end(), Index{0});
+  std::stable_sort(order.begin(), order.end(), [&keys](Index a, Index b) { return keys[a] < keys[b]; });
+  std::vector<Index> rank(keys.size());
+  for (std::size_t k = 0; k < order.size(); ++k) rank[order[k]] = static_cast<Index>(k);
+  return rank;
+}
 
 // The renumbering an ordering gives; the identity for Ordering::none. Tets are sorted by their
 // vertices' new ids, smallest first (lexicographically), so the tets around a vertex are adjacent.
