@@ -180,6 +180,11 @@ void Simulation::Impl::set_local_steps(double margin, int held_levels, parallel:
   plan.local_step_margin = margin;
   plan.local_levels_held = held_levels;
   local_tet_level = local.tet_level;
+  int current_level = -1;
+  auto const& layout = problem.operators.layout;
+  for (Index const row : formulation->local_step_current_rows())
+    if (row < layout.num_free) current_level = std::max(current_level, local.block_level[layout.block_of(row)]);
+  plan.local_current_level = static_cast<int>(communicator->max(current_level));
   plan.local_level_imbalance.clear();
   if (!part) return;
   std::vector<std::int64_t> owned(local.levels.size(), 0);

@@ -504,6 +504,43 @@ TEST(LocalSteps, SliversDoNotSetTheLevels)
   EXPECT_GE(plan.local_search_products, plan.local_search_spectra);
 }
 
+// A current enters at the coarse step: the plan and the run summary say on which level its unknowns
+// lie, since on a finer level the field near it answers through the levels' operator. The cavity's
+// dipole, in a corner of the box far from the sphere (centred at 0.22, 0.22, 0.22), lies among the
+// coarse tets, on level 0, which the summary leaves unsaid; moved just off the sphere, where the tets
+// are finest, on the finest level, and said.
+TEST(LocalSteps, ThePlanSaysOnWhichLevelTheCurrentsLie)
+{
+  ScratchDirectory scratch("local_steps_current_level");
+  // The summary comes with the first step: one, then the run stopped.
+  auto const set_up = [&](std::string const& text) {
+    std::ostringstream report;
+    dgatd::simulation::SimulationOptions options;
+    options.report = &report;
+    options.output_path = (scratch.path() / "run.h5").string();
+    dgatd::simulation::Simulation simulation(dgatd::io::parse_config(text, "test.toml", "."), options);
+    simulation.advance(1);
+    simulation.stop();
+    return std::make_pair(simulation.plan(), report.str());
+  };
+  auto const in_the_corner = set_up(graded_sphere_config("\"auto\""));
+  ASSERT_GE(in_the_corner.first.local_levels, 2);
+  EXPECT_EQ(in_the_corner.first.local_current_level, 0);
+  EXPECT_EQ(in_the_corner.second.find("driven currents"), std::string::npos) << in_the_corner.second;
+
+  auto text = graded_sphere_config("\"auto\"");
+  text.replace(text.find("position = [0.05, 0.12, 0.09]"), 29, "position = [0.22, 0.22, 0.325]");
+  auto const off_the_sphere = set_up(text);
+  ASSERT_GE(off_the_sphere.first.local_levels, 2);
+  EXPECT_EQ(off_the_sphere.first.local_current_level, off_the_sphere.first.local_levels - 1);
+  EXPECT_NE(off_the_sphere.second.find("the driven currents lie on level " +
+                                       std::to_string(off_the_sphere.first.local_current_level) + ", "),
+            std::string::npos)
+      << off_the_sphere.second;
+
+  EXPECT_EQ(set_up(graded_sphere_config("\"off\"")).first.local_current_level, -1) << "no levels";
+}
+
 // The value at t of a trace sampled every dt from 0, by the cubic through the four nearest samples.
 double cubic_at(std::vector<double> const& samples, double dt, double t)
 {

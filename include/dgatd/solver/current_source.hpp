@@ -39,14 +39,15 @@ public:
   using Context = typename Term<ExecutionSpace, TetLayout, FieldScalar>::Context;
 
   CurrentSource(CurrentStencil const& stencil, double amplitude, Signal waveform)
-      : stencil_("dgatd::source", stencil.rows, stencil.weights, amplitude), waveform_(std::move(waveform))
+      : stencil_("dgatd::source", stencil.rows, stencil.weights, amplitude), waveform_(std::move(waveform)),
+        rows_(stencil.rows)
   {
   }
 
   std::string name() const override { return "current_source"; }
   // A current impressed at the coarse step is second order wherever it lies
   // (docs/method/local_time_stepping.md, section 4).
-  LocalStepSupport local_step_support() const override { return {true, {}, true}; }
+  LocalStepSupport local_step_support() const override { return {true, {}, true, rows_}; }
   // Per row: its index and weight, u^ read and written.
   std::int64_t bytes_per_step() const override
   {
@@ -65,6 +66,7 @@ public:
 private:
   ScaledStencil<memory_space> stencil_;
   Signal waveform_;
+  std::vector<Index> rows_; // the stencil's rows, for local_step_support
 };
 
 #define DGATD_CURRENT_SOURCE_INSTANCES(PREFIX, SPACE)                                                                  \

@@ -161,11 +161,13 @@ public:
   virtual HaloStatistics halo() const { return {}; }
 
   // Local time steps (solver/local_steps.hpp; the fractioned formulation in one process, made with
-  // full block inverses): the tets its terms need on the coarse level, then the plan, after which dt
+  // full block inverses): the tets its terms need on the coarse level, whether they drive currents
+  // and the unknowns those enter (Term::local_step_support), then the plan, after which dt
   // is the coarse step; the spectrum of the scheme's operator at a coarse step dt (LocalSteps::spectrum,
   // stopped where it proves the step unstable by margin).
   virtual std::vector<Index> local_step_coarse_tets() const { throw std::logic_error("no local steps here"); }
   virtual bool local_step_drives_currents() const { throw std::logic_error("no local steps here"); }
+  virtual std::vector<Index> local_step_current_rows() const { throw std::logic_error("no local steps here"); }
   virtual void set_local_steps(LocalStepPlan const&) { throw std::logic_error("no local steps here"); }
   virtual LocalStepSpectrum local_step_spectrum(double /*dt*/, double /*tolerance*/, double /*margin*/) const
   {

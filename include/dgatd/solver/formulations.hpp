@@ -162,6 +162,7 @@ public:
   double step_with_energy() override { return this->leapfrog_.step_with_energy(); }
   std::vector<Index> local_step_coarse_tets() const override { return this->leapfrog_.local_step_coarse_tets(); }
   bool local_step_drives_currents() const override { return this->leapfrog_.local_step_drives_currents(); }
+  std::vector<Index> local_step_current_rows() const override { return this->leapfrog_.local_step_current_rows(); }
   // One level is the leapfrog itself, its Faraday pass over all tets rather than the levels' lists.
   void set_local_steps(LocalStepPlan const& plan) override
   {

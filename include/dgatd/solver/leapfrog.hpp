@@ -101,9 +101,10 @@ public:
   // Null without local steps.
   LocalSteps<ExecutionSpace, TetLayout, FieldScalar> const* local_steps() const { return local_steps_.get(); }
   // The tets the terms need on the coarse level, or why they cannot run with local steps; whether a
-  // term drives currents (Term::local_step_support), on this rank.
+  // term drives currents and the unknowns those enter (Term::local_step_support), on this rank.
   std::vector<Index> local_step_coarse_tets() const;
   bool local_step_drives_currents() const;
+  std::vector<Index> local_step_current_rows() const;
 
   // Steps taken since the initial field: the sources' clock.
   std::int64_t steps() const { return steps_; }
@@ -266,6 +267,17 @@ bool FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::local_step_driv
   for (std::size_t i = 0; i < terms_.size(); ++i)
     if (local_step_support_of(terms_[i]).drives_currents) return true;
   return false;
+}
+
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+std::vector<Index> FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::local_step_current_rows() const
+{
+  std::vector<Index> rows;
+  for (std::size_t i = 0; i < terms_.size(); ++i) {
+    auto const support = local_step_support_of(terms_[i]);
+    rows.insert(rows.end(), support.current_rows.begin(), support.current_rows.end());
+  }
+  return rows;
 }
 
 template <class ExecutionSpace, class TetLayout, class FieldScalar>

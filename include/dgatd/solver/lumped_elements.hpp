@@ -160,6 +160,7 @@ public:
       }
       sheet[k] = kite.sheet;
       area[k] = kite.area;
+      if (sheets_[kite.sheet].port) port_rows_.insert(port_rows_.end(), kite.unknowns, kite.unknowns + 2);
     }
     kites_.unknowns = kernels::upload_rows<Kokkos::View<Index* [2], memory_space>>("dgatd::lumped_unknowns", unknowns);
     kites_.along = kernels::upload_table<2, memory_space>("dgatd::lumped_along", along);
@@ -197,7 +198,7 @@ public:
   std::string name() const override { return "lumped_elements"; }
   // The circuits' currents enter the coarse step's implicit update as the losses do; the ports'
   // generators drive theirs.
-  LocalStepSupport local_step_support() const override { return {true, {}, !ports_.empty()}; }
+  LocalStepSupport local_step_support() const override { return {true, {}, !ports_.empty(), port_rows_}; }
   // Per kite: its two unknowns, weights and sheet, u^ twice, state (3) read and written, history
   // written and read twice, area, and the two sums written and copied; per row its index, offsets
   // and u^ read and written, per entry its kite, weight and history.
@@ -345,6 +346,7 @@ private:
   Flat entry_weight_;
   // Per port, per step: V_s / 2, V and I_in at t^(n+1/2).
   std::vector<PortSeries> ports_;
+  std::vector<Index> port_rows_; // the ports' kites' unknowns, for local_step_support
   // Per kite its key and place (LumpedStencil::kite_keys), and per place the kite's sheet.
   std::vector<std::array<Index, 3>> keys_;
   std::vector<Index> places_, whole_sheet_;

@@ -60,12 +60,14 @@ struct FaradayPasses {
 // into Ampere's update (a source, a port's generator, a prescribed current) says so: the field near
 // such a current in a finer level answers it through the levels' operator, an error that grows with
 // the coarse step (docs/method/local_time_stepping.md, section 6), so the levels of such a run start
-// from those its pinned tets allow. Not supported: the capabilities table refuses the combination
-// before a run gets here.
+// from those its pinned tets allow; it names the unknowns its currents enter (on this rank), so the
+// run summary can say on which level they lie. Not supported: the capabilities table refuses the
+// combination before a run gets here.
 struct LocalStepSupport {
   bool supported = false;
   std::vector<Index> coarse_tets;
   bool drives_currents = false;
+  std::vector<Index> current_rows{};
 };
 
 template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>, class FieldScalar = Real>

@@ -317,6 +317,7 @@ TEST_F(GradedBox, PinnedTetsStepTheCoarseLevel)
       dgatd::solver::dipole_stencil(cavity.view(), cavity.operators, "dipole", {0.52, 0.47, 0.55}, {0.3, 0.5, 0.81});
   local->add_term(std::make_unique<dgatd::solver::CurrentSource<TestSpace>>(dipole, 1.0, gaussian_derivative(1.0)));
   EXPECT_TRUE(local->local_step_drives_currents()) << "a current source drives a current";
+  EXPECT_EQ(local->local_step_current_rows(), dipole.rows) << "into its stencil's rows";
   ASSERT_GT(coarse.tet_level[finest], 0);
   struct Pinning final : dgatd::solver::Term<TestSpace> {
     Index tet;
