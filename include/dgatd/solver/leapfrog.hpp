@@ -102,9 +102,9 @@ public:
   LocalSteps<ExecutionSpace, TetLayout, FieldScalar> const* local_steps() const { return local_steps_.get(); }
   // The tets the terms need on the coarse level, or why they cannot run with local steps; whether a
   // term drives currents and the unknowns those enter (Term::local_step_support), on this rank.
-  std::vector<Index> local_step_coarse_tets() const;
+  std::vector<Index> local_step_coarse_tets() const { return local_step_indices(&LocalStepSupport::coarse_tets); }
   bool local_step_drives_currents() const;
-  std::vector<Index> local_step_current_rows() const;
+  std::vector<Index> local_step_current_rows() const { return local_step_indices(&LocalStepSupport::current_rows); }
 
   // Steps taken since the initial field: the sources' clock.
   std::int64_t steps() const { return steps_; }
@@ -144,6 +144,8 @@ private:
 
   // How term runs with local steps; throws where it does not.
   static LocalStepSupport local_step_support_of(TermType const& term);
+  // One of the terms' lists of LocalStepSupport, the terms' in turn.
+  std::vector<Index> local_step_indices(std::vector<Index> LocalStepSupport::*which) const;
   // Throws unless term runs with the local steps set, its coarse tets on their coarse level.
   void check_local_step_support(TermType const& term) const;
 
@@ -251,14 +253,15 @@ void FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::distribute(
 }
 
 template <class ExecutionSpace, class TetLayout, class FieldScalar>
-std::vector<Index> FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::local_step_coarse_tets() const
+std::vector<Index> FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::local_step_indices(
+    std::vector<Index> LocalStepSupport::*which) const
 {
-  std::vector<Index> tets;
+  std::vector<Index> indices;
   for (std::size_t i = 0; i < terms_.size(); ++i) {
     auto const support = local_step_support_of(terms_[i]);
-    tets.insert(tets.end(), support.coarse_tets.begin(), support.coarse_tets.end());
+    indices.insert(indices.end(), (support.*which).begin(), (support.*which).end());
   }
-  return tets;
+  return indices;
 }
 
 template <class ExecutionSpace, class TetLayout, class FieldScalar>
@@ -267,17 +270,6 @@ bool FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::local_step_driv
   for (std::size_t i = 0; i < terms_.size(); ++i)
     if (local_step_support_of(terms_[i]).drives_currents) return true;
   return false;
-}
-
-template <class ExecutionSpace, class TetLayout, class FieldScalar>
-std::vector<Index> FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::local_step_current_rows() const
-{
-  std::vector<Index> rows;
-  for (std::size_t i = 0; i < terms_.size(); ++i) {
-    auto const support = local_step_support_of(terms_[i]);
-    rows.insert(rows.end(), support.current_rows.begin(), support.current_rows.end());
-  }
-  return rows;
 }
 
 template <class ExecutionSpace, class TetLayout, class FieldScalar>
