@@ -95,9 +95,8 @@ void Simulation::Impl::report_start(std::int64_t first_step) const
     if (plan.local_levels > 1 && plan.local_current_level > 0)
       out << "  (the driven currents lie on level " << plan.local_current_level << ", stepping dt/"
           << (std::int64_t{1} << plan.local_current_level)
-          << ", and enter at the coarse step: the field near them answers through the levels' operator, so a "
-             "feed's reactance moves with the coarse step; check an impedance against local_steps = \"off\" or "
-             "fewer levels: docs/method/local_time_stepping.md, section 6)\n";
+          << ": the levels' steps force their rows, a lumped port's current extrapolated from its last three "
+             "steps; docs/method/local_time_stepping.md, section 4)\n";
     if (plan.local_levels < plan.local_levels_of_the_steps)
       out << "  (the tets' own steps allow " << plan.local_levels_of_the_steps << " levels; " << plan.local_pinned_tets
           << " tets beside matched layers and plane-wave surfaces step the coarse step, and "

@@ -504,8 +504,8 @@ TEST(LocalSteps, SliversDoNotSetTheLevels)
   EXPECT_GE(plan.local_search_products, plan.local_search_spectra);
 }
 
-// A current enters at the coarse step: the plan and the run summary say on which level its unknowns
-// lie, since on a finer level the field near it answers through the levels' operator. The cavity's
+// The plan and the run summary say on which level a driven current's unknowns lie, where the levels'
+// steps force them (docs/method/local_time_stepping.md, section 4). The cavity's
 // dipole, in a corner of the box far from the sphere (centred at 0.22, 0.22, 0.22), lies among the
 // coarse tets, on level 0, which the summary leaves unsaid; moved just off the sphere, where the tets
 // are finest, on the finest level, and said.

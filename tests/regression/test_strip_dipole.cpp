@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -25,6 +26,21 @@ using dgatd::testing::ScratchDirectory;
 
 constexpr double light = 299792458.0;
 constexpr double length = 0.47 * 0.2998; // arm to arm, as inputs/strip_dipole.geo builds it
+
+// The frequency where X_in changes sign from negative to positive over the band, 0 where none does;
+// the resistance there by resistance.
+double resonance_of(dgatd::io::SParameters const& s, double* resistance = nullptr)
+{
+  for (std::size_t i = 0; i + 1 < s.frequency.size(); ++i) {
+    double const x0 = s.impedance[i].imag(), x1 = s.impedance[i + 1].imag();
+    if (x0 < 0 && x1 >= 0) {
+      double const w = x0 / (x0 - x1);
+      if (resistance) *resistance = s.impedance[i].real() + w * (s.impedance[i + 1].real() - s.impedance[i].real());
+      return s.frequency[i] + w * (s.frequency[i + 1] - s.frequency[i]);
+    }
+  }
+  return 0;
+}
 
 TEST(StripDipole, ResonatesNearHalfAWavelengthAndRadiatesWhatItAccepts)
 {
@@ -38,15 +54,8 @@ TEST(StripDipole, ResonatesNearHalfAWavelengthAndRadiatesWhatItAccepts)
   auto const ports = dgatd::io::read_ports(output);
   auto const s = dgatd::io::s_parameters(ports, output, 0.85e9, 1.15e9, 301);
   ASSERT_EQ(s.impedance.size(), s.frequency.size());
-  double resonance = 0, resistance = 0;
-  for (std::size_t i = 0; i + 1 < s.frequency.size() && resonance == 0; ++i) {
-    double const x0 = s.impedance[i].imag(), x1 = s.impedance[i + 1].imag();
-    if (x0 < 0 && x1 >= 0) {
-      double const w = x0 / (x0 - x1);
-      resonance = s.frequency[i] + w * (s.frequency[i + 1] - s.frequency[i]);
-      resistance = s.impedance[i].real() + w * (s.impedance[i + 1].real() - s.impedance[i].real());
-    }
-  }
+  double resistance = 0;
+  double const resonance = resonance_of(s, &resistance);
   ASSERT_GT(resonance, 0) << "no resonance between 0.85 and 1.15 GHz";
   double const electrical_length = length * resonance / light;
   std::printf("resonance %.4f GHz: arm to arm %.4f wavelengths, R_in %.1f ohm\n", resonance / 1e9, electrical_length,
@@ -78,6 +87,29 @@ TEST(StripDipole, ResonatesNearHalfAWavelengthAndRadiatesWhatItAccepts)
   EXPECT_NE(far.out.find("far field / accepted  gain (dBi)  realized gain (dBi)"), std::string::npos) << far.out;
   // -o names the files as the default does, its stem in place of the output's.
   EXPECT_NE(far.out.find("wrote " + scratch.file("pattern") + "_farfield_"), std::string::npos) << far.out;
+
+  // With local steps (three levels on this mesh, the feed on the finest) the levels' steps are forced by the port's
+  // current, so the feed's near field answers it as with one global step: the resonance within 0.1 %
+  // and |S11| within 0.01 of this run's (issue 47; measured 0.003 % and 0.0002; without the forcing
+  // the resonance was 0.87 % low, docs/method/local_time_stepping.md, section 5).
+  auto const local_config = scratch.write(
+      "local.toml", dgatd::testing::replaced(dgatd::testing::replaced(dgatd::testing::slurp(config), "t_end = 12e-9",
+                                                                      "t_end = 12e-9\nlocal_steps = \"auto\""),
+                                             "file = \"dipole.h5\"", "file = \"local.h5\""));
+  auto const local_run = run_dgatd("run " + local_config, scratch.path());
+  ASSERT_EQ(local_run.exit_code, 0) << local_run.err;
+  ASSERT_NE(local_run.out.find("the driven currents lie on level"), std::string::npos)
+      << "the feed on a finer level: " << local_run.out;
+  auto const local = dgatd::io::s_parameters(dgatd::io::read_ports(scratch.file("local.h5")), scratch.file("local.h5"),
+                                             0.85e9, 1.15e9, 301);
+  double const local_resonance = resonance_of(local);
+  double s11_difference = 0;
+  for (std::size_t i = 0; i < s.frequency.size(); ++i)
+    s11_difference = std::max(s11_difference, std::abs(std::abs(local.s[0][i]) - std::abs(s.s[0][i])));
+  std::printf("local steps: resonance %.5f GHz against %.5f, |S11| within %.5f\n", local_resonance / 1e9,
+              resonance / 1e9, s11_difference);
+  EXPECT_NEAR(local_resonance / resonance, 1.0, 1e-3);
+  EXPECT_LT(s11_difference, 0.01);
 }
 
 } // namespace

@@ -71,9 +71,9 @@ struct TimePlan {
   // updates (local_updates_per_break) and the run is long enough to repay the set-up made again.
   bool local_tets_by_level = false;
   double local_updates_per_break = 0;
-  // The finest level of the blocks that the driven currents (sources, ports' generators) enter, -1
-  // where none does: they enter at the coarse step, so on a finer level the field near them answers
-  // them through the levels' operator (docs/method/local_time_stepping.md, section 6).
+  // The finest level of the blocks that the driven currents (sources, lumped ports) enter, -1 where
+  // none does: on a finer level the levels' steps force their rows (docs/method/local_time_stepping.md,
+  // section 4).
   int local_current_level = -1;
 };
 

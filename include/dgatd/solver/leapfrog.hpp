@@ -23,6 +23,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -62,7 +63,9 @@ public:
   SomeTerm& add_term(std::unique_ptr<SomeTerm> term)
   {
     if (local_steps_) check_local_step_support(*term);
-    return terms_.add(std::move(term), context());
+    auto& added = terms_.add(std::move(term), context());
+    if (local_steps_) set_local_step_forcing_rows();
+    return added;
   }
 
   ExecutionSpace const& space() const { return space_; }
@@ -97,7 +100,11 @@ public:
   // (after distribute) the plan is the part's (LocalStepRanks) and the call collective.
   void set_local_steps(LocalStepPlan const& plan);
   // Back to one global step.
-  void clear_local_steps() { local_steps_.reset(); }
+  void clear_local_steps()
+  {
+    local_steps_.reset();
+    local_step_forcing_ = {};
+  }
   // Null without local steps.
   LocalSteps<ExecutionSpace, TetLayout, FieldScalar> const* local_steps() const { return local_steps_.get(); }
   // The tets the terms need on the coarse level, or why they cannot run with local steps; whether a
@@ -148,6 +155,9 @@ private:
   std::vector<Index> local_step_indices(std::vector<Index> LocalStepSupport::*which) const;
   // Throws unless term runs with the local steps set, its coarse tets on their coarse level.
   void check_local_step_support(TermType const& term) const;
+  // The rows of the terms' impressed currents and their levels, which the levels' steps force
+  // (LocalStepForcing); none without such a term.
+  void set_local_step_forcing_rows();
 
   // f^(n-1/2).Mmu f^(n+1/2), with f^(n-1/2) saved in f_previous_.
   double magnetic_cross_energy() const;
@@ -165,6 +175,7 @@ private:
   kernels::OwnedMask<memory_space> owned_blocks_, owned_tets_, owned_rows_;
   std::vector<double> lanczos_start_;
   std::unique_ptr<LocalSteps<ExecutionSpace, TetLayout, FieldScalar> const> local_steps_;
+  LocalStepForcing<memory_space, FieldScalar> local_step_forcing_;
   double dt_ = 0;
   std::int64_t steps_ = 0;
 };
@@ -310,6 +321,30 @@ void FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::set_local_steps
     local_steps_.reset();
     throw;
   }
+  set_local_step_forcing_rows();
+}
+
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+void FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::set_local_step_forcing_rows()
+{
+  auto rows = local_step_current_rows();
+  rows.erase(std::remove_if(rows.begin(), rows.end(), [&](Index r) { return r >= ops_.num_free; }), rows.end());
+  std::sort(rows.begin(), rows.end());
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  local_step_forcing_ = {};
+  if (rows.empty()) return;
+  auto const block_offset = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ops_.block_offset);
+  auto const& block_level = local_steps_->plan().block_level;
+  std::vector<int> row_level(rows.size());
+  Index block = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    while (block_offset(block + 1) <= rows[i]) ++block;
+    row_level[i] = block_level[block];
+  }
+  local_step_forcing_.rows = kernels::upload_flat<Kokkos::View<Index*, memory_space>>("dgatd::lts_forcing_rows", rows);
+  local_step_forcing_.row_level =
+      kernels::upload_flat<Kokkos::View<int*, memory_space>>("dgatd::lts_forcing_levels", row_level);
+  local_step_forcing_.values = Kokkos::View<FieldScalar*, memory_space>("dgatd::lts_forcing", ops_.num_unknowns);
 }
 
 template <class ExecutionSpace, class TetLayout, class FieldScalar>
@@ -374,7 +409,12 @@ double FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::advance(bool 
   if (local_steps_) {
     // The levels read the halo unknowns at once (no overlap with the exchange).
     settle_terms();
-    local_steps_->faraday(space_, ops_, fields_, dt_);
+    if (auto const& forcing = local_step_forcing_; forcing.rows.extent(0) > 0) {
+      kernels::for_each("dgatd::lts_forcing_zero", space_, forcing.rows.extent(0),
+                        local_steps_detail::ZeroRows<memory_space, FieldScalar>{forcing.rows, forcing.values});
+      for (std::size_t i = 0; i < terms_.size(); ++i) terms_[i].add_local_step_forcing(c, forcing.values);
+    }
+    local_steps_->faraday(space_, ops_, fields_, dt_, local_step_forcing_);
   } else if (passes.split) {
     kernels::faraday_update(space_, ops_, fields_, dt, passes.before_settling);
     settle_terms();

@@ -143,6 +143,27 @@ struct QuarterDifference {
   KOKKOS_INLINE_FUNCTION void operator()(Index i) const { y(i) = (x(i) - stepped(i)) / 4; }
 };
 
+// w(row) -= stretch_h2 F(row) on the forcing's rows of level k and finer: level k's middle step.
+template <class MemorySpace, class FieldScalar>
+struct ForceRows {
+  Kokkos::View<Index*, MemorySpace> rows;
+  Kokkos::View<int*, MemorySpace> row_level;
+  Kokkos::View<FieldScalar*, MemorySpace> forcing, w;
+  int level;
+  FieldScalar stretch_h2;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const
+  {
+    if (row_level(i) >= level) w(rows(i)) -= stretch_h2 * forcing(rows(i));
+  }
+};
+
+template <class MemorySpace, class FieldScalar>
+struct ZeroRows {
+  Kokkos::View<Index*, MemorySpace> rows;
+  Kokkos::View<FieldScalar*, MemorySpace> values;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const { values(rows(i)) = 0; }
+};
+
 template <class ExecutionSpace, class IndexList, class Functor>
 void for_list(char const* label, ExecutionSpace const& space, IndexList const& list, Functor const& functor)
 {
@@ -185,6 +206,16 @@ struct LocalStepPassTimes {
   }
 };
 
+// The impressed currents' forcing of a coarse step (Term::add_local_step_forcing): per unknown, values,
+// Meps^-1 (I^(n+1/2) - I^(n-1/2)) / dt; the rows where it can be nonzero and each one's level (the
+// level of its block), so that each level's middle step forces the rows it moves. No rows: none.
+template <class MemorySpace, class FieldScalar>
+struct LocalStepForcing {
+  Kokkos::View<Index*, MemorySpace> rows;
+  Kokkos::View<int*, MemorySpace> row_level;
+  Kokkos::View<FieldScalar*, MemorySpace> values;
+};
+
 template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>, class FieldScalar = Real>
 class LocalSteps {
 public:
@@ -194,6 +225,7 @@ public:
   using IndexList = Kokkos::View<Index*, memory_space>;
   using TetValues = Kokkos::View<FieldScalar* [4], TetLayout, memory_space>;
   using OverRanks = LocalStepsOverRanks<memory_space, FieldScalar>;
+  using Forcing = LocalStepForcing<memory_space, FieldScalar>;
 
   // over_ranks: one rank's part (its plan from local_step_plan with LocalStepRanks); collective from
   // then on, as faraday and spectrum are.
@@ -206,8 +238,9 @@ public:
   double coarse_step(double dt_max, double safety) const { return safety * coarse_step_limit(levels()) * dt_max; }
 
   // In place of the leapfrog's Faraday update: f^(n+1/2) = f^(n-1/2) + F(u^n) with the tets' edge
-  // pieces, ready for the coarse Ampere update.
-  void faraday(ExecutionSpace const& space, Operators const& ops, FieldSet const& fields, double dt) const;
+  // pieces, ready for the coarse Ampere update; the levels' steps forced by the impressed currents.
+  void faraday(ExecutionSpace const& space, Operators const& ops, FieldSet const& fields, double dt,
+               Forcing const& forcing = {}) const;
 
   // dt^2 lambda / 4 for the lowest and highest eigenvalues lambda of A_p at dt, by a Lanczos
   // iteration in the Meps inner product from a random field on fields of its own: the scheme is
@@ -235,10 +268,11 @@ private:
   };
 
   template <class MatrixScalar>
-  void faraday_with(ExecutionSpace const& space, Operators const& ops, FieldSet const& fields, double dt) const;
+  void faraday_with(ExecutionSpace const& space, Operators const& ops, FieldSet const& fields, double dt,
+                    Forcing const& forcing) const;
   template <class MatrixScalar>
-  void integrate(ExecutionSpace const& space, Operators const& ops, std::size_t k, FieldSet const& coarsest,
-                 double dt) const;
+  void integrate(ExecutionSpace const& space, Operators const& ops, std::size_t k, FieldSet const& coarsest, double dt,
+                 Forcing const& forcing) const;
   void add_finer(ExecutionSpace const& space, Operators const& ops, std::size_t k, FieldSet const& fields,
                  FieldScalar kick, local_steps_detail::Pass pass) const;
   template <class Functor>
@@ -286,30 +320,32 @@ LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::LocalSteps(Operators const& 
 
 template <class ExecutionSpace, class TetLayout, class FieldScalar>
 void LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::faraday(ExecutionSpace const& space, Operators const& ops,
-                                                                 FieldSet const& fields, double dt) const
+                                                                 FieldSet const& fields, double dt,
+                                                                 Forcing const& forcing) const
 {
   compat::ScopedRegion region("dgatd::Faraday_local_steps");
   if constexpr (std::is_same_v<FieldScalar, float>) {
-    faraday_with<float>(space, ops, fields, dt);
+    faraday_with<float>(space, ops, fields, dt, forcing);
   } else {
     if (ops.matrix_precision == kernels::MatrixPrecision::float32)
-      faraday_with<float>(space, ops, fields, dt);
+      faraday_with<float>(space, ops, fields, dt, forcing);
     else
-      faraday_with<double>(space, ops, fields, dt);
+      faraday_with<double>(space, ops, fields, dt, forcing);
   }
 }
 
 template <class ExecutionSpace, class TetLayout, class FieldScalar>
 template <class MatrixScalar>
 void LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::faraday_with(ExecutionSpace const& space, Operators const& ops,
-                                                                      FieldSet const& fields, double dt) const
+                                                                      FieldSet const& fields, double dt,
+                                                                      Forcing const& forcing) const
 {
   using Kernel = kernels::FaradayKernel<ExecutionSpace, TetLayout, MatrixScalar, FieldScalar>;
   run_pass(LocalStepPassTimes::faraday, 0, space, levels_[0].own_tets,
            local_steps_detail::OnList<Kernel, IndexList>{Kernel(ops, fields, static_cast<FieldScalar>(dt)),
                                                          levels_[0].own_tets});
   if (levels_.size() > 1) {
-    integrate<MatrixScalar>(space, ops, 1, fields, dt);
+    integrate<MatrixScalar>(space, ops, 1, fields, dt, forcing);
     add_finer(space, ops, 0, fields, 1, local_steps_detail::Pass::coarse);
   }
 }
@@ -320,8 +356,8 @@ void LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::faraday_with(ExecutionS
 template <class ExecutionSpace, class TetLayout, class FieldScalar>
 template <class MatrixScalar>
 void LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::integrate(ExecutionSpace const& space, Operators const& ops,
-                                                                   std::size_t k, FieldSet const& coarsest,
-                                                                   double dt) const
+                                                                   std::size_t k, FieldSet const& coarsest, double dt,
+                                                                   Forcing const& forcing) const
 {
   namespace d = local_steps_detail;
   Level const& level = levels_[k];
@@ -343,7 +379,7 @@ void LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::integrate(ExecutionSpac
              d::FaradayIntoIntegral<Faraday, IndexList, TetValues>{
                  Faraday(ops, level.fields, static_cast<FieldScalar>(kick * h)), level.own_tets, level.integral, pass});
     if (k + 1 < levels_.size()) {
-      integrate<MatrixScalar>(space, ops, k + 1, coarsest, dt);
+      integrate<MatrixScalar>(space, ops, k + 1, coarsest, dt, forcing);
       add_finer(space, ops, k, level.fields, static_cast<FieldScalar>(kick), pass);
     }
     if (substep == 0) {
@@ -354,6 +390,13 @@ void LocalSteps<ExecutionSpace, TetLayout, FieldScalar>::integrate(ExecutionSpac
       run_pass(LocalStepPassTimes::ampere, k, space, level.blocks,
                d::OnTaggedList<typename Ampere::ColumnsTag, Ampere, IndexList>{
                    Ampere(ops, level.fields, static_cast<FieldScalar>(stretch * h)), level.blocks});
+      // The level integrates w'' = -A w - F over its two steps from w'(0) = 0, so its middle step
+      // takes the forcing's share as it takes A w's: stretch h (h / 2) F on the rows it moves.
+      if (forcing.rows.extent(0) > 0)
+        kernels::for_each("dgatd::lts_forcing", space, forcing.rows.extent(0),
+                          d::ForceRows<memory_space, FieldScalar>{forcing.rows, forcing.row_level, forcing.values,
+                                                                  level.fields.u, static_cast<int>(k),
+                                                                  static_cast<FieldScalar>(stretch * h * h / 2)});
       // A halo block lacks some of its tets' pieces: its owner's value, for the second step.
       if (over_ranks_.communicator) over_ranks_.exchange(level.fields.u, k);
     }

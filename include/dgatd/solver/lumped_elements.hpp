@@ -98,6 +98,27 @@ struct HistoryCurrent {
   }
 };
 
+// Each kite's rate of current over the coarse step (its sheet's), for the local steps' forcing.
+template <class MemorySpace>
+struct KiteCurrentRate {
+  Kokkos::View<Index*, MemorySpace> sheet;
+  Kokkos::View<Real*, MemorySpace> sheet_rate, rate;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const { rate(k) = sheet_rate(sheet(k)); }
+};
+
+// forcing += the sum over the row's entries of weight times its kite's rate of current.
+template <class MemorySpace>
+struct CurrentForcing {
+  Kokkos::View<Index*, MemorySpace> rows, offsets, entry_kite;
+  Kokkos::View<Real*, MemorySpace> entry_weight, rate, forcing;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t r) const
+  {
+    Real sum = 0;
+    for (Index e = offsets(r); e < offsets(r + 1); ++e) sum += entry_weight(e) * rate(entry_kite(e));
+    forcing(rows(r)) += sum;
+  }
+};
+
 // The step's x_bar and k_bar of each kite (times its area, for the sheets' sums), and the state at
 // t^(n+1).
 template <class MemorySpace>
@@ -160,7 +181,6 @@ public:
       }
       sheet[k] = kite.sheet;
       area[k] = kite.area;
-      if (sheets_[kite.sheet].port) port_rows_.insert(port_rows_.end(), kite.unknowns, kite.unknowns + 2);
     }
     kites_.unknowns = kernels::upload_rows<Kokkos::View<Index* [2], memory_space>>("dgatd::lumped_unknowns", unknowns);
     kites_.along = kernels::upload_table<2, memory_space>("dgatd::lumped_along", along);
@@ -171,8 +191,18 @@ public:
     area_ = kernels::upload_flat<Flat>("dgatd::lumped_area", area);
     field_sums_ = Sums("dgatd::lumped_field_sums", n);
     current_sums_ = Sums("dgatd::lumped_current_sums", n);
+    kite_rate_ = Flat("dgatd::lumped_kite_rate", n);
+    sheet_rate_ = Flat("dgatd::lumped_sheet_rate", sheets_.size());
+    host_sheet_rate_ = Kokkos::create_mirror_view(sheet_rate_);
     host_field_sums_ = HostSums("dgatd::lumped_field_sums_host", n);
     host_current_sums_ = HostSums("dgatd::lumped_current_sums_host", n);
+    // The rows a port's current enters: those of its kites' blocks.
+    for (std::size_t r = 0; r < stencil.rows.size(); ++r)
+      for (Index e = stencil.row_offsets[r]; e < stencil.row_offsets[r + 1]; ++e)
+        if (sheets_[stencil.kites[stencil.entry_kite[e]].sheet].port) {
+          port_rows_.push_back(stencil.rows[r]);
+          break;
+        }
     rows_ = kernels::upload_flat<IndexView>("dgatd::lumped_rows", stencil.rows);
     row_offsets_ = kernels::upload_flat<IndexView>("dgatd::lumped_row_offsets", stencil.row_offsets);
     entry_kite_ = kernels::upload_flat<IndexView>("dgatd::lumped_entry_kite", stencil.entry_kite);
@@ -251,6 +281,31 @@ public:
       places_[k] = static_cast<Index>(std::lower_bound(whole.begin(), whole.end(), keys_[k]) - whole.begin());
     whole_sheet_.clear();
     for (auto const& key : whole) whole_sheet_.push_back(key[0]);
+  }
+
+  // A port's current (its generator's and its circuit's) forces the levels' rows as an impressed
+  // current does. Its circuit's share is implicit in the field at t^(n+1/2), so the rate at t^n is
+  // extrapolated from the port's currents so far (second order: 2 I^(n-1/2) - 3 I^(n-3/2) + I^(n-5/2)),
+  // spread over the kites as a uniform current per width.
+  void add_local_step_forcing(Context const& c, Kokkos::View<Real*, memory_space> const& forcing) const override
+  {
+    if (ports_.empty()) return;
+    auto const& host = host_sheet_rate_;
+    std::size_t p = 0;
+    for (std::size_t s = 0; s < sheets_.size(); ++s) {
+      host(s) = 0;
+      if (!sheets_[s].port) continue;
+      auto const& i = ports_[p++].current;
+      std::size_t const n = i.size();
+      double const rate = n >= 3 ? 2 * i[n - 1] - 3 * i[n - 2] + i[n - 3] : n == 2 ? i[n - 1] - i[n - 2] : 0.0;
+      host(s) = -rate / (c.dt * sheets_[s].width);
+    }
+    Kokkos::deep_copy(sheet_rate_, host);
+    kernels::for_each("dgatd::lumped_current_rate", c.space, kites_.sheet.extent(0),
+                      kernels_lumped::KiteCurrentRate<memory_space>{kites_.sheet, sheet_rate_, kite_rate_});
+    kernels::for_each("dgatd::lumped_current_forcing", c.space, rows_.extent(0),
+                      kernels_lumped::CurrentForcing<memory_space>{rows_, row_offsets_, entry_kite_, entry_weight_,
+                                                                   kite_rate_, forcing});
   }
 
   void after_ampere(Context const& c) override
@@ -337,7 +392,8 @@ private:
 
   std::vector<LumpedStencil::Sheet> sheets_;
   kernels_lumped::KiteView<memory_space> kites_;
-  Flat area_;
+  Flat area_, kite_rate_, sheet_rate_;
+  typename Flat::HostMirror host_sheet_rate_;
   using Sums = Kokkos::View<Real*, Kokkos::LayoutRight, memory_space>;
   using HostSums = Kokkos::View<Real*, Kokkos::LayoutRight, Kokkos::HostSpace>;
   Sums field_sums_, current_sums_;
@@ -346,7 +402,7 @@ private:
   Flat entry_weight_;
   // Per port, per step: V_s / 2, V and I_in at t^(n+1/2).
   std::vector<PortSeries> ports_;
-  std::vector<Index> port_rows_; // the ports' kites' unknowns, for local_step_support
+  std::vector<Index> port_rows_; // the rows of the ports' kites' blocks, for local_step_support
   // Per kite its key and place (LumpedStencil::kite_keys), and per place the kite's sheet.
   std::vector<std::array<Index, 3>> keys_;
   std::vector<Index> places_, whole_sheet_;

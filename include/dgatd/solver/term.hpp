@@ -56,12 +56,12 @@ struct FaradayPasses {
 // unknowns lie, as the leapfrog runs it at its step. A term whose points assume that every tet and
 // block it touches stepped the coarse step itself (one that writes the Faraday matrices with dt, or
 // corrects f^ with the coarse step's own curl) names those tets: they and the tets around their
-// vertices then step the coarse step, which can cost levels. A term that drives an impressed current
-// into Ampere's update (a source, a port's generator, a prescribed current) says so: the field near
-// such a current in a finer level answers it through the levels' operator, an error that grows with
-// the coarse step (docs/method/local_time_stepping.md, section 6), so the levels of such a run start
-// from those its pinned tets allow; it names the unknowns its currents enter (on this rank), so the
-// run summary can say on which level they lie. Not supported: the capabilities table refuses the
+// vertices then step the coarse step, which can cost levels. A term that drives a current into
+// Ampere's update (a source, a lumped port) says so and names the unknowns its current enters (on
+// this rank): the levels' steps force those (add_local_step_forcing), and the run summary says on
+// which level they lie. A lumped port's forcing extrapolates its current, which more levels did not
+// keep stable (docs/method/local_time_stepping.md, section 6), so the levels of a run that drives
+// currents start from those its pinned tets allow. Not supported: the capabilities table refuses the
 // combination before a run gets here.
 struct LocalStepSupport {
   bool supported = false;
@@ -114,6 +114,14 @@ public:
   // Faraday matrices), so that the stability bound must be estimated before it.
   virtual bool writes_operators_on_set_dt() const { return false; }
   virtual LocalStepSupport local_step_support() const { return {}; }
+  // With local steps, a term that impresses a current adds to forcing, on its current_rows, what the
+  // coarse step's second difference of u^ takes from that current over dt^2,
+  // Meps^-1 (I(t^(n+1/2)) - I(t^(n-1/2))) / dt: the levels' middle steps force their moving rows with
+  // it, so that the field near a current in a finer level answers it as the leapfrog's does
+  // (docs/method/local_time_stepping.md, section 4). Before the levels' Faraday update of step n.
+  virtual void add_local_step_forcing(Context const&, Kokkos::View<FieldScalar*, memory_space> const& /*forcing*/) const
+  {
+  }
 
   virtual void before_faraday(Context const&) {}
   virtual void after_faraday(Context const&) {}
