@@ -595,7 +595,10 @@ RunResult Simulation::Impl::end_run(Stopwatch& clock)
                          " times its reference, past [output] watchdog = " + format_number(watchdog->factor()) + when,
                      causes)
              : Error(config.name, "the field became infinite or NaN" + when,
-                     "use dt = \"auto\" or a dt below dt_max = " + format_number(plan.dt_max) + " s");
+                     plan.local_levels > 1
+                         ? "use dt = \"auto\" (the local steps' coarse step is then one their spectrum checks), "
+                           "fewer levels in [time] local_steps, or local_steps = \"off\""
+                         : "use dt = \"auto\" or a dt below dt_max = " + format_number(plan.dt_max) + " s");
     // Every rank sees the same energies and probes, so all stop here together.
     if (over_ranks) throw parallel::CollectiveError(error.what());
     throw error;

@@ -88,9 +88,21 @@ std::string Simulation::Impl::largest_field_place() const
 std::string Simulation::Impl::growth_causes() const
 {
   std::vector<std::string> causes;
-  if (plan.dt > plan.dt_max)
+  if (plan.local_levels > 1) {
+    // The coarse step exceeds dt_max by design; the scheme's spectrum was checked, but not a lumped
+    // port's forcing of the levels, which feeds the field back through the port's extrapolated
+    // current (docs/method/local_time_stepping.md, section 6).
+    bool const port_in_levels = plan.local_current_level > 0 &&
+                                std::any_of(config.sources.begin(), config.sources.end(),
+                                            [](auto const& s) { return s.kind == io::SourceKind::lumped_port; });
+    causes.push_back("the local steps' " + std::to_string(plan.local_levels) + " levels" +
+                     (port_in_levels ? ", a lumped port's current forcing the finer ones" : "") +
+                     (config.time.allow_unstable ? " past their checked step (remove allow_unstable)"
+                                                 : " (fewer levels in [time] local_steps, or local_steps = \"off\")"));
+  } else if (plan.dt > plan.dt_max) {
     causes.push_back("dt = " + format_number(plan.dt) + " s is above the stability bound dt_max = " +
                      format_number(plan.dt_max) + " s (remove allow_unstable, let dt = \"auto\")");
+  }
   if (std::any_of(config.materials.begin(), config.materials.end(),
                   [](io::Material const& m) { return !m.poles.empty(); }))
     causes.push_back("an active dispersive model (fitted poles must be passive)");

@@ -1,5 +1,6 @@
 // Every malformed run configuration ends in one clear line and a non-zero exit, and leaves no
 // output file behind.
+#include "graded_sphere_cavity.hpp"
 #include "run_helpers.hpp"
 
 #include "dgatd/io/analysis/results.hpp"
@@ -188,6 +189,23 @@ TEST(RunErrors, WatchdogStopsAGrowingRunWithinFivePercentOfItsStep)
   EXPECT_NE(watched.err.find("is above the stability bound dt_max"), std::string::npos) << watched.err;
   auto const kept = dgatd::io::read_probe((scratch.path() / "watched.h5").string(), "centre", 'E');
   EXPECT_GE(kept.time.size() + 1, stopped);
+}
+
+// With local steps the coarse step exceeds dt_max by design: a run that blows up points to the
+// levels and to dt = "auto", whose coarse step the scheme's spectrum checks, not to dt_max.
+TEST(RunErrors, AGrowingRunWithLocalStepsNamesTheLevels)
+{
+  ScratchDirectory scratch("run_error_local_steps");
+  auto const config =
+      scratch.write("levels.toml", dgatd::testing::graded_sphere_cavity(
+                                       "", "[time]\nsteps = 2000\ndt = 1e-10\nlocal_steps = 2\nallow_unstable = true\n"
+                                           "[output]\nfile = \"out.h5\"\nprogress = false\n"));
+  auto const r = run_dgatd("run " + config, scratch.path());
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("the field became infinite or NaN by step "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("fewer levels in [time] local_steps"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("dt_max"), std::string::npos) << r.err;
 }
 
 TEST(RunErrors, UnknownMaterialRegion)

@@ -393,7 +393,7 @@ private:
   std::vector<LumpedStencil::Sheet> sheets_;
   kernels_lumped::KiteView<memory_space> kites_;
   Flat area_, kite_rate_, sheet_rate_;
-  typename Flat::HostMirror host_sheet_rate_;
+  typename Flat::host_mirror_type host_sheet_rate_;
   using Sums = Kokkos::View<Real*, Kokkos::LayoutRight, memory_space>;
   using HostSums = Kokkos::View<Real*, Kokkos::LayoutRight, Kokkos::HostSpace>;
   Sums field_sums_, current_sums_;
