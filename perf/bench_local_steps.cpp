@@ -6,8 +6,8 @@
 // Gmsh mesh (all of it vacuum), numbered as --ordering says (none: the file's or generator's order).
 // --contiguous-levels tets|all times, in the same rounds, the local steps on the mesh renumbered so
 // that each level's tets are contiguous (the vertices, blocks and unknowns kept in their order), or
-// its tets, blocks and unknowns too, the question of docs/method/local_time_stepping.md section 6
-// ("The rest"), and prints how many runs of consecutive numbers each level makes in both numberings.
+// its tets, blocks and unknowns too, the question of docs/method/local_time_stepping.md section 7
+// ("What remains"), and prints how many runs of consecutive numbers each level makes in both numberings.
 // --passes then times the levels' passes one by one (each fenced), against the whole mesh's Faraday
 // and Ampere per item, in each numbering timed: where the cycle's time goes beside the tet and block
 // updates the prediction counts. --smoke: a 5^3 box, one short round.

@@ -211,6 +211,7 @@ public:
     d["local_work_ratio"] = s.plan().local_work_ratio;
     d["local_tets_by_level"] = s.plan().local_tets_by_level;
     d["local_current_level"] = s.plan().local_current_level;
+    d["local_currents_solved"] = s.plan().local_currents_solved;
     d["output"] = s.output_path();
     d["tets"] = s.problem().mesh.num_tets();
     return d;

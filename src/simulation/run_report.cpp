@@ -92,11 +92,17 @@ void Simulation::Impl::report_start(std::int64_t first_step) const
             << " tet updates";
       out << ")\n";
     }
-    if (plan.local_levels > 1 && plan.local_current_level > 0)
+    if (plan.local_levels > 1 && plan.local_current_level > 0) {
+      bool const lumped_port = std::any_of(config.sources.begin(), config.sources.end(), [](auto const& source) {
+        return source.kind == io::SourceKind::lumped_port;
+      });
       out << "  (the driven currents lie on level " << plan.local_current_level << ", stepping dt/"
-          << (std::int64_t{1} << plan.local_current_level)
-          << ": the levels' steps force their rows, a lumped port's current extrapolated from its last three "
-             "steps; docs/method/local_time_stepping.md, section 4)\n";
+          << (std::int64_t{1} << plan.local_current_level) << ": the levels' steps force their rows"
+          << (!lumped_port                 ? ""
+              : plan.local_currents_solved ? ", the lumped ports' currents solved through the levels"
+                                           : ", a lumped port's current extrapolated from its last three steps")
+          << "; docs/method/local_time_stepping.md, sections 4 and 6)\n";
+    }
     if (plan.local_levels < plan.local_levels_of_the_steps)
       out << "  (the tets' own steps allow " << plan.local_levels_of_the_steps << " levels; " << plan.local_pinned_tets
           << " tets beside matched layers and plane-wave surfaces step the coarse step, and "

@@ -224,32 +224,37 @@ void Simulation::Impl::set_local_steps(double margin, int held_levels, parallel:
 // ratio, the mode is one the coarse level keeps (a pinned tet's): the coarse step shrinks to fit it
 // and one level fewer is weighed against it (solver::search_local_steps). Where no number of levels
 // is stable, one global step, which the run summary says.
-void Simulation::Impl::choose_local_steps(solver::StabilityBound const& bound, parallel::MeshPart const* part)
+bool Simulation::Impl::choose_local_steps(solver::StabilityBound const& bound, parallel::MeshPart const* part,
+                                          bool hold_pins)
 {
   double const first_margin = std::max(1.0, local_own_step_floor * bound.dt_max / smallest_own_step());
   set_local_steps(first_margin, 0, part);
   int const pinned_allow = plan.local_levels;
   if (config.time.dt) {
     plan = plan_time_steps(config, bound, solver::coarse_step_limit(pinned_allow), plan);
-    if (pinned_allow == 1 || config.time.allow_unstable) return;
+    if (pinned_allow == 1 || config.time.allow_unstable) return false;
     auto const spectrum = formulation->local_step_spectrum(plan.dt, local_spectrum_tolerance, local_spectrum_tolerance);
     plan.local_spectrum_highest = spectrum.highest;
     plan.local_search_spectra = 1;
     plan.local_search_products = spectrum.iterations;
-    if (spectrum.stable(local_spectrum_tolerance)) return;
+    if (spectrum.stable(local_spectrum_tolerance)) return false;
     throw Error(config.name,
                 "the local steps' scheme is unstable at dt = " + format_number(plan.dt) +
                     " s (dt^2 lambda / 4 of its operator from " + format_number(spectrum.lowest) + " to " +
                     format_number(spectrum.highest) + ")",
                 "set [time] dt = \"auto\", fewer levels in [time] local_steps, or local_steps = \"off\"");
   }
-  // Without currents driven in the run, the pins' levels are only where the search starts: from the
-  // tets' own levels it may find more, the pinned tets judged by the spectrum with the rest.
+  // Without currents driven in the run, or with currents that the levels solve for (a lumped port's),
+  // the pins' levels are only where the search starts: from the tets' own levels it may find more,
+  // the pinned tets judged by the spectrum with the rest. The spectrum does not see a current's
+  // forcing, which an extrapolation feeds back (docs/method/local_time_stepping.md, section 6).
   bool const drives_currents = communicator->max(formulation->local_step_drives_currents() ? 1 : 0) > 0;
-  int const most_levels = drives_currents ? pinned_allow : plan.local_levels_of_the_steps;
+  bool const solvable = communicator->max(formulation->local_step_currents_solvable() ? 0 : 1) == 0;
+  bool const beyond_pins = drives_currents && solvable && !hold_pins;
+  int const most_levels = drives_currents && !beyond_pins ? pinned_allow : plan.local_levels_of_the_steps;
   if (most_levels == 1) {
     plan = plan_time_steps(config, bound, 1, plan);
-    return;
+    return false;
   }
   solver::LocalStepSearch search;
   search.first_margin = first_margin;
@@ -296,6 +301,7 @@ void Simulation::Impl::choose_local_steps(solver::StabilityBound const& bound, p
   }
   plan.local_search_spectra = spectra;
   plan.local_search_products = products;
+  return beyond_pins && plan.local_levels > pinned_allow;
 }
 
 // The levels' passes read their tets through lists; with each level's tets consecutive those lists
@@ -356,12 +362,20 @@ void Simulation::Impl::plan_steps(io::Checkpoint const* checkpoint, parallel::Me
     plan.dt_max = checkpoint->dt_max;
     plan.bound_iterations = checkpoint->bound_iterations;
   } else if (config.time.local_steps > 1) {
-    choose_local_steps(formulation->estimate_stability(), part);
+    auto const bound = formulation->estimate_stability();
+    // Levels beyond the pins' need the currents solved at the step found; where the step's response
+    // to them reaches another term's state they are not, and the pins' levels hold.
+    if (choose_local_steps(bound, part, false)) {
+      formulation->set_dt(plan.dt);
+      if (!formulation->local_step_currents_solved()) choose_local_steps(bound, part, true);
+    }
   } else {
     plan = plan_time_steps(config, formulation->estimate_stability(), 1);
   }
   plan.steps = steps_to_end(config, plan.dt);
   formulation->set_dt(plan.dt);
+  plan.local_currents_solved =
+      plan.local_levels > 1 && plan.local_current_level >= 0 && formulation->local_step_currents_solved();
 }
 
 Simulation::Simulation(io::Config config, SimulationOptions options) : impl_(std::make_unique<Impl>())

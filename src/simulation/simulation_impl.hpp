@@ -157,7 +157,9 @@ struct Simulation::Impl {
   // held_levels: 0 for the levels the pinned tets' own steps allow (up to [time] local_steps), or
   // that many levels held against those steps (solver::PinnedLevels::hold).
   void set_local_steps(double margin, int held_levels, parallel::MeshPart const* part);
-  void choose_local_steps(solver::StabilityBound const& bound, parallel::MeshPart const* part);
+  // Returns whether the levels were searched beyond the pins' because the driven currents are solved
+  // through them (hold_pins: they were not at the levels found, so the pins' levels).
+  bool choose_local_steps(solver::StabilityBound const& bound, parallel::MeshPart const* part, bool hold_pins);
   // Each tet's own step, for the levels (dga::tet_steps), and the smallest (of the whole mesh:
   // collective over ranks the first time), each computed on first use.
   std::vector<double> const& own_tet_steps();

@@ -90,9 +90,9 @@ std::string Simulation::Impl::growth_causes() const
   std::vector<std::string> causes;
   if (plan.local_levels > 1) {
     // The coarse step exceeds dt_max by design; the scheme's spectrum was checked, but not a lumped
-    // port's forcing of the levels, which feeds the field back through the port's extrapolated
-    // current (docs/method/local_time_stepping.md, section 6).
-    bool const port_in_levels = plan.local_current_level > 0 &&
+    // port's forcing of the levels where it is extrapolated, which feeds the field back through the
+    // port's current (docs/method/local_time_stepping.md, section 6).
+    bool const port_in_levels = plan.local_current_level > 0 && !plan.local_currents_solved &&
                                 std::any_of(config.sources.begin(), config.sources.end(),
                                             [](auto const& s) { return s.kind == io::SourceKind::lumped_port; });
     causes.push_back("the local steps' " + std::to_string(plan.local_levels) + " levels" +

@@ -202,6 +202,7 @@ def test_local_steps_from_python(in_tmp):
     assert sim.plan["local_work_ratio"] > 1
     assert not sim.plan["local_tets_by_level"], "30 steps do not repay the set-up made again"
     assert 0 <= sim.plan["local_current_level"] < sim.plan["local_levels"], "the dipole's level"
+    assert not sim.plan["local_currents_solved"], "a dipole's current is prescribed, not solved"
     assert sim.plan["dt"] > sim.plan["dt_max"]
     assert sim.run(progress=False)["complete"]
     assert np.allclose(np.diff(sim.results.probe("p").time), sim.plan["dt"])

@@ -697,6 +697,34 @@ TEST(Ranks, CheckpointOfLumpedElementsContinuesOnOtherRankCounts)
   expect_checkpoint_continues(replaced(lumped_line(), "[output]\n", "[output]\ncheckpoint_every = 100\n"));
 }
 
+// The lumped line graded towards its port (cells along it from 0.17 mm at the port to 3.1 mm at the
+// load) with [time] local_steps = "auto": the port on the finest level, its current solved through
+// the levels (docs/method/local_time_stepping.md, section 6), each part measuring the step's response
+// on its own unknowns and the currents summed over the ranks in one process's order. The fields and
+// the port's series agree with one process's to rounding; a checkpoint of two ranks continues on
+// rank 0 alone and over every rank bit for bit.
+TEST(Ranks, LocalStepsSolvingALumpedPortsCurrentAsOneProcess)
+{
+  SharedScratch const shared("ranks_graded_lumped_line");
+  auto const geometry =
+      shared.write("graded_line.geo", replaced(input("parallel_plate_line.geo"), "Transfinite Curve{9:12} = nz + 1;",
+                                               "Transfinite Curve{9:12} = nz + 1 Using Progression 1.03;"));
+  auto text = replaced(lumped_line(), std::string(DGATD_SOURCE_DIR) + "/inputs/parallel_plate_line.geo", geometry);
+  text = replaced(text, "dt = \"auto\"", "dt = \"auto\"\nlocal_steps = \"auto\"");
+  Outcome alone;
+  if (world->rank() == 0) alone = run(text, nullptr);
+  auto const over_ranks = run(text, world);
+  if (world->rank() == 0) {
+    EXPECT_GE(alone.plan.local_levels, 3);
+    EXPECT_EQ(alone.plan.local_current_level, alone.plan.local_levels - 1) << "the port on the finest level";
+    EXPECT_TRUE(alone.plan.local_currents_solved);
+    EXPECT_TRUE(over_ranks.plan.local_currents_solved);
+    expect_same_local_steps(over_ranks, alone);
+    expect_agree(over_ranks.record.ports, alone.record.ports, false, "the lumped port's voltage and current");
+  }
+  expect_checkpoint_continues(replaced(text, "[output]\n", "[output]\ncheckpoint_every = 100\n"));
+}
+
 // A guide driven by a prescribed port and ended by a flat matched layer, 2.8 k tets.
 std::string guide_ended_by_a_layer()
 {

@@ -75,6 +75,9 @@ struct TimePlan {
   // none does: on a finer level the levels' steps force their rows (docs/method/local_time_stepping.md,
   // section 4).
   int local_current_level = -1;
+  // Whether the levels solve for the lumped ports' currents (Term::implicit_currents), rather than
+  // extrapolate their forcing.
+  bool local_currents_solved = false;
 };
 
 struct SimulationOptions {

@@ -168,6 +168,10 @@ public:
   virtual std::vector<Index> local_step_coarse_tets() const { throw std::logic_error("no local steps here"); }
   virtual bool local_step_drives_currents() const { throw std::logic_error("no local steps here"); }
   virtual std::vector<Index> local_step_current_rows() const { throw std::logic_error("no local steps here"); }
+  // Whether every driven current is one the levels solve for, and whether they do at this dt and
+  // these levels (FractionedLeapfrog::local_step_currents_solved; collective).
+  virtual bool local_step_currents_solvable() const { throw std::logic_error("no local steps here"); }
+  virtual bool local_step_currents_solved() { throw std::logic_error("no local steps here"); }
   virtual void set_local_steps(LocalStepPlan const&) { throw std::logic_error("no local steps here"); }
   virtual LocalStepSpectrum local_step_spectrum(double /*dt*/, double /*tolerance*/, double /*margin*/) const
   {

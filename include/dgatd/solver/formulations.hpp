@@ -163,6 +163,8 @@ public:
   std::vector<Index> local_step_coarse_tets() const override { return this->leapfrog_.local_step_coarse_tets(); }
   bool local_step_drives_currents() const override { return this->leapfrog_.local_step_drives_currents(); }
   std::vector<Index> local_step_current_rows() const override { return this->leapfrog_.local_step_current_rows(); }
+  bool local_step_currents_solvable() const override { return this->leapfrog_.local_step_currents_solvable(); }
+  bool local_step_currents_solved() override { return this->leapfrog_.local_step_currents_solved(); }
   // One level is the leapfrog itself, its Faraday pass over all tets rather than the levels' lists.
   void set_local_steps(LocalStepPlan const& plan) override
   {

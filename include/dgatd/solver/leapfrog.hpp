@@ -5,7 +5,8 @@
 // ranks, and whatever comes next) is a Term (solver/term.hpp, which names the points of the step and
 // the hooks the core asks the terms through) with its own state for checkpoints. It also gives the
 // energy invariant and the stability bound (solver/stability.hpp). With local time steps
-// (set_local_steps, solver/local_steps.hpp) the Faraday update is the levels' and dt the coarse step.
+// (set_local_steps, solver/local_steps.hpp) the Faraday update is the levels' and dt the coarse step,
+// and a lumped port's current is solved for through the levels (solver/current_responses.hpp).
 
 #include "dgatd/instances.hpp"
 #include "dgatd/kernels/ampere.hpp"
@@ -14,6 +15,7 @@
 #include "dgatd/kernels/small_kernels.hpp"
 #include "dgatd/kernels/upload.hpp"
 #include "dgatd/parallel/communicator.hpp"
+#include "dgatd/solver/current_responses.hpp"
 #include "dgatd/solver/formulation.hpp"
 #include "dgatd/solver/local_steps.hpp"
 #include "dgatd/solver/operator_terms.hpp"
@@ -24,6 +26,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -65,6 +68,7 @@ public:
     if (local_steps_) check_local_step_support(*term);
     auto& added = terms_.add(std::move(term), context());
     if (local_steps_) set_local_step_forcing_rows();
+    responses_measured_ = false;
     return added;
   }
 
@@ -74,6 +78,7 @@ public:
   double dt() const { return dt_; }
   void set_dt(double dt)
   {
+    if (dt != dt_) responses_measured_ = false;
     dt_ = dt;
     terms_.at(&TermType::set_dt, context());
   }
@@ -104,6 +109,7 @@ public:
   {
     local_steps_.reset();
     local_step_forcing_ = {};
+    responses_measured_ = false;
   }
   // Null without local steps.
   LocalSteps<ExecutionSpace, TetLayout, FieldScalar> const* local_steps() const { return local_steps_.get(); }
@@ -112,6 +118,16 @@ public:
   std::vector<Index> local_step_coarse_tets() const { return local_step_indices(&LocalStepSupport::coarse_tets); }
   bool local_step_drives_currents() const;
   std::vector<Index> local_step_current_rows() const { return local_step_indices(&LocalStepSupport::current_rows); }
+  // Whether every current a term drives is one the levels solve for (Term::implicit_currents), and
+  // whether at this dt and these levels they are solved: the step's response to their rates reaches
+  // no other term's state (measured by stepping from the zero field, the state kept; collective). A
+  // run whose currents are not solved extrapolates their forcing.
+  bool local_step_currents_solvable() const;
+  bool local_step_currents_solved()
+  {
+    measure_current_responses();
+    return !current_responses_.empty();
+  }
 
   // Steps taken since the initial field: the sources' clock.
   std::int64_t steps() const { return steps_; }
@@ -163,6 +179,17 @@ private:
   double magnetic_cross_energy() const;
 
   double advance(bool with_energy);
+  // A step up to the terms' end_step (returning 1/2 u^n.Meps u^n where with_energy), and its end.
+  double step_to_end(bool with_energy);
+  void end_step();
+  // The implicit currents of the terms, between correct and end_step.
+  ImplicitCurrents implicit_currents() const;
+  std::size_t implicit_current_count() const;
+  // The step's response to each implicit current's rate, or none where it reaches another term's
+  // state (current_responses_ empty); made once per dt and levels.
+  void measure_current_responses();
+  // Corrects the step's fields to the rates its own currents give, between correct and end_step.
+  void solve_implicit_currents();
 
   ExecutionSpace space_;
   Operators ops_;
@@ -176,6 +203,11 @@ private:
   std::vector<double> lanczos_start_;
   std::unique_ptr<LocalSteps<ExecutionSpace, TetLayout, FieldScalar> const> local_steps_;
   LocalStepForcing<memory_space, FieldScalar> local_step_forcing_;
+  // Per implicit current its rate's response, and the currents' change per unit of each rate
+  // (current_slopes_[p * count + q]: current p per rate q).
+  std::vector<CurrentResponse<memory_space, FieldScalar>> current_responses_;
+  std::vector<double> current_slopes_;
+  bool responses_measured_ = false;
   double dt_ = 0;
   std::int64_t steps_ = 0;
 };
@@ -284,6 +316,14 @@ bool FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::local_step_driv
 }
 
 template <class ExecutionSpace, class TetLayout, class FieldScalar>
+bool FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::local_step_currents_solvable() const
+{
+  for (std::size_t i = 0; i < terms_.size(); ++i)
+    if (local_step_support_of(terms_[i]).drives_currents && terms_[i].implicit_current_count() == 0) return false;
+  return true;
+}
+
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
 LocalStepSupport FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::local_step_support_of(TermType const& term)
 {
   auto support = term.local_step_support();
@@ -322,6 +362,7 @@ void FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::set_local_steps
     throw;
   }
   set_local_step_forcing_rows();
+  responses_measured_ = false;
 }
 
 template <class ExecutionSpace, class TetLayout, class FieldScalar>
@@ -397,6 +438,18 @@ double FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::magnetic_cros
 template <class ExecutionSpace, class TetLayout, class FieldScalar>
 double FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::advance(bool with_energy)
 {
+  if (local_steps_) measure_current_responses();
+  double energy = step_to_end(with_energy);
+  if (!current_responses_.empty()) solve_implicit_currents();
+  if (with_energy) energy += 0.5 * magnetic_cross_energy();
+  end_step();
+  if (with_energy && communicator_) communicator_->sum(&energy, 1);
+  return energy;
+}
+
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+double FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::step_to_end(bool with_energy)
+{
   Context const c = context();
   double energy = 0;
   if (with_energy) {
@@ -423,14 +476,157 @@ double FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::advance(bool 
     kernels::faraday_update(space_, ops_, fields_, dt);
   }
   terms_.at(&TermType::after_faraday, c);
-  if (with_energy) energy += 0.5 * magnetic_cross_energy();
   kernels::ampere_update(space_, ops_, fields_, dt);
   terms_.at(&TermType::after_ampere, c);
   terms_.at(&TermType::correct, c);
+  return energy;
+}
+
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+void FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::end_step()
+{
+  // The terms end step n (context's step) with the counter already at n + 1.
+  Context const c = context();
   ++steps_;
   terms_.at(&TermType::end_step, c);
-  if (with_energy && communicator_) communicator_->sum(&energy, 1);
-  return energy;
+}
+
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+std::size_t FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::implicit_current_count() const
+{
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < terms_.size(); ++i) count += terms_[i].implicit_current_count();
+  return count;
+}
+
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+ImplicitCurrents FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::implicit_currents() const
+{
+  ImplicitCurrents currents;
+  for (std::size_t i = 0; i < terms_.size(); ++i) terms_[i].implicit_currents(context(), currents);
+  return currents;
+}
+
+// The response to rate q is the difference of two steps from the zero field, before end_step: with
+// every rate zero, and with rate q at one unit (a rate of one ampere per step, so that the field a
+// source puts in at t = dt / 2 is negligible beside it). It replaces the step's own response only
+// where the terms take the corrected field at end_step as they would have taken it from the step:
+// so the zero rates' step, corrected by it, is ended and compared with the unit rate's step ended,
+// fields and every term's state, each to 1e-9 of its largest value (rounding is 1e-16 of it; a
+// term whose state the response reaches mid-step differs by the whole response there). The state
+// is restored bit for bit, and the zero field makes the responses the same after a restart.
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+void FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::measure_current_responses()
+{
+  if (responses_measured_) return;
+  responses_measured_ = true;
+  current_responses_.clear();
+  current_slopes_.clear();
+  std::size_t const count = implicit_current_count();
+  if (!local_steps_ || count == 0) return;
+
+  std::vector<double> u_start, f_start;
+  state(u_start, f_start);
+  auto const steps_start = steps_;
+  auto const terms_start = terms_.save();
+  std::vector<double> const zero_field(u_start.size(), 0.0);
+  auto impose = [&](std::vector<double> const& rates) {
+    std::size_t first = 0;
+    for (std::size_t i = 0; i < terms_.size(); ++i) {
+      std::size_t const n = terms_[i].implicit_current_count();
+      if (n == 0) continue;
+      terms_[i].impose_implicit_rates(
+          rates.empty() ? rates : std::vector<double>(rates.begin() + first, rates.begin() + first + n));
+      first += n;
+    }
+  };
+  auto step_from_zero = [&](std::vector<double> const& rates) {
+    set_initial_field(zero_field);
+    impose(rates);
+    step_to_end(false);
+    impose({});
+  };
+  // The fields and each term's state after the step, as blocks to compare.
+  auto ended = [&] {
+    end_step();
+    std::vector<std::vector<double>> blocks(2);
+    state(blocks[0], blocks[1]);
+    auto const terms = terms_.save();
+    std::size_t first = 0;
+    for (auto const& layout : terms_.states(steps_)) {
+      blocks.emplace_back(terms.begin() + first, terms.begin() + first + layout.size);
+      first += layout.size;
+    }
+    return blocks;
+  };
+
+  std::vector<double> rates(count, 0.0);
+  step_from_zero(rates);
+  auto const at_zero = implicit_currents();
+  std::vector<double> u_zero, f_zero;
+  state(u_zero, f_zero);
+  std::vector<SparseDifference> u_responses, f_responses;
+  std::vector<double> slopes(count * count);
+  bool exact = true;
+  for (std::size_t q = 0; q < count && exact; ++q) {
+    double const unit = at_zero.slope[q] != 0 ? std::abs(at_zero.slope[q]) : 1.0;
+    rates[q] = unit;
+    step_from_zero(rates);
+    rates[q] = 0;
+    auto const at_unit = implicit_currents();
+    std::vector<double> u_unit, f_unit;
+    state(u_unit, f_unit);
+    u_responses.push_back(sparse_difference(u_zero, u_unit, unit));
+    f_responses.push_back(sparse_difference(f_zero, f_unit, unit));
+    for (std::size_t p = 0; p < count; ++p) slopes[p * count + q] = (at_unit.current[p] - at_zero.current[p]) / unit;
+    auto const stepped = ended();
+
+    step_from_zero(rates);
+    add_response(space_, upload_response<memory_space, FieldScalar>(u_responses[q], f_responses[q]), unit, fields_.u,
+                 fields_.f);
+    auto const corrected = ended();
+    bool differs = false;
+    for (std::size_t b = 0; b < stepped.size(); ++b) {
+      double difference = 0, scale = 0;
+      for (std::size_t i = 0; i < stepped[b].size(); ++i) {
+        difference = std::max(difference, std::abs(corrected[b][i] - stepped[b][i]));
+        scale = std::max(scale, std::abs(stepped[b][i]));
+      }
+      differs = differs || difference > 1e-9 * scale;
+    }
+    exact = (communicator_ ? communicator_->max(differs ? 1 : 0) : (differs ? 1 : 0)) == 0;
+  }
+
+  set_state(u_start, f_start, steps_start);
+  restore_terms(terms_start);
+  if (!exact) return;
+  for (std::size_t q = 0; q < count; ++q)
+    current_responses_.push_back(upload_response<memory_space, FieldScalar>(u_responses[q], f_responses[q]));
+  current_slopes_ = std::move(slopes);
+}
+
+// The currents now, I(x_used), are affine in the rates: I(x) = I(x_used) + G (x - x_used), G the
+// slopes measured. The rates they give, x = slope I(x) + offset, solve
+// (1 - slope G) x = slope (I(x_used) - G x_used) + offset, and the fields take the responses to
+// x - x_used: the step's own fields had the rates been x.
+template <class ExecutionSpace, class TetLayout, class FieldScalar>
+void FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::solve_implicit_currents()
+{
+  auto const now = implicit_currents();
+  std::size_t const n = now.used.size();
+  std::vector<double> matrix(n * n), right(n);
+  for (std::size_t p = 0; p < n; ++p) {
+    double known = now.current[p];
+    for (std::size_t q = 0; q < n; ++q) {
+      known -= current_slopes_[p * n + q] * now.used[q];
+      matrix[p * n + q] = (p == q ? 1.0 : 0.0) - now.slope[p] * current_slopes_[p * n + q];
+    }
+    right[p] = now.slope[p] * known + now.offset[p];
+  }
+  auto const rates = solve_small(std::move(matrix), std::move(right));
+  for (std::size_t q = 0; q < n; ++q)
+    if (rates[q] != now.used[q])
+      add_response(space_, current_responses_[q], rates[q] - now.used[q], fields_.u, fields_.f);
 }
 
 #define DGATD_LEAPFROG_INSTANCES(PREFIX, SPACE, LAYOUT)                                                                \

@@ -147,6 +147,21 @@ struct KiteAdvance {
   }
 };
 
+// Each kite's k_bar times its area as end_step will find it, the state left as it is.
+template <class MemorySpace>
+struct KiteCurrent {
+  KiteView<MemorySpace> kites;
+  Kokkos::View<Real*, MemorySpace> u;
+  Kokkos::View<Real*, Kokkos::LayoutRight, MemorySpace> current_sums;
+  Kokkos::View<Real*, MemorySpace> area;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
+  {
+    auto const& s = kites.sheets(kites.sheet(k));
+    Real const x_bar = 0.5 * (kites.state(k, 0) + kites.field_along(u, k));
+    current_sums(k) = area(k) * (s.admittance * x_bar + kites.history(k));
+  }
+};
+
 template <class MemorySpace>
 struct KiteStart {
   KiteView<MemorySpace> kites;
@@ -194,8 +209,7 @@ public:
     kite_rate_ = Flat("dgatd::lumped_kite_rate", n);
     sheet_rate_ = Flat("dgatd::lumped_sheet_rate", sheets_.size());
     host_sheet_rate_ = Kokkos::create_mirror_view(sheet_rate_);
-    host_field_sums_ = HostSums("dgatd::lumped_field_sums_host", n);
-    host_current_sums_ = HostSums("dgatd::lumped_current_sums_host", n);
+    host_sums_ = HostSums("dgatd::lumped_sums_host", n);
     // The rows a port's current enters: those of its kites' blocks.
     for (std::size_t r = 0; r < stencil.rows.size(); ++r)
       for (Index e = stencil.row_offsets[r]; e < stencil.row_offsets[r + 1]; ++e)
@@ -210,12 +224,13 @@ public:
     keys_ = stencil.kite_keys;
     for (std::size_t k = 0; k < n; ++k) places_.push_back(static_cast<Index>(k));
     whole_sheet_ = sheet;
-    for (auto const& s : sheets_)
-      if (s.port) {
+    for (std::size_t s = 0; s < sheets_.size(); ++s)
+      if (sheets_[s].port) {
         PortSeries record;
-        record.name = s.name;
-        record.resistance = s.resistance;
+        record.name = sheets_[s].name;
+        record.resistance = sheets_[s].resistance;
         ports_.push_back(std::move(record));
+        port_sheets_.push_back(s);
       }
   }
 
@@ -284,22 +299,16 @@ public:
   }
 
   // A port's current (its generator's and its circuit's) forces the levels' rows as an impressed
-  // current does. Its circuit's share is implicit in the field at t^(n+1/2), so the rate at t^n is
-  // extrapolated from the port's currents so far (second order: 2 I^(n-1/2) - 3 I^(n-3/2) + I^(n-5/2)),
-  // spread over the kites as a uniform current per width.
+  // current does, as a uniform current per width over its kites. Its circuit's share is implicit in
+  // the field at t^(n+1/2), so the forcing's rate at t^n is extrapolated from the port's currents so
+  // far (second order: 2 I^(n-1/2) - 3 I^(n-3/2) + I^(n-5/2)), and the leapfrog, where it can, solves
+  // for the rate the step's own current gives (implicit_currents).
   void add_local_step_forcing(Context const& c, Kokkos::View<Real*, memory_space> const& forcing) const override
   {
     if (ports_.empty()) return;
     auto const& host = host_sheet_rate_;
     std::size_t p = 0;
-    for (std::size_t s = 0; s < sheets_.size(); ++s) {
-      host(s) = 0;
-      if (!sheets_[s].port) continue;
-      auto const& i = ports_[p++].current;
-      std::size_t const n = i.size();
-      double const rate = n >= 3 ? 2 * i[n - 1] - 3 * i[n - 2] + i[n - 3] : n == 2 ? i[n - 1] - i[n - 2] : 0.0;
-      host(s) = -rate / (c.dt * sheets_[s].width);
-    }
+    for (std::size_t s = 0; s < sheets_.size(); ++s) host(s) = sheets_[s].port ? forcing_rate(p++, c.dt) : 0.0;
     Kokkos::deep_copy(sheet_rate_, host);
     kernels::for_each("dgatd::lumped_current_rate", c.space, kites_.sheet.extent(0),
                       kernels_lumped::KiteCurrentRate<memory_space>{kites_.sheet, sheet_rate_, kite_rate_});
@@ -307,6 +316,26 @@ public:
                       kernels_lumped::CurrentForcing<memory_space>{rows_, row_offsets_, entry_kite_, entry_weight_,
                                                                    kite_rate_, forcing});
   }
+
+  // A port's rate is -(I^(n+1/2) - I^(n-1/2)) / (dt w), I its current into the structure.
+  std::size_t implicit_current_count() const override { return ports_.size(); }
+  void implicit_currents(Context const& c, ImplicitCurrents& currents) const override
+  {
+    if (ports_.empty()) return;
+    kernels::for_each("dgatd::lumped_current", c.space, kites_.sheet.extent(0),
+                      kernels_lumped::KiteCurrent<memory_space>{kites_, c.fields.u, current_sums_, area_});
+    auto const totals = sheet_totals(c, {&current_sums_});
+    for (std::size_t p = 0; p < ports_.size(); ++p) {
+      auto const& sheet = sheets_[port_sheets_[p]];
+      auto const& history = ports_[p].current;
+      double const per_step = c.dt * sheet.width;
+      currents.used.push_back(forcing_rate(p, c.dt));
+      currents.current.push_back(-totals[0][port_sheets_[p]] / sheet.length);
+      currents.slope.push_back(-1 / per_step);
+      currents.offset.push_back((history.empty() ? 0.0 : history.back()) / per_step);
+    }
+  }
+  void impose_implicit_rates(std::vector<double> const& rates) override { imposed_rates_ = rates; }
 
   void after_ampere(Context const& c) override
   {
@@ -323,22 +352,9 @@ public:
         "dgatd::lumped_advance", c.space, kites_.sheet.extent(0),
         kernels_lumped::KiteAdvance<memory_space>{kites_, c.fields.u, field_sums_, current_sums_, area_, c.dt});
     if (ports_.empty()) return;
-    Kokkos::deep_copy(c.space, host_field_sums_, field_sums_);
-    Kokkos::deep_copy(c.space, host_current_sums_, current_sums_);
-    c.space.fence();
-    // Over ranks every kite is one rank's, so the sum over the ranks puts each at its place unchanged.
-    std::size_t const whole = whole_sheet_.size();
-    kite_sums_.assign(2 * whole, 0.0);
-    for (std::size_t k = 0; k < places_.size(); ++k) {
-      kite_sums_[static_cast<std::size_t>(places_[k])] = host_field_sums_(k);
-      kite_sums_[whole + static_cast<std::size_t>(places_[k])] = host_current_sums_(k);
-    }
-    if (communicator_) communicator_->sum(kite_sums_.data(), kite_sums_.size());
-    std::vector<double> field(sheets_.size(), 0.0), current(sheets_.size(), 0.0);
-    for (std::size_t k = 0; k < whole; ++k) {
-      field[static_cast<std::size_t>(whole_sheet_[k])] += kite_sums_[k];
-      current[static_cast<std::size_t>(whole_sheet_[k])] += kite_sums_[whole + k];
-    }
+    auto const totals = sheet_totals(c, {&field_sums_, &current_sums_});
+    auto const& field = totals[0];
+    auto const& current = totals[1];
     double const t_half = (c.step + 0.5) * c.dt;
     std::size_t p = 0;
     for (std::size_t s = 0; s < sheets_.size(); ++s) {
@@ -389,25 +405,56 @@ public:
 private:
   using IndexView = Kokkos::View<Index*, memory_space>;
   using Flat = Kokkos::View<Real*, memory_space>;
+  using Sums = Kokkos::View<Real*, Kokkos::LayoutRight, memory_space>;
+  using HostSums = Kokkos::View<Real*, Kokkos::LayoutRight, Kokkos::HostSpace>;
+
+  // Port p's forcing rate for the step: the one imposed, or the extrapolated one.
+  double forcing_rate(std::size_t p, double dt) const
+  {
+    if (!imposed_rates_.empty()) return imposed_rates_.at(p);
+    auto const& i = ports_[p].current;
+    std::size_t const n = i.size();
+    double const rate = n >= 3 ? 2 * i[n - 1] - 3 * i[n - 2] + i[n - 3] : n == 2 ? i[n - 1] - i[n - 2] : 0.0;
+    return -rate / (dt * sheets_[port_sheets_[p]].width);
+  }
+
+  // Per view of per-kite sums, each sheet's total. Over ranks every kite is one rank's, so the sum
+  // over the ranks puts each at its place unchanged and every rank adds them in one process's order.
+  std::vector<std::vector<double>> sheet_totals(Context const& c, std::vector<Sums const*> const& sums) const
+  {
+    std::size_t const whole = whole_sheet_.size();
+    std::vector<double> placed(sums.size() * whole, 0.0);
+    for (std::size_t v = 0; v < sums.size(); ++v) {
+      Kokkos::deep_copy(c.space, host_sums_, *sums[v]);
+      c.space.fence();
+      for (std::size_t k = 0; k < places_.size(); ++k)
+        placed[v * whole + static_cast<std::size_t>(places_[k])] = host_sums_(k);
+    }
+    if (communicator_) communicator_->sum(placed.data(), placed.size());
+    std::vector<std::vector<double>> totals(sums.size(), std::vector<double>(sheets_.size(), 0.0));
+    for (std::size_t v = 0; v < sums.size(); ++v)
+      for (std::size_t k = 0; k < whole; ++k)
+        totals[v][static_cast<std::size_t>(whole_sheet_[k])] += placed[v * whole + k];
+    return totals;
+  }
 
   std::vector<LumpedStencil::Sheet> sheets_;
   kernels_lumped::KiteView<memory_space> kites_;
   Flat area_, kite_rate_, sheet_rate_;
   typename Flat::host_mirror_type host_sheet_rate_;
-  using Sums = Kokkos::View<Real*, Kokkos::LayoutRight, memory_space>;
-  using HostSums = Kokkos::View<Real*, Kokkos::LayoutRight, Kokkos::HostSpace>;
   Sums field_sums_, current_sums_;
-  HostSums host_field_sums_, host_current_sums_;
+  HostSums host_sums_;
   IndexView rows_, row_offsets_, entry_kite_;
   Flat entry_weight_;
   // Per port, per step: V_s / 2, V and I_in at t^(n+1/2).
   std::vector<PortSeries> ports_;
+  std::vector<std::size_t> port_sheets_;
   std::vector<Index> port_rows_; // the rows of the ports' kites' blocks, for local_step_support
   // Per kite its key and place (LumpedStencil::kite_keys), and per place the kite's sheet.
   std::vector<std::array<Index, 3>> keys_;
   std::vector<Index> places_, whole_sheet_;
-  std::vector<double> kite_sums_;
   parallel::Communicator const* communicator_ = nullptr;
+  std::vector<double> imposed_rates_; // per port, while the leapfrog measures the step's response
 };
 
 // The lumped ports and elements as a formulation adds them (Formulation::add_term).

@@ -59,15 +59,26 @@ struct FaradayPasses {
 // vertices then step the coarse step, which can cost levels. A term that drives a current into
 // Ampere's update (a source, a lumped port) says so and names the unknowns its current enters (on
 // this rank): the levels' steps force those (add_local_step_forcing), and the run summary says on
-// which level they lie. A lumped port's forcing extrapolates its current, which more levels did not
-// keep stable (docs/method/local_time_stepping.md, section 6), so the levels of a run that drives
-// currents start from those its pinned tets allow. Not supported: the capabilities table refuses the
-// combination before a run gets here.
+// which level they lie. The levels of a run that drives currents start from those its pinned tets
+// allow, unless every such current is one the leapfrog solves for through the levels (a lumped
+// port's, ImplicitCurrents). Not supported: the capabilities table refuses the combination before a
+// run gets here.
 struct LocalStepSupport {
   bool supported = false;
   std::vector<Index> coarse_tets;
   bool drives_currents = false;
   std::vector<Index> current_rows{};
+};
+
+// With local steps, the currents a term drives whose forcing of the levels depends on the step's own
+// field (a lumped port's: its resistor's share is implicit in the field at t^(n+1/2)). A coarse step
+// is affine in their forcing rates, so the leapfrog solves for the rates the step's own currents give
+// and corrects the field by its response to them (docs/method/local_time_stepping.md, section 6).
+// Per such current, in the same order on every rank: the rate the step's forcing took, the current
+// the fields carry between correct and end_step, and the rate that current gives,
+// slope * current + offset.
+struct ImplicitCurrents {
+  std::vector<double> used, current, slope, offset;
 };
 
 template <class ExecutionSpace, class TetLayout = kernels::DefaultTetLayout<ExecutionSpace>, class FieldScalar = Real>
@@ -122,6 +133,13 @@ public:
   virtual void add_local_step_forcing(Context const&, Kokkos::View<FieldScalar*, memory_space> const& /*forcing*/) const
   {
   }
+  // The currents of ImplicitCurrents the term drives (the same on every rank), appends them at the
+  // point between correct and end_step without changing the state (collective over ranks), and the
+  // rates its next forcing takes instead of its own (empty: its own again; the leapfrog's steps that
+  // measure the response to each rate).
+  virtual std::size_t implicit_current_count() const { return 0; }
+  virtual void implicit_currents(Context const&, ImplicitCurrents& /*currents*/) const {}
+  virtual void impose_implicit_rates(std::vector<double> const& /*rates*/) {}
 
   virtual void before_faraday(Context const&) {}
   virtual void after_faraday(Context const&) {}

@@ -16,6 +16,7 @@
 #include "dgatd/mesh/view.hpp"
 #include "dgatd/solver/formulations.hpp"
 #include "dgatd/solver/leapfrog.hpp"
+#include "dgatd/solver/local_step_plan.hpp"
 #include "dgatd/solver/lumped_elements.hpp"
 #include "dgatd/solver/lumped_stencil.hpp"
 
@@ -27,6 +28,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <numeric>
 #include <vector>
 
 namespace {
@@ -155,6 +157,96 @@ TEST(LumpedElements, LineEndedByItsImpedanceReflectsNothingAndByThreeTimesItRefl
   // The jittered line's own impedance differs from Z0 by the discretisation's O((k h)^2).
   EXPECT_LT(worst_matched, 0.03);
   EXPECT_LT(worst_half, 0.02);
+}
+
+template <class View>
+std::vector<double> host_field(View const& view)
+{
+  auto const host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
+  return std::vector<double>(host.data(), host.data() + host.size());
+}
+
+// With local steps the port's current is solved through the levels (docs/method/local_time_stepping.md,
+// section 6): the port on the finest of three levels (tets within 0.3 of it step dt / 4, within 0.6
+// dt / 2), the matched line reflects at the port as with one global step at the same dt (measured
+// 0.0040 apart, the extrapolated forcing's 0.0038: the levels' interfaces set it, not the port); the
+// step does not depend on the forcing rate it started from (the affine response takes any to the
+// solved one: 1e-16 of the field, where the extrapolated rate and none differ by 1e-2 of it); and a
+// term whose state the response reaches before end_step leaves the rates extrapolated.
+TEST(LumpedElements, ThePortsCurrentIsSolvedThroughTheLevels)
+{
+  using dgatd::solver::FractionedLeapfrog;
+  dgatd::dga::LumpedCircuit matched;
+  matched.resistance = 1.0;
+  auto const g = tem_line(2.0, 66, 0.15, matched);
+  auto const stencil = dgatd::solver::lumped_stencil(g.operators, g.sheets, {pulse(), {}});
+  std::vector<int> wished(g.mesh.tets.size());
+  for (std::size_t t = 0; t < wished.size(); ++t) {
+    double z = 0;
+    for (Index v : g.mesh.tets[t]) z += g.mesh.points[v][2] / 4;
+    wished[t] = z < 0.3 ? 2 : z < 0.6 ? 1 : 0;
+  }
+  FractionedLeapfrog<TestSpace> local(TestSpace(), g.operators, dgatd::kernels::AmpereBlockPass::columns);
+  double const dt = 0.9 * local.estimate_stability().dt_max;
+  local.set_local_steps(dgatd::solver::local_step_plan(g.operators, wished));
+  auto& port = local.add_term(std::make_unique<dgatd::solver::LumpedElements<TestSpace>>(stencil));
+  local.set_dt(dt);
+  ASSERT_TRUE(local.local_step_currents_solvable());
+  ASSERT_TRUE(local.local_step_currents_solved());
+
+  // One step from the middle of the pulse, with the rate extrapolated and with none.
+  while ((local.steps() + 1) * dt <= 1.0) local.step();
+  std::vector<double> u, f;
+  local.state(u, f);
+  auto const steps = local.steps();
+  auto const terms = local.terms().save();
+  local.step();
+  auto const u_extrapolated = host_field(local.fields().u);
+  local.set_state(u, f, steps);
+  local.restore_terms(terms);
+  port.impose_implicit_rates({0.0});
+  local.step();
+  port.impose_implicit_rates({});
+  auto const u_none = host_field(local.fields().u);
+  double largest = 0, difference = 0;
+  for (std::size_t i = 0; i < u_none.size(); ++i) {
+    largest = std::max(largest, std::abs(u_extrapolated[i]));
+    difference = std::max(difference, std::abs(u_none[i] - u_extrapolated[i]));
+  }
+  EXPECT_LE(difference, 1e-12 * largest) << "the solved step depends on the rate it started from";
+
+  while ((local.steps() + 1) * dt <= 8.0) local.step();
+  auto const local_port = local.terms().records().ports.front();
+  double dt_global = dt;
+  auto const global_port = run_line<TestSpace>(g, 8.0, dt_global);
+  double worst = 0, worst_matched = 0;
+  for (double frequency = 2.0; frequency <= 4.0; frequency += 0.25) {
+    worst = std::max(worst, std::abs(reflection(local_port, dt, frequency) - reflection(global_port, dt, frequency)));
+    worst_matched = std::max(worst_matched, std::abs(reflection(local_port, dt, frequency)));
+  }
+  std::printf("three levels, the port on the finest: S11 within %.5f of one global step's, largest |S11| %.4f\n", worst,
+              worst_matched);
+  EXPECT_LT(worst, 0.005);
+  EXPECT_LT(worst_matched, 0.03);
+
+  // A term that keeps u^ at correct in its state: the response reaches it, so the rates stay extrapolated.
+  struct Watcher final : dgatd::solver::Term<TestSpace> {
+    double seen = 0;
+    std::string name() const override { return "watcher"; }
+    std::int64_t bytes_per_step() const override { return 0; }
+    dgatd::solver::LocalStepSupport local_step_support() const override { return {true, {}}; }
+    void correct(Context const& c) override
+    {
+      auto const u_now = host_field(c.fields.u);
+      seen = std::accumulate(u_now.begin(), u_now.end(), 0.0);
+    }
+    std::size_t state_size(std::int64_t) const override { return 1; }
+    void save(std::vector<double>& state) const override { state.push_back(seen); }
+    void restore(Context const&, double const* state) override { seen = *state; }
+  };
+  local.add_term(std::make_unique<Watcher>());
+  EXPECT_FALSE(local.local_step_currents_solved());
+  EXPECT_TRUE(local.local_step_currents_solvable());
 }
 
 // The port's series are sums the host forms in a fixed order from per-kite values, so a host backend
