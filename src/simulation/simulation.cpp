@@ -349,6 +349,11 @@ void Simulation::Impl::number_tets_by_level()
       plan.local_pinned_tets != chosen.local_pinned_tets)
     throw std::logic_error("the tets numbered by level gave other levels than the search chose");
   formulation->set_dt(plan.dt);
+  // The currents' responses are measured here, before any step, as plan_steps measured them.
+  plan.local_currents_solved = chosen.local_current_level >= 0 && formulation->local_step_currents_solved();
+  if (plan.local_currents_solved != chosen.local_currents_solved)
+    throw std::logic_error("the tets numbered by level solve the ports' currents where the search's did not, or "
+                           "the other way round");
 }
 
 void Simulation::Impl::plan_steps(io::Checkpoint const* checkpoint, parallel::MeshPart const* part)
