@@ -11,10 +11,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <cmath>
 #include <cstddef>
-#include <stdexcept>
-#include <utility>
 #include <vector>
 
 namespace dgatd::solver {
@@ -34,32 +31,6 @@ inline SparseDifference sparse_difference(std::vector<double> const& from, std::
       difference.values.push_back((to[i] - from[i]) / scale);
     }
   return difference;
-}
-
-// x with a x = b, a n x n row-major (n a few ports), by elimination with partial pivoting.
-inline std::vector<double> solve_small(std::vector<double> a, std::vector<double> b)
-{
-  std::size_t const n = b.size();
-  for (std::size_t k = 0; k < n; ++k) {
-    std::size_t pivot = k;
-    for (std::size_t i = k + 1; i < n; ++i)
-      if (std::abs(a[i * n + k]) > std::abs(a[pivot * n + k])) pivot = i;
-    if (a[pivot * n + k] == 0) throw std::runtime_error("the currents solved through the levels are singular");
-    for (std::size_t j = 0; j < n; ++j) std::swap(a[k * n + j], a[pivot * n + j]);
-    std::swap(b[k], b[pivot]);
-    for (std::size_t i = k + 1; i < n; ++i) {
-      double const factor = a[i * n + k] / a[k * n + k];
-      for (std::size_t j = k; j < n; ++j) a[i * n + j] -= factor * a[k * n + j];
-      b[i] -= factor * b[k];
-    }
-  }
-  std::vector<double> x(n);
-  for (std::size_t k = n; k-- > 0;) {
-    double sum = b[k];
-    for (std::size_t j = k + 1; j < n; ++j) sum -= a[k * n + j] * x[j];
-    x[k] = sum / a[k * n + k];
-  }
-  return x;
 }
 
 // One rate's response on the device: u^ entries and f^ values (tet times 4 plus column).

@@ -8,6 +8,7 @@
 // (set_local_steps, solver/local_steps.hpp) the Faraday update is the levels' and dt the coarse step,
 // and a lumped port's current is solved for through the levels (solver/current_responses.hpp).
 
+#include "dgatd/dga/operators.hpp"
 #include "dgatd/instances.hpp"
 #include "dgatd/kernels/ampere.hpp"
 #include "dgatd/kernels/device_operators.hpp"
@@ -203,10 +204,10 @@ private:
   std::vector<double> lanczos_start_;
   std::unique_ptr<LocalSteps<ExecutionSpace, TetLayout, FieldScalar> const> local_steps_;
   LocalStepForcing<memory_space, FieldScalar> local_step_forcing_;
-  // Per implicit current its rate's response, and the currents' change per unit of each rate
-  // (current_slopes_[p * count + q]: current p per rate q).
+  // Per implicit current its rate's response, the currents' change per unit of each rate
+  // (current_slopes_[p * count + q]: current p per rate q) and the inverse of the rates' system.
   std::vector<CurrentResponse<memory_space, FieldScalar>> current_responses_;
-  std::vector<double> current_slopes_;
+  std::vector<double> current_slopes_, current_system_inverse_;
   bool responses_measured_ = false;
   double dt_ = 0;
   std::int64_t steps_ = 0;
@@ -565,7 +566,7 @@ void FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::measure_current
   auto const at_zero = implicit_currents();
   std::vector<double> u_zero, f_zero;
   state(u_zero, f_zero);
-  std::vector<SparseDifference> u_responses, f_responses;
+  std::vector<CurrentResponse<memory_space, FieldScalar>> responses;
   std::vector<double> slopes(count * count);
   bool exact = true;
   for (std::size_t q = 0; q < count && exact; ++q) {
@@ -576,14 +577,13 @@ void FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::measure_current
     auto const at_unit = implicit_currents();
     std::vector<double> u_unit, f_unit;
     state(u_unit, f_unit);
-    u_responses.push_back(sparse_difference(u_zero, u_unit, unit));
-    f_responses.push_back(sparse_difference(f_zero, f_unit, unit));
+    responses.push_back(upload_response<memory_space, FieldScalar>(sparse_difference(u_zero, u_unit, unit),
+                                                                   sparse_difference(f_zero, f_unit, unit)));
     for (std::size_t p = 0; p < count; ++p) slopes[p * count + q] = (at_unit.current[p] - at_zero.current[p]) / unit;
     auto const stepped = ended();
 
     step_from_zero(rates);
-    add_response(space_, upload_response<memory_space, FieldScalar>(u_responses[q], f_responses[q]), unit, fields_.u,
-                 fields_.f);
+    add_response(space_, responses[q], unit, fields_.u, fields_.f);
     auto const corrected = ended();
     bool differs = false;
     for (std::size_t b = 0; b < stepped.size(); ++b) {
@@ -600,33 +600,38 @@ void FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::measure_current
   set_state(u_start, f_start, steps_start);
   restore_terms(terms_start);
   if (!exact) return;
-  for (std::size_t q = 0; q < count; ++q)
-    current_responses_.push_back(upload_response<memory_space, FieldScalar>(u_responses[q], f_responses[q]));
+  // The rates solve (1 - s G) x = ... each step (solve_implicit_currents), s fixed by dt.
+  std::vector<double> system(count * count);
+  for (std::size_t p = 0; p < count; ++p)
+    for (std::size_t q = 0; q < count; ++q)
+      system[p * count + q] = (p == q ? 1.0 : 0.0) - at_zero.slope[p] * slopes[p * count + q];
+  if (!dga::invert_general(system.data(), static_cast<int>(count)))
+    throw std::runtime_error("the currents solved through the levels are singular");
+  current_responses_ = std::move(responses);
   current_slopes_ = std::move(slopes);
+  current_system_inverse_ = std::move(system);
 }
 
 // The currents now, I(x_used), are affine in the rates: I(x) = I(x_used) + G (x - x_used), G the
 // slopes measured. The rates they give, x = slope I(x) + offset, solve
-// (1 - slope G) x = slope (I(x_used) - G x_used) + offset, and the fields take the responses to
-// x - x_used: the step's own fields had the rates been x.
+// (1 - slope G) x = slope (I(x_used) - G x_used) + offset (the matrix inverted when measured), and
+// the fields take the responses to x - x_used: the step's own fields had the rates been x.
 template <class ExecutionSpace, class TetLayout, class FieldScalar>
 void FractionedLeapfrog<ExecutionSpace, TetLayout, FieldScalar>::solve_implicit_currents()
 {
   auto const now = implicit_currents();
   std::size_t const n = now.used.size();
-  std::vector<double> matrix(n * n), right(n);
+  std::vector<double> right(n);
   for (std::size_t p = 0; p < n; ++p) {
     double known = now.current[p];
-    for (std::size_t q = 0; q < n; ++q) {
-      known -= current_slopes_[p * n + q] * now.used[q];
-      matrix[p * n + q] = (p == q ? 1.0 : 0.0) - now.slope[p] * current_slopes_[p * n + q];
-    }
+    for (std::size_t q = 0; q < n; ++q) known -= current_slopes_[p * n + q] * now.used[q];
     right[p] = now.slope[p] * known + now.offset[p];
   }
-  auto const rates = solve_small(std::move(matrix), std::move(right));
-  for (std::size_t q = 0; q < n; ++q)
-    if (rates[q] != now.used[q])
-      add_response(space_, current_responses_[q], rates[q] - now.used[q], fields_.u, fields_.f);
+  for (std::size_t p = 0; p < n; ++p) {
+    double rate = 0;
+    for (std::size_t q = 0; q < n; ++q) rate += current_system_inverse_[p * n + q] * right[q];
+    if (rate != now.used[p]) add_response(space_, current_responses_[p], rate - now.used[p], fields_.u, fields_.f);
+  }
 }
 
 #define DGATD_LEAPFROG_INSTANCES(PREFIX, SPACE, LAYOUT)                                                                \

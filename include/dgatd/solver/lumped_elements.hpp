@@ -60,6 +60,11 @@ struct KiteView {
   {
     return along(k, 0) * u(unknowns(k, 0)) + along(k, 1) * u(unknowns(k, 1));
   }
+  // k_bar = Y x_bar + h^n of kite k (dga/lumped.hpp).
+  KOKKOS_INLINE_FUNCTION Real k_bar(Real x_bar, std::size_t k) const
+  {
+    return sheets(sheet(k)).admittance * x_bar + history(k);
+  }
 };
 
 // h^n of each kite (dga/lumped.hpp).
@@ -134,7 +139,7 @@ struct KiteAdvance {
     auto const& c = s.circuit;
     Real const x = kites.field_along(u, k);
     Real const x_bar = 0.5 * (kites.state(k, 0) + x);
-    Real const k_bar = s.admittance * x_bar + kites.history(k);
+    Real const k_bar = kites.k_bar(x_bar, k);
     if (!c.series) {
       if (c.inductance > 0) kites.state(k, 1) += dt * x_bar / c.inductance;
     } else {
@@ -156,9 +161,8 @@ struct KiteCurrent {
   Kokkos::View<Real*, MemorySpace> area;
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const
   {
-    auto const& s = kites.sheets(kites.sheet(k));
     Real const x_bar = 0.5 * (kites.state(k, 0) + kites.field_along(u, k));
-    current_sums(k) = area(k) * (s.admittance * x_bar + kites.history(k));
+    current_sums(k) = area(k) * kites.k_bar(x_bar, k);
   }
 };
 
