@@ -230,6 +230,11 @@ std::optional<LocalStepChoice> search_local_steps(LocalStepSearch const& search,
       double const margin = search.first_margin * std::pow(1 / search.safety, attempt);
       auto const [planned, work_ratio] = search.plan(margin, levels);
       if (planned < levels) break; // the tets' own steps no longer allow as many
+      // The most simulated time a tet update of these levels can buy, at their limit and this
+      // margin's work ratio (larger margins only lower it): where that is no more than the levels
+      // found already buy, no spectrum of theirs can change the choice.
+      if (best && limit * work_ratio / static_cast<double>(std::int64_t{1} << (levels - 1)) <= best_time_per_update)
+        break;
       auto const spectrum = search.spectrum(limit);
       if (spectrum.stable(search.tolerance)) {
         consider(levels, margin, work_ratio, limit, spectrum.highest);

@@ -338,10 +338,19 @@ TEST(LocalStepSearch, AModeTheMarginKeepsShrinksTheCoarseStepAgainstOneLevelFewe
     SpectrumModel model;
     model.coarse_ratio = 1.3;
     model.work_ratio[4] = four_levels_work;
-    auto const choice = dgatd::solver::search_local_steps(model.search(), 4);
+    auto search = model.search();
+    int spectra_of_three_levels = 0;
+    auto const model_spectrum = search.spectrum;
+    search.spectrum = [&](double dt) {
+      spectra_of_three_levels += model.levels == 3 ? 1 : 0;
+      return model_spectrum(dt);
+    };
+    auto const choice = dgatd::solver::search_local_steps(search, 4);
     ASSERT_TRUE(choice);
     bool const four_better = shrunk * four_levels_work / 8 > limit3 * model.work_ratio[3] / 4;
     EXPECT_EQ(four_better, four_levels_work == 3.5) << "the model's two cases fall either side";
+    // Three levels at their limit buy no more than four shrunk: their spectra could not change the choice.
+    EXPECT_EQ(spectra_of_three_levels > 0, !four_better);
     if (four_better) {
       EXPECT_EQ(choice->levels, 4);
       EXPECT_DOUBLE_EQ(choice->dt, shrunk);

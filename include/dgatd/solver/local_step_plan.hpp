@@ -147,6 +147,7 @@ struct LocalStepChoice {
 // (within 1 %, no negative ratio: a mode the coarse level keeps, such as a pinned tet's), the coarse
 // step shrinks by safety / sqrt(highest), at most three times, and those levels are weighed against
 // one level fewer by the simulated time a tet update buys, dt times the work ratio over 2^(levels - 1).
+// Fewer levels whose limit and work ratio cannot buy more than the levels found take no spectrum.
 // None where no level count above one is stable within max_attempts plans.
 std::optional<LocalStepChoice> search_local_steps(LocalStepSearch const& search, int most_levels);
 
