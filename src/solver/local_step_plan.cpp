@@ -214,11 +214,14 @@ std::optional<LocalStepChoice> search_local_steps(LocalStepSearch const& search,
 {
   std::optional<LocalStepChoice> best;
   double best_time_per_update = 0;
+  // The simulated time a tet update buys with these levels at coarse step dt.
+  auto const time_per_update = [](int levels, double work_ratio, double dt) {
+    return dt * work_ratio / static_cast<double>(std::int64_t{1} << (levels - 1));
+  };
   auto const consider = [&](int levels, double margin, double work_ratio, double dt, double highest) {
-    double const time_per_update = dt * work_ratio / static_cast<double>(std::int64_t{1} << (levels - 1));
-    if (best && time_per_update <= best_time_per_update) return;
+    if (best && time_per_update(levels, work_ratio, dt) <= best_time_per_update) return;
     best = LocalStepChoice{levels, margin, dt, highest};
-    best_time_per_update = time_per_update;
+    best_time_per_update = time_per_update(levels, work_ratio, dt);
   };
   int attempts = 0;
   for (int levels = most_levels; levels > 1 && attempts < search.max_attempts; --levels) {
@@ -233,8 +236,7 @@ std::optional<LocalStepChoice> search_local_steps(LocalStepSearch const& search,
       // The most simulated time a tet update of these levels can buy, at their limit and this
       // margin's work ratio (larger margins only lower it): where that is no more than the levels
       // found already buy, no spectrum of theirs can change the choice.
-      if (best && limit * work_ratio / static_cast<double>(std::int64_t{1} << (levels - 1)) <= best_time_per_update)
-        break;
+      if (best && time_per_update(levels, work_ratio, limit) <= best_time_per_update) break;
       auto const spectrum = search.spectrum(limit);
       if (spectrum.stable(search.tolerance)) {
         consider(levels, margin, work_ratio, limit, spectrum.highest);

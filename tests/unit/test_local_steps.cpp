@@ -18,6 +18,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
+#include <numeric>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -295,6 +297,7 @@ struct SpectrumModel {
   double work_ratio[5] = {1, 1, 1.6, 2.5, 3.0};
   double margin = 1;
   int levels = 1;
+  int spectra[5] = {}; // the spectra taken, per level count of the plan they judged
   dgatd::solver::LocalStepSearch search()
   {
     dgatd::solver::LocalStepSearch s;
@@ -305,6 +308,7 @@ struct SpectrumModel {
       return std::make_pair(levels, work_ratio[levels]);
     };
     s.spectrum = [this](double dt) {
+      ++spectra[levels];
       double const limit4 = 0.95 * dgatd::solver::coarse_step_limit(4);
       double const limit = 0.95 * dgatd::solver::coarse_step_limit(levels);
       double const coarse = coarse_ratio * (dt / limit4) * (dt / limit4);
@@ -338,19 +342,12 @@ TEST(LocalStepSearch, AModeTheMarginKeepsShrinksTheCoarseStepAgainstOneLevelFewe
     SpectrumModel model;
     model.coarse_ratio = 1.3;
     model.work_ratio[4] = four_levels_work;
-    auto search = model.search();
-    int spectra_of_three_levels = 0;
-    auto const model_spectrum = search.spectrum;
-    search.spectrum = [&](double dt) {
-      spectra_of_three_levels += model.levels == 3 ? 1 : 0;
-      return model_spectrum(dt);
-    };
-    auto const choice = dgatd::solver::search_local_steps(search, 4);
+    auto const choice = dgatd::solver::search_local_steps(model.search(), 4);
     ASSERT_TRUE(choice);
     bool const four_better = shrunk * four_levels_work / 8 > limit3 * model.work_ratio[3] / 4;
     EXPECT_EQ(four_better, four_levels_work == 3.5) << "the model's two cases fall either side";
     // Three levels at their limit buy no more than four shrunk: their spectra could not change the choice.
-    EXPECT_EQ(spectra_of_three_levels > 0, !four_better);
+    EXPECT_EQ(model.spectra[3] > 0, !four_better);
     if (four_better) {
       EXPECT_EQ(choice->levels, 4);
       EXPECT_DOUBLE_EQ(choice->dt, shrunk);
@@ -376,15 +373,10 @@ TEST(LocalStepSearch, FewerLevelsWhereTheStepsNoLongerAllowThemAndNoneWhereNothi
 
   SpectrumModel never;
   never.interface = 1e9;
-  auto search = never.search();
-  int spectra = 0;
-  auto const model_spectrum = search.spectrum;
-  search.spectrum = [&](double dt) {
-    ++spectra;
-    return model_spectrum(dt);
-  };
+  auto const search = never.search();
   EXPECT_FALSE(dgatd::solver::search_local_steps(search, 4));
-  EXPECT_LE(spectra, search.max_attempts + 3 * 3) << "the attempts and each level count's shrinks";
+  EXPECT_LE(std::accumulate(std::begin(never.spectra), std::end(never.spectra), 0), search.max_attempts + 3 * 3)
+      << "the attempts and each level count's shrinks";
 }
 
 } // namespace
